@@ -1,0 +1,162 @@
+/// The resolved schema: every name checked, every relationship paired with its inverse and
+/// given its storage. Plain values in schema order; the planner and emitters read only this.
+public struct ModelSchema: Equatable, Sendable {
+    /// The schema's name (`schema:`), used for the generated schema type.
+    public var name: String
+    /// The schema file's name without `.yaml`, used for output file names.
+    public var sourceFile: String
+    public var enums: [EnumType]
+    public var entities: [Entity]
+    /// Join tables of to-many relationships whose inverse is to-many or absent.
+    public var joinTables: [JoinTable]
+
+    /// The entity with this name. Schemas are small, a linear search keeps order obvious.
+    public func entity(named name: String) -> Entity? {
+        entities.first { $0.name == name }
+    }
+
+    /// The relationship `entity.name`.
+    public func relationship(_ entity: String, _ name: String) -> Relationship? {
+        self.entity(named: entity)?.relationships.first { $0.name == name }
+    }
+
+    /// Every foreign-key column, in schema order.
+    public var foreignKeys: [ForeignKey] {
+        entities.flatMap { entity in
+            entity.relationships.compactMap { relationship in
+                guard case let .foreignKey(column, isUnique) = relationship.storage else { return nil }
+                return ForeignKey(entity: entity.name, table: entity.tableName, column: column,
+                                  relationship: relationship.name, target: relationship.target,
+                                  targetTable: self.entity(named: relationship.target)?.tableName ?? "",
+                                  isRequired: relationship.isRequired, isUnique: isUnique,
+                                  inverse: relationship.inverse)
+            }
+        }
+    }
+}
+
+/// A `String`-backed enum.
+public struct EnumType: Equatable, Sendable {
+    public var name: String
+    public var cases: [String]
+}
+
+public struct Entity: Equatable, Sendable {
+    public var name: String
+    public var tableName: String
+    public var attributes: [Attribute]
+    public var relationships: [Relationship]
+    /// Compound unique constraints, as column names.
+    public var uniqueConstraints: [[String]]
+    /// Compound indexes, as column names.
+    public var indexes: [[String]]
+
+    /// Attributes that have a column (transient ones do not).
+    public var storedAttributes: [Attribute] { attributes.filter { !$0.isTransient } }
+}
+
+/// The Swift types an attribute can have, besides the schema's enums.
+public enum ScalarType: String, CaseIterable, Equatable, Sendable {
+    case string = "String", int = "Int", int64 = "Int64", int32 = "Int32", int16 = "Int16"
+    case double = "Double", float = "Float", bool = "Bool", date = "Date", uuid = "UUID"
+    case data = "Data", decimal = "Decimal", url = "URL"
+}
+
+public enum AttributeType: Equatable, Sendable {
+    case scalar(ScalarType)
+    /// One of the schema's enums, by name.
+    case enumeration(String)
+}
+
+/// A default value, already checked against the attribute's type.
+public enum DefaultValue: Equatable, Sendable {
+    case string(String)
+    case integer(Int64)
+    case real(Double)
+    case bool(Bool)
+    /// Seconds since 1970-01-01T00:00:00Z, from an ISO 8601 date in the schema.
+    case date(Double, iso8601: String)
+    case uuid(String)
+    case data([UInt8])
+    case decimal(String)
+    case enumCase(String)
+}
+
+public struct Attribute: Equatable, Sendable {
+    public var name: String
+    public var columnName: String
+    public var type: AttributeType
+    public var isOptional: Bool
+    public var isUnique: Bool
+    public var isIndexed: Bool
+    public var isTransient: Bool
+    public var defaultValue: DefaultValue?
+    public var originalName: String?
+}
+
+public enum DeleteRule: String, CaseIterable, Equatable, Sendable {
+    case nullify, cascade, deny, noAction
+}
+
+public enum Cardinality: Equatable, Sendable {
+    case toOne(isOptional: Bool)
+    case toMany
+}
+
+/// Where a relationship's references are stored.
+public enum RelationshipStorage: Equatable, Sendable {
+    /// A foreign-key column on the relationship's own table (`UNIQUE` for one-to-one).
+    case foreignKey(column: String, isUnique: Bool)
+    /// The key is the inverse's foreign-key column on the target's table.
+    case inverseForeignKey
+    /// Rows of a join table.
+    case joinTable(name: String)
+}
+
+public struct Relationship: Equatable, Sendable {
+    /// The entity that declares it.
+    public var entity: String
+    public var name: String
+    public var target: String
+    public var cardinality: Cardinality
+    public var inverse: String?
+    public var deleteRule: DeleteRule
+    public var minimumModelCount: Int?
+    public var maximumModelCount: Int?
+    public var originalName: String?
+    public var storage: RelationshipStorage
+
+    public var isToMany: Bool { cardinality == .toMany }
+    /// A to-one that must always point at an object.
+    public var isRequired: Bool { cardinality == .toOne(isOptional: false) }
+}
+
+/// A foreign-key column, seen from the table that holds it.
+public struct ForeignKey: Equatable, Sendable {
+    public var entity: String
+    public var table: String
+    public var column: String
+    /// The to-one relationship the column stores.
+    public var relationship: String
+    public var target: String
+    public var targetTable: String
+    public var isRequired: Bool
+    public var isUnique: Bool
+    /// The target's relationship back, if any.
+    public var inverse: String?
+}
+
+/// A join table: one row per pair, a foreign key to each side.
+public struct JoinTable: Equatable, Sendable {
+    public var name: String
+    /// The relationship that owns the table and the entity that declares it.
+    public var entity: String
+    public var relationship: String
+    public var table: String
+    public var column: String
+    public var target: String
+    public var targetTable: String
+    public var targetColumn: String
+    /// The target's to-many relationship back, if any.
+    public var inverse: String?
+}

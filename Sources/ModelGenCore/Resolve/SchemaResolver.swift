@@ -1,0 +1,518 @@
+import Foundation
+
+/// Checks `SchemaSyntax` against itself and resolves it into a `ModelSchema`: types looked up,
+/// inverses paired, storage chosen, SQL names given, collisions and hazards reported.
+/// All diagnostics are collected; the schema is returned only when there is no error.
+public struct SchemaResolver {
+    /// Names the runtime and generated code use for their own types.
+    static let reservedTypeNames = [
+        "ModelContainer", "ModelContext", "ModelConfiguration", "FetchDescriptor", "SortDescriptor",
+        "PersistentModel", "PersistentIdentifier", "Predicate", "DeletionReport", "DeletionRefusal",
+        "ModelSchema", "EntityMetadata", "Self", "Any", "Type", "Protocol",
+    ]
+    /// Names of members that every generated model class already has.
+    static let reservedMemberNames = [
+        "id", "persistentModelID", "modelContext", "isDeleted", "hasChanges", "self", "Type", "Protocol",
+        "init", "deinit", "storage",
+    ]
+
+    private var diagnostics = DiagnosticCollector()
+    private let syntax: SchemaSyntax
+    /// Where each relationship was declared, keyed "Entity.name", for later diagnostics.
+    private var relationshipSyntax: [String: RelationshipSyntax] = [:]
+
+    private init(syntax: SchemaSyntax) {
+        self.syntax = syntax
+    }
+
+    public static func resolve(_ syntax: SchemaSyntax, sourceFile: String) -> (ModelSchema?, [Diagnostic]) {
+        var resolver = SchemaResolver(syntax: syntax)
+        let schema = resolver.resolveSchema(sourceFile: sourceFile)
+        return (resolver.diagnostics.hasErrors ? nil : schema, resolver.diagnostics.diagnostics)
+    }
+
+    // MARK: - Schema
+
+    private mutating func resolveSchema(sourceFile: String) -> ModelSchema {
+        let schemaName = syntax.name?.value ?? ""
+        if let name = syntax.name {
+            checkTypeName(name, what: "schema name")
+        }
+        let enums = resolveEnums()
+        let entityNames = uniqueNames(syntax.entities.map(\.name), what: "entity")
+        for entity in syntax.entities {
+            checkTypeName(entity.name, what: "entity name")
+            if entity.name.value == schemaName {
+                diagnostics.error("entity '\(entity.name.value)' has the same name as the schema; the generated schema type would collide with it", at: entity.name.location)
+            }
+            if enums.contains(where: { $0.name == entity.name.value }) {
+                diagnostics.error("entity '\(entity.name.value)' has the same name as an enum", at: entity.name.location)
+            }
+        }
+        var entities = syntax.entities.map { resolveEntity($0, enums: enums, entityNames: entityNames) }
+        pairInverses(&entities)
+        let joinTables = assignStorage(&entities)
+        resolveConstraints(&entities)
+        checkTables(entities, joinTables)
+        checkColumns(entities)
+        warnAboutHazards(entities)
+        checkRequiredCycles(entities)
+        return ModelSchema(name: schemaName, sourceFile: sourceFile, enums: enums, entities: entities, joinTables: joinTables)
+    }
+
+    private mutating func checkTypeName(_ name: Located<String>, what: String) {
+        if !Naming.isIdentifier(name.value) {
+            diagnostics.error("\(what) '\(name.value)' is not a valid Swift identifier; use letters, digits and '_', not starting with a digit", at: name.location)
+        } else if Self.reservedTypeNames.contains(name.value) {
+            diagnostics.error("\(what) '\(name.value)' is reserved by the ModelGen runtime; choose another name", at: name.location)
+        } else if ScalarType(rawValue: name.value) != nil && what != "entity name" {
+            diagnostics.error("\(what) '\(name.value)' is the name of a built-in attribute type; choose another name", at: name.location)
+        }
+    }
+
+    /// Reports repeated names; returns the names in order.
+    private mutating func uniqueNames(_ names: [Located<String>], what: String) -> [String] {
+        var seen: [String] = []
+        for name in names {
+            if seen.contains(name.value) {
+                diagnostics.error("\(what) '\(name.value)' is declared twice", at: name.location)
+            }
+            seen.append(name.value)
+        }
+        return seen
+    }
+
+    private mutating func resolveEnums() -> [EnumType] {
+        _ = uniqueNames(syntax.enums.map(\.name), what: "enum")
+        return syntax.enums.map { syntax in
+            checkTypeName(syntax.name, what: "enum name")
+            if syntax.cases.isEmpty {
+                diagnostics.error("enum '\(syntax.name.value)' has no cases", at: syntax.name.location)
+            }
+            for name in syntax.cases where !Naming.isIdentifier(name.value) {
+                diagnostics.error("enum case '\(name.value)' of '\(syntax.name.value)' is not a valid Swift identifier", at: name.location)
+            }
+            _ = uniqueNames(syntax.cases, what: "case of enum '\(syntax.name.value)'")
+            return EnumType(name: syntax.name.value, cases: syntax.cases.map(\.value))
+        }
+    }
+
+    // MARK: - Entities, attributes, relationships
+
+    private mutating func resolveEntity(_ entity: EntitySyntax, enums: [EnumType], entityNames: [String]) -> Entity {
+        let memberNames = entity.attributes.map(\.name) + entity.relationships.map(\.name)
+        _ = uniqueNames(memberNames.sorted { $0.location < $1.location }, what: "member of '\(entity.name.value)'")
+        for member in memberNames {
+            if !Naming.isIdentifier(member.value) {
+                diagnostics.error("'\(member.value)' in '\(entity.name.value)' is not a valid Swift identifier; use letters, digits and '_'", at: member.location)
+            } else if Self.reservedMemberNames.contains(member.value) {
+                diagnostics.error("'\(member.value)' in '\(entity.name.value)' collides with a member every generated model has (\(member.value == "id" ? "the primary key 'id' is added for you" : "reserved by the runtime")); rename it", at: member.location)
+            }
+        }
+        let table = entity.table?.value ?? Naming.snakeCase(entity.name.value)
+        if let override = entity.table, override.value.isEmpty {
+            diagnostics.error("'table' of '\(entity.name.value)' is empty", at: override.location)
+        }
+        let attributes = entity.attributes.compactMap { resolveAttribute($0, in: entity.name.value, enums: enums, entityNames: entityNames) }
+        let relationships = entity.relationships.compactMap { resolveRelationship($0, in: entity.name.value, entityNames: entityNames) }
+        return Entity(name: entity.name.value, tableName: table, attributes: attributes, relationships: relationships,
+                      uniqueConstraints: [], indexes: [])
+    }
+
+    private mutating func resolveAttribute(_ attribute: AttributeSyntax, in entity: String, enums: [EnumType], entityNames: [String]) -> Attribute? {
+        var typeName = attribute.type.value.trimmingCharacters(in: .whitespaces)
+        let isOptional = typeName.hasSuffix("?")
+        if isOptional { typeName.removeLast() }
+        let type: AttributeType
+        if let scalar = ScalarType(rawValue: typeName) {
+            type = .scalar(scalar)
+        } else if enums.contains(where: { $0.name == typeName }) {
+            type = .enumeration(typeName)
+        } else {
+            let bare = typeName.trimmingCharacters(in: CharacterSet(charactersIn: "[]?"))
+            let known = ScalarType.allCases.map(\.rawValue) + enums.map(\.name)
+            if entityNames.contains(bare) {
+                diagnostics.error("attribute '\(attribute.name.value)' of '\(entity)' has type '\(attribute.type.value)', which is an entity; declare it under 'relationships'", at: attribute.type.location)
+            } else {
+                diagnostics.error("unknown type '\(attribute.type.value)' for attribute '\(attribute.name.value)' of '\(entity)'\(NearMiss.hint(for: typeName, among: known))", at: attribute.type.location)
+            }
+            return nil
+        }
+        if let column = attribute.column, column.value.isEmpty {
+            diagnostics.error("'column' of '\(entity).\(attribute.name.value)' is empty", at: column.location)
+        }
+        let defaultValue = attribute.defaultValue.flatMap { resolveDefault($0, type: type, enums: enums, attribute: "\(entity).\(attribute.name.value)") }
+        if attribute.transient?.value == true, !isOptional, defaultValue == nil {
+            diagnostics.error("transient attribute '\(entity).\(attribute.name.value)' is not stored, so it needs a 'default' or an optional type", at: attribute.name.location)
+        }
+        return Attribute(name: attribute.name.value,
+                         columnName: attribute.column?.value ?? Naming.snakeCase(attribute.name.value),
+                         type: type, isOptional: isOptional,
+                         isUnique: attribute.unique?.value ?? false, isIndexed: attribute.indexed?.value ?? false,
+                         isTransient: attribute.transient?.value ?? false,
+                         defaultValue: defaultValue, originalName: attribute.originalName?.value)
+    }
+
+    private mutating func resolveDefault(_ text: Located<String>, type: AttributeType, enums: [EnumType], attribute: String) -> DefaultValue? {
+        func fail(_ expected: String) -> DefaultValue? {
+            diagnostics.error("default '\(text.value)' of '\(attribute)' is not \(expected)", at: text.location)
+            return nil
+        }
+        let value = text.value
+        switch type {
+        case let .enumeration(name):
+            let cases = enums.first { $0.name == name }?.cases ?? []
+            guard cases.contains(value) else {
+                diagnostics.error("default '\(value)' of '\(attribute)' is not a case of '\(name)'\(NearMiss.hint(for: value, among: cases))", at: text.location)
+                return nil
+            }
+            return .enumCase(value)
+        case let .scalar(scalar):
+            switch scalar {
+            case .string, .url: return .string(value)
+            case .int, .int64, .int32, .int16:
+                let range: ClosedRange<Int64> = scalar == .int32 ? Int64(Int32.min)...Int64(Int32.max)
+                    : scalar == .int16 ? Int64(Int16.min)...Int64(Int16.max) : Int64.min...Int64.max
+                guard let number = Int64(value), range.contains(number) else { return fail("a whole number that fits \(scalar.rawValue)") }
+                return .integer(number)
+            case .double, .float:
+                guard let number = Double(value), number.isFinite else { return fail("a number") }
+                return .real(number)
+            case .bool:
+                guard value == "true" || value == "false" else { return fail("true or false") }
+                return .bool(value == "true")
+            case .date:
+                let formatter = ISO8601DateFormatter()
+                let fullDate = ISO8601DateFormatter()
+                fullDate.formatOptions = [.withFullDate]
+                guard let date = formatter.date(from: value) ?? fullDate.date(from: value) else {
+                    return fail("an ISO 8601 date such as 2024-01-31 or 2024-01-31T12:00:00Z")
+                }
+                return .date(date.timeIntervalSince1970, iso8601: formatter.string(from: date))
+            case .uuid:
+                guard let uuid = UUID(uuidString: value) else { return fail("a UUID") }
+                return .uuid(uuid.uuidString)
+            case .data:
+                guard let data = Data(base64Encoded: value) else { return fail("base64-encoded bytes") }
+                return .data([UInt8](data))
+            case .decimal:
+                guard value.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil else { return fail("a decimal number such as 12.50") }
+                return .decimal(value)
+            }
+        }
+    }
+
+    private mutating func resolveRelationship(_ relationship: RelationshipSyntax, in entity: String, entityNames: [String]) -> Relationship? {
+        relationshipSyntax["\(entity).\(relationship.name.value)"] = relationship
+        var typeName = relationship.type.value.trimmingCharacters(in: .whitespaces)
+        let cardinality: Cardinality
+        if typeName.hasPrefix("[") && typeName.hasSuffix("]?") {
+            diagnostics.error("to-many relationship '\(entity).\(relationship.name.value)' is written '\(typeName)'; write '\(typeName.dropLast())' (an empty list means no objects)", at: relationship.type.location)
+            return nil
+        } else if typeName.hasPrefix("[") && typeName.hasSuffix("]") {
+            typeName = String(typeName.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+            cardinality = .toMany
+        } else if typeName.hasSuffix("?") {
+            typeName.removeLast()
+            cardinality = .toOne(isOptional: true)
+        } else {
+            cardinality = .toOne(isOptional: false)
+        }
+        guard entityNames.contains(typeName) else {
+            if ScalarType(rawValue: typeName) != nil || syntax.enums.contains(where: { $0.name.value == typeName }) {
+                diagnostics.error("relationship '\(entity).\(relationship.name.value)' has type '\(relationship.type.value)', which is not an entity; declare it under 'attributes'", at: relationship.type.location)
+            } else {
+                diagnostics.error("unknown entity '\(typeName)' in the type of relationship '\(entity).\(relationship.name.value)'\(NearMiss.hint(for: typeName, among: entityNames))", at: relationship.type.location)
+            }
+            return nil
+        }
+        var deleteRule = DeleteRule.nullify
+        if let rule = relationship.deleteRule {
+            if let parsed = DeleteRule(rawValue: rule.value) {
+                deleteRule = parsed
+            } else {
+                let rules = DeleteRule.allCases.map(\.rawValue)
+                diagnostics.error("unknown deleteRule '\(rule.value)' on '\(entity).\(relationship.name.value)'\(NearMiss.hint(for: rule.value, among: rules)) (expected one of \(rules.joined(separator: ", ")))", at: rule.location)
+            }
+        }
+        for count in [relationship.minimumModelCount, relationship.maximumModelCount].compactMap({ $0 }) where cardinality != .toMany {
+            diagnostics.error("'\(entity).\(relationship.name.value)' is a to-one relationship; minimumModelCount and maximumModelCount apply to to-many relationships only", at: count.location)
+        }
+        if let minimum = relationship.minimumModelCount, let maximum = relationship.maximumModelCount, minimum.value > maximum.value {
+            diagnostics.error("minimumModelCount \(minimum.value) of '\(entity).\(relationship.name.value)' is greater than its maximumModelCount \(maximum.value)", at: minimum.location)
+        }
+        if let column = relationship.column, column.value.isEmpty {
+            diagnostics.error("'column' of '\(entity).\(relationship.name.value)' is empty", at: column.location)
+        }
+        return Relationship(entity: entity, name: relationship.name.value, target: typeName, cardinality: cardinality,
+                            inverse: relationship.inverse?.value, deleteRule: deleteRule,
+                            minimumModelCount: relationship.minimumModelCount?.value,
+                            maximumModelCount: relationship.maximumModelCount?.value,
+                            originalName: relationship.originalName?.value,
+                            storage: .inverseForeignKey)
+    }
+
+    private func declared(_ relationship: Relationship) -> RelationshipSyntax? {
+        relationshipSyntax["\(relationship.entity).\(relationship.name)"]
+    }
+
+    // MARK: - Inverses
+
+    /// Checks each declared inverse and fills in the inverse that only the other side names.
+    private mutating func pairInverses(_ entities: inout [Entity]) {
+        var claimedBy: [String: String] = [:]
+        for entityIndex in entities.indices {
+            for relationshipIndex in entities[entityIndex].relationships.indices {
+                let relationship = entities[entityIndex].relationships[relationshipIndex]
+                guard let inverseName = relationship.inverse, let syntax = declared(relationship), let inverseSyntax = syntax.inverse else { continue }
+                let qualified = "\(relationship.entity).\(relationship.name)"
+                guard let target = entities.first(where: { $0.name == relationship.target }) else { continue }
+                guard let inverse = target.relationships.first(where: { $0.name == inverseName }) else {
+                    let isAttribute = target.attributes.contains { $0.name == inverseName }
+                    let hint = isAttribute ? "; '\(inverseName)' is an attribute, an inverse must be a relationship" : NearMiss.hint(for: inverseName, among: target.relationships.map(\.name))
+                    diagnostics.error("inverse '\(inverseName)' of '\(qualified)' is not a relationship of '\(target.name)'\(hint)", at: inverseSyntax.location)
+                    entities[entityIndex].relationships[relationshipIndex].inverse = nil
+                    continue
+                }
+                if inverse.entity == relationship.entity && inverse.name == relationship.name {
+                    diagnostics.error("relationship '\(qualified)' names itself as its inverse; declare a second relationship for the other direction", at: inverseSyntax.location)
+                    entities[entityIndex].relationships[relationshipIndex].inverse = nil
+                    continue
+                }
+                if inverse.target != relationship.entity {
+                    diagnostics.error("inverse '\(target.name).\(inverseName)' of '\(qualified)' points at '\(inverse.target)', not at '\(relationship.entity)'", at: inverseSyntax.location)
+                    entities[entityIndex].relationships[relationshipIndex].inverse = nil
+                    continue
+                }
+                if let back = inverse.inverse, back != relationship.name {
+                    diagnostics.error("'\(qualified)' names '\(target.name).\(inverseName)' as its inverse, but that relationship names '\(back)' as its own inverse", at: inverseSyntax.location)
+                    entities[entityIndex].relationships[relationshipIndex].inverse = nil
+                    continue
+                }
+                let key = "\(target.name).\(inverseName)"
+                if let other = claimedBy[key], other != qualified {
+                    diagnostics.error("'\(qualified)' and '\(other)' both name '\(key)' as their inverse; a relationship has one inverse", at: inverseSyntax.location)
+                    continue
+                }
+                claimedBy[key] = qualified
+                claimedBy[qualified] = key
+            }
+        }
+        // Fill in the side that did not name its inverse.
+        for entityIndex in entities.indices {
+            for relationshipIndex in entities[entityIndex].relationships.indices {
+                let relationship = entities[entityIndex].relationships[relationshipIndex]
+                guard relationship.inverse == nil else { continue }
+                let qualified = "\(relationship.entity).\(relationship.name)"
+                if let partner = claimedBy[qualified], let dot = partner.firstIndex(of: ".") {
+                    entities[entityIndex].relationships[relationshipIndex].inverse = String(partner[partner.index(after: dot)...])
+                }
+            }
+        }
+        // An inverse named on one side only, whose target side is claimed elsewhere, was reported above.
+        for entityIndex in entities.indices {
+            for relationshipIndex in entities[entityIndex].relationships.indices {
+                let relationship = entities[entityIndex].relationships[relationshipIndex]
+                if let inverse = relationship.inverse, claimedBy["\(relationship.entity).\(relationship.name)"] != "\(relationship.target).\(inverse)" {
+                    entities[entityIndex].relationships[relationshipIndex].inverse = nil
+                }
+            }
+        }
+    }
+
+    // MARK: - Storage
+
+    /// Decides where every relationship's references live and creates the join tables.
+    private mutating func assignStorage(_ entities: inout [Entity]) -> [JoinTable] {
+        var joinTables: [JoinTable] = []
+        let snapshot = entities
+        func find(_ entity: String, _ name: String) -> Relationship? {
+            snapshot.first { $0.name == entity }?.relationships.first { $0.name == name }
+        }
+        for entityIndex in entities.indices {
+            let entity = entities[entityIndex]
+            for relationshipIndex in entity.relationships.indices {
+                let relationship = entity.relationships[relationshipIndex]
+                let inverse = relationship.inverse.flatMap { find(relationship.target, $0) }
+                let syntax = declared(relationship)
+                let column = syntax?.column
+                let storage: RelationshipStorage
+                switch (relationship.cardinality, inverse?.cardinality) {
+                case (.toOne, nil), (.toOne, .toMany?):
+                    storage = .foreignKey(column: column?.value ?? Naming.snakeCase(relationship.name) + "_id", isUnique: false)
+                case (.toMany, .toOne?):
+                    if let column {
+                        diagnostics.error("'\(relationship.entity).\(relationship.name)' is stored as the foreign key of its inverse '\(relationship.target).\(inverse!.name)'; set 'column' there", at: column.location)
+                    }
+                    storage = .inverseForeignKey
+                case (.toOne, .toOne?):
+                    storage = holdsOneToOneKey(relationship, inverse!)
+                        ? .foreignKey(column: column?.value ?? Naming.snakeCase(relationship.name) + "_id", isUnique: true)
+                        : .inverseForeignKey
+                case (.toMany, nil), (.toMany, .toMany?):
+                    let ownsTable = inverse.map { (relationship.entity, relationship.name) <= ($0.entity, $0.name) } ?? true
+                    if ownsTable {
+                        let table = joinTable(for: relationship, inverse: inverse, entities: snapshot, name: column?.value ?? inverse.flatMap { declared($0)?.column?.value })
+                        joinTables.append(table)
+                        storage = .joinTable(name: table.name)
+                    } else {
+                        let ownerName = declared(inverse!)?.column?.value ?? column?.value
+                        storage = .joinTable(name: joinTable(for: inverse!, inverse: relationship, entities: snapshot, name: ownerName).name)
+                    }
+                }
+                entities[entityIndex].relationships[relationshipIndex].storage = storage
+            }
+        }
+        return joinTables
+    }
+
+    /// For a one-to-one pair, true when `relationship`'s side holds the key: the side with an
+    /// explicit `column`; else the dependent side (the one the other cascades to); else the entity
+    /// whose name sorts second (for a pair within one entity, the relationship whose name sorts second).
+    private mutating func holdsOneToOneKey(_ relationship: Relationship, _ inverse: Relationship) -> Bool {
+        let ownColumn = declared(relationship)?.column, inverseColumn = declared(inverse)?.column
+        if let ownColumn, inverseColumn != nil {
+            if (relationship.entity, relationship.name) < (inverse.entity, inverse.name) {
+                diagnostics.error("both sides of the one-to-one pair '\(relationship.entity).\(relationship.name)' and '\(inverse.entity).\(inverse.name)' set 'column'; set it on the side that should hold the key", at: ownColumn.location)
+            }
+            return (relationship.entity, relationship.name) > (inverse.entity, inverse.name)
+        }
+        if ownColumn != nil { return true }
+        if inverseColumn != nil { return false }
+        let inverseCascades = inverse.deleteRule == .cascade, ownCascades = relationship.deleteRule == .cascade
+        if inverseCascades != ownCascades { return inverseCascades }
+        if relationship.entity != inverse.entity { return relationship.entity > inverse.entity }
+        return relationship.name > inverse.name
+    }
+
+    private func joinTable(for relationship: Relationship, inverse: Relationship?, entities: [Entity], name: String?) -> JoinTable {
+        let owner = entities.first { $0.name == relationship.entity }!
+        let target = entities.first { $0.name == relationship.target }!
+        let ownColumn = Naming.snakeCase(owner.name) + "_id"
+        var targetColumn = Naming.snakeCase(target.name) + "_id"
+        if targetColumn == ownColumn { targetColumn = Naming.snakeCase(relationship.name) + "_id" }
+        return JoinTable(name: name ?? "\(owner.tableName)_\(Naming.snakeCase(relationship.name))",
+                         entity: owner.name, relationship: relationship.name, table: owner.tableName, column: ownColumn,
+                         target: target.name, targetTable: target.tableName, targetColumn: targetColumn, inverse: inverse?.name)
+    }
+
+    // MARK: - Constraints and collisions
+
+    private mutating func resolveConstraints(_ entities: inout [Entity]) {
+        for (index, entitySyntax) in syntax.entities.enumerated() where index < entities.count {
+            let entity = entities[index]
+            guard entity.name == entitySyntax.name.value else { continue }
+            var columns: [(name: String, column: String)] = entity.storedAttributes.map { ($0.name, $0.columnName) }
+            for relationship in entity.relationships {
+                if case let .foreignKey(column, _) = relationship.storage { columns.append((relationship.name, column)) }
+            }
+            func resolveGroups(_ groups: [[Located<String>]], option: String) -> [[String]] {
+                groups.map { group in
+                    group.compactMap { name -> String? in
+                        if let match = columns.first(where: { $0.name == name.value }) { return match.column }
+                        let hint = NearMiss.hint(for: name.value, among: columns.map(\.name))
+                        diagnostics.error("'\(option)' of '\(entity.name)' names '\(name.value)', which is not a stored attribute or to-one relationship of '\(entity.name)'\(hint)", at: name.location)
+                        return nil
+                    }
+                }
+            }
+            entities[index].uniqueConstraints = resolveGroups(entitySyntax.unique, option: "unique")
+            entities[index].indexes = resolveGroups(entitySyntax.indexes, option: "indexes")
+        }
+    }
+
+    private mutating func checkTables(_ entities: [Entity], _ joinTables: [JoinTable]) {
+        var owners: [String: String] = [:]
+        for (entity, entitySyntax) in zip(entities, syntax.entities) {
+            let location = entitySyntax.table?.location ?? entitySyntax.name.location
+            if entity.tableName.lowercased().hasPrefix("sqlite_") {
+                diagnostics.error("table name '\(entity.tableName)' of '\(entity.name)' starts with 'sqlite_', which SQLite reserves; set 'table'", at: location)
+            }
+            if let other = owners[entity.tableName.lowercased()] {
+                diagnostics.error("entities '\(other)' and '\(entity.name)' both map to table '\(entity.tableName)'; set 'table' on one of them", at: location)
+            }
+            owners[entity.tableName.lowercased()] = entity.name
+        }
+        for table in joinTables {
+            let location = relationshipSyntax["\(table.entity).\(table.relationship)"]?.name.location ?? SourceLocation(file: syntax.file, line: 1, column: 1)
+            if let other = owners[table.name.lowercased()] {
+                diagnostics.error("the join table '\(table.name)' of '\(table.entity).\(table.relationship)' collides with the table of '\(other)'; set 'column' on the relationship to name the join table", at: location)
+            }
+            owners[table.name.lowercased()] = "\(table.entity).\(table.relationship)"
+        }
+    }
+
+    private mutating func checkColumns(_ entities: [Entity]) {
+        for (entity, entitySyntax) in zip(entities, syntax.entities) {
+            var owners: [String: String] = ["id": "the primary key"]
+            for attribute in entity.storedAttributes {
+                let location = entitySyntax.attributes.first { $0.name.value == attribute.name }.map { $0.column?.location ?? $0.name.location } ?? entitySyntax.name.location
+                if let other = owners[attribute.columnName.lowercased()] {
+                    diagnostics.error("column '\(attribute.columnName)' of attribute '\(entity.name).\(attribute.name)' collides with \(other) in table '\(entity.tableName)'; set 'column' to rename it", at: location)
+                }
+                owners[attribute.columnName.lowercased()] = "attribute '\(attribute.name)'"
+            }
+            for relationship in entity.relationships {
+                guard case let .foreignKey(column, _) = relationship.storage else { continue }
+                let syntax = declared(relationship)
+                let location = syntax?.column?.location ?? syntax?.name.location ?? entitySyntax.name.location
+                if let other = owners[column.lowercased()] {
+                    diagnostics.error("foreign-key column '\(column)' of relationship '\(entity.name).\(relationship.name)' collides with \(other) in table '\(entity.tableName)'; rename one, or set 'column'", at: location)
+                }
+                owners[column.lowercased()] = "the foreign key of relationship '\(relationship.name)'"
+            }
+        }
+    }
+
+    private mutating func warnAboutHazards(_ entities: [Entity]) {
+        for entity in entities {
+            for relationship in entity.relationships {
+                guard let location = declared(relationship)?.name.location else { continue }
+                guard let inverseName = relationship.inverse else {
+                    diagnostics.warning("relationship '\(entity.name).\(relationship.name)' has no inverse; references to a deleted '\(relationship.target)' are set to nil (refused when required), and the inverse cannot be kept in sync in memory", at: location)
+                    continue
+                }
+                let inverse = entities.first { $0.name == relationship.target }?.relationships.first { $0.name == inverseName }
+                if relationship.deleteRule == .nullify, inverse?.isRequired == true {
+                    diagnostics.warning("'\(entity.name).\(relationship.name)' nullifies '\(relationship.target).\(inverseName)', which is required: deleting a '\(entity.name)' that still has \(relationship.isToMany ? "any '\(relationship.target)'" : "its '\(relationship.target)'") will be refused; use deleteRule cascade or deny, or make '\(inverseName)' optional", at: location)
+                }
+            }
+        }
+    }
+
+    /// A cycle of required foreign keys across tables cannot be deleted without deferred
+    /// constraints; such schemas are rejected with the cycle's path.
+    private mutating func checkRequiredCycles(_ entities: [Entity]) {
+        var edges: [(from: String, to: String, relationship: Relationship)] = []
+        for entity in entities {
+            for relationship in entity.relationships where relationship.isRequired && relationship.target != entity.name {
+                if case .foreignKey = relationship.storage { edges.append((entity.name, relationship.target, relationship)) }
+            }
+        }
+        var reported: [String] = []
+        for start in entities.map(\.name) {
+            var path: [Relationship] = []
+            var visited: [String] = []
+            func search(_ node: String) -> Bool {
+                for edge in edges where edge.from == node {
+                    path.append(edge.relationship)
+                    if edge.to == start { return true }
+                    if !visited.contains(edge.to) {
+                        visited.append(edge.to)
+                        if search(edge.to) { return true }
+                    }
+                    path.removeLast()
+                }
+                return false
+            }
+            guard search(start) else { continue }
+            let members = path.map(\.entity).sorted()
+            if reported.contains(members.joined(separator: ",")) { continue }
+            reported.append(members.joined(separator: ","))
+            let description = path.map { "\($0.entity).\($0.name) → \($0.target)" }.joined(separator: ", ")
+            if let location = declared(path[0])?.name.location {
+                diagnostics.error("required to-one relationships form a cycle (\(description)); rows in such a cycle can be neither inserted nor deleted without deferred constraints: make one of them optional", at: location)
+            }
+        }
+    }
+}

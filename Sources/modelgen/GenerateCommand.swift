@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import ModelGenCore
+
+struct GenerateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Write the generated files for a schema into a directory.",
+        discussion: """
+        Writes <Base>.sqlite.sql and <Base>.postgresql.sql, where <Base> is the schema file's name \
+        without .yaml. A file is rewritten only when its bytes change. Nothing is written when the \
+        schema has an error.
+        """
+    )
+
+    @Argument(help: "The schema file (YAML).")
+    var schema: String
+
+    @Option(name: .shortAndLong, help: "The directory to write into (created if missing).")
+    var output: String
+
+    @Flag(help: "Write nothing; exit 1 and list the files that are missing or differ.")
+    var check = false
+
+    func run() throws {
+        let compilation = ModelGen.generate(path: schema, bytes: try SchemaInput.read(schema))
+        SchemaInput.report(compilation.diagnostics)
+        guard !compilation.hasErrors else { throw ExitCode(ExitStatus.schemaError) }
+        let directory = URL(fileURLWithPath: output, isDirectory: true)
+        if check {
+            let stale = compilation.files.filter { file in
+                FileManager.default.contents(atPath: directory.appendingPathComponent(file.name).path) != Data(file.contents.utf8)
+            }
+            for file in stale {
+                printError("error: \(directory.appendingPathComponent(file.name).path) is out of date; run 'modelgen generate \(schema) --output \(output)'")
+            }
+            if !stale.isEmpty { throw ExitCode(1) }
+            return
+        }
+        try OutputWriter.write(compilation.files, to: directory)
+    }
+}
