@@ -32,7 +32,7 @@ let package = Package(
         .testTarget(
             name: "ModelGenCoreTests",
             dependencies: ["ModelGenCore", "ModelGenRuntime", "modelgen"],
-            exclude: ["Golden"]
+            exclude: ["Golden", "Fixtures"]
         ),
     ]
 )

@@ -268,6 +268,9 @@ public struct SchemaResolver {
                 let qualified = "\(relationship.entity).\(relationship.name)"
                 guard let target = entities.first(where: { $0.name == relationship.target }) else { continue }
                 guard let inverse = target.relationships.first(where: { $0.name == inverseName }) else {
+                    entities[entityIndex].relationships[relationshipIndex].inverse = nil
+                    // A declared inverse that failed to resolve has been reported already.
+                    if relationshipSyntax["\(target.name).\(inverseName)"] != nil { continue }
                     let isAttribute = target.attributes.contains { $0.name == inverseName }
                     let hint = isAttribute ? "; '\(inverseName)' is an attribute, an inverse must be a relationship" : NearMiss.hint(for: inverseName, among: target.relationships.map(\.name))
                     diagnostics.error("inverse '\(inverseName)' of '\(qualified)' is not a relationship of '\(target.name)'\(hint)", at: inverseSyntax.location)
@@ -469,6 +472,8 @@ public struct SchemaResolver {
             for relationship in entity.relationships {
                 guard let location = declared(relationship)?.name.location else { continue }
                 guard let inverseName = relationship.inverse else {
+                    // A declared inverse that did not resolve is an error reported already.
+                    if declared(relationship)?.inverse != nil { continue }
                     diagnostics.warning("relationship '\(entity.name).\(relationship.name)' has no inverse; references to a deleted '\(relationship.target)' are set to nil (refused when required), and the inverse cannot be kept in sync in memory", at: location)
                     continue
                 }

@@ -1,0 +1,192 @@
+import CSQLite
+
+/// A value read from or bound to SQLite.
+public enum SQLiteValue: Equatable, Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    public var integer: Int64? {
+        if case let .integer(value) = self { return value }
+        return nil
+    }
+}
+
+/// An error SQLite reported, with its result code and message.
+public struct SQLiteError: Error, Equatable, CustomStringConvertible {
+    public var code: Int32
+    public var message: String
+    /// The statement that failed, if any.
+    public var sql: String?
+
+    public var description: String {
+        sql.map { "SQLite error \(code): \(message) (in: \($0))" } ?? "SQLite error \(code): \(message)"
+    }
+
+    /// True for a UNIQUE, NOT NULL, CHECK or FOREIGN KEY violation.
+    public var isConstraintViolation: Bool { code & 0xFF == SQLITE_CONSTRAINT }
+}
+
+/// One connection to an SQLite database, with foreign keys enforced.
+///
+/// Not thread-safe: use a connection from one thread (or actor) at a time.
+public final class SQLiteDatabase {
+    let handle: OpaquePointer
+    private var statementCache: [String: SQLiteStatement] = [:]
+
+    /// Opens (or creates, when `create` is true) the database file at `path`; `":memory:"` for an in-memory one.
+    public init(path: String, create: Bool = true) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteError(code: status, message: "cannot open database '\(path)': \(message)")
+        }
+        self.handle = handle
+        sqlite3_busy_timeout(handle, 5_000)
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that return no rows.
+    public func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: status, message: text, sql: sql)
+        }
+    }
+
+    /// A prepared statement, cached by its text so each is compiled once per connection.
+    public func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statementCache[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try SQLiteStatement(database: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement with bindings and returns all rows.
+    @discardableResult
+    public func query(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        let statement = try statement(sql)
+        try statement.bind(bindings)
+        var rows: [[SQLiteValue]] = []
+        while try statement.step() {
+            rows.append(statement.row())
+        }
+        statement.reset()
+        return rows
+    }
+
+    /// Runs a statement with bindings and returns how many rows it changed.
+    @discardableResult
+    public func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int {
+        let statement = try statement(sql)
+        try statement.bind(bindings)
+        while try statement.step() {}
+        statement.reset()
+        return changes
+    }
+
+    /// The single integer a query returns (for `SELECT count(*) …`).
+    public func scalar(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int64 {
+        try query(sql, bindings).first?.first?.integer ?? 0
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The id of the last inserted row.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// True while a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    func error(_ status: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}
+
+/// A compiled statement.
+public final class SQLiteStatement {
+    private let database: SQLiteDatabase
+    private let handle: OpaquePointer
+    public let sql: String
+
+    init(database: SQLiteDatabase, sql: String) throws {
+        var handle: OpaquePointer?
+        let status = sqlite3_prepare_v2(database.handle, sql, -1, &handle, nil)
+        guard status == SQLITE_OK, let handle else { throw database.error(status, sql: sql) }
+        self.database = database
+        self.handle = handle
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    public func bind(_ values: [SQLiteValue]) throws {
+        sqlite3_clear_bindings(handle)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null: status = sqlite3_bind_null(handle, index)
+            case let .integer(number): status = sqlite3_bind_int64(handle, index, number)
+            case let .real(number): status = sqlite3_bind_double(handle, index, number)
+            case let .text(text): status = sqlite3_bind_text(handle, index, text, -1, transient)
+            case let .blob(bytes):
+                status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+            }
+            guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
+        }
+    }
+
+    /// Advances; true while a row is available.
+    public func step() throws -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = database.error(status, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    public func reset() { sqlite3_reset(handle) }
+
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    public func value(at column: Int) -> SQLiteValue {
+        let index = Int32(column)
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            return .blob([UInt8](UnsafeRawBufferPointer(start: pointer, count: count)))
+        default: return .null
+        }
+    }
+
+    public func row() -> [SQLiteValue] {
+        (0..<columnCount).map(value(at:))
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ModelGenCore
+import XCTest
+
+/// The `modelgen` executable as a user runs it: exit statuses, diagnostics, files written.
+final class CommandLineTests: XCTestCase {
+    func testGenerateWritesTheDDLFilesNamedAfterTheSchemaFile() throws {
+        let output = try TestSupport.temporaryDirectory()
+        let result = try TestSupport.modelgen("generate", TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml").path, "--output", output.path)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
+        XCTAssertEqual(names, ["Zoo.postgresql.sql", "Zoo.sqlite.sql"])
+    }
+
+    func testTwoProcessesWriteByteIdenticalFiles() throws {
+        for schema in TestSupport.exampleSchemas {
+            let first = try TestSupport.temporaryDirectory(), second = try TestSupport.temporaryDirectory()
+            XCTAssertEqual(try TestSupport.modelgen("generate", schema.path, "-o", first.path).status, 0)
+            XCTAssertEqual(try TestSupport.modelgen("generate", schema.path, "-o", second.path).status, 0)
+            for name in try FileManager.default.contentsOfDirectory(atPath: first.path) {
+                XCTAssertEqual(try Data(contentsOf: first.appendingPathComponent(name)), try Data(contentsOf: second.appendingPathComponent(name)), name)
+            }
+        }
+    }
+
+    func testUnchangedFilesAreNotRewrittenAndCheckDetectsStaleness() throws {
+        let output = try TestSupport.temporaryDirectory()
+        let schema = TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml").path
+        XCTAssertEqual(try TestSupport.modelgen("generate", schema, "-o", output.path).status, 0)
+        let file = output.appendingPathComponent("Zoo.sqlite.sql")
+        let old = Date(timeIntervalSince1970: 1_000_000)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: file.path)
+        XCTAssertEqual(try TestSupport.modelgen("generate", schema, "-o", output.path).status, 0)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date, old, "an unchanged file is not rewritten")
+
+        XCTAssertEqual(try TestSupport.modelgen("generate", schema, "-o", output.path, "--check").status, 0)
+        try "stale".write(to: file, atomically: true, encoding: .utf8)
+        let check = try TestSupport.modelgen("generate", schema, "-o", output.path, "--check")
+        XCTAssertEqual(check.status, 1)
+        XCTAssertTrue(check.standardError.contains("Zoo.sqlite.sql is out of date"), check.standardError)
+        XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "stale", "--check writes nothing")
+    }
+
+    func testMalformedSchemaExitsTwoWithLocatedErrorsAndWritesNothing() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let schema = directory.appendingPathComponent("Broken.yaml")
+        try "schema: Broken\nentities:\n  A:\n    attributes:\n      name: Strng\n".write(to: schema, atomically: true, encoding: .utf8)
+        let output = directory.appendingPathComponent("out")
+        let result = try TestSupport.modelgen("generate", schema.path, "--output", output.path)
+        XCTAssertEqual(result.status, 2)
+        XCTAssertEqual(result.standardError, "\(schema.path):5:13: error: unknown type 'Strng' for attribute 'name' of 'A'; did you mean 'String'?\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path), "nothing is written when the schema has an error")
+        XCTAssertEqual(try TestSupport.modelgen("validate", schema.path).status, 2)
+    }
+
+    func testValidateIsQuietAndZeroForACleanSchema() throws {
+        let result = try TestSupport.modelgen("validate", TestSupport.schemasDirectory.appendingPathComponent("FitIQ.yaml").path)
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.standardError, "")
+    }
+
+    func testMissingFileAndBadUsageExitTwo() throws {
+        XCTAssertEqual(try TestSupport.modelgen("validate", "/nonexistent/x.yaml").status, 2)
+        let usage = try TestSupport.modelgen("generate")
+        XCTAssertEqual(usage.status, 2, "usage errors exit 2")
+        XCTAssertTrue(usage.standardError.contains("Missing expected argument"), usage.standardError)
+        let help = try TestSupport.modelgen("generate", "--help")
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.standardOutput.contains("--output"))
+        XCTAssertEqual(try TestSupport.modelgen("--version").status, 0)
+    }
+}

@@ -1,0 +1,177 @@
+import ModelGenCore
+import XCTest
+
+/// Malformed schema in, the expected located diagnostic out.
+final class DiagnosticTests: XCTestCase {
+    private func assertDiagnostic(_ yaml: String, _ expected: String, file: StaticString = #filePath, line: UInt = #line) {
+        let compilation = TestSupport.compile(yaml)
+        let printed = compilation.diagnostics.map(\.description)
+        XCTAssertTrue(printed.contains { $0.hasPrefix(expected) || $0 == expected }, "expected \(expected)\ngot:\n\(printed.joined(separator: "\n"))", file: file, line: line)
+        if expected.contains(": error: ") {
+            XCTAssertTrue(compilation.files.isEmpty, "no files may be produced when there is an error", file: file, line: line)
+        }
+    }
+
+    private let zoo = """
+    schema: Zoo
+    enums:
+      Diet: [herbivorous, carnivorous]
+    entities:
+      AnimalCategory:
+        attributes:
+          name: { type: String, unique: true }
+        relationships:
+          animals: { type: [Animal], inverse: category, deleteRule: cascade }
+      Animal:
+        attributes:
+          name: String
+        relationships:
+          category: { type: AnimalCategory?, inverse: animals }
+
+    """
+
+    func testMisspeltTypeSuggestsTheNearMiss() {
+        assertDiagnostic(zoo.replacingOccurrences(of: "name: String\n", with: "name: Strin\n"),
+                         "test.yaml:12:13: error: unknown type 'Strin' for attribute 'name' of 'Animal'; did you mean 'String'?")
+    }
+
+    func testMisspeltEnumTypeSuggestsTheEnum() {
+        assertDiagnostic(zoo.replacingOccurrences(of: "name: String\n", with: "name: Deit\n"), "test.yaml:12:13: error: unknown type 'Deit'")
+        XCTAssertTrue(TestSupport.diagnostics(zoo.replacingOccurrences(of: "name: String\n", with: "name: Deit\n")).first!.hasSuffix("did you mean 'Diet'?"))
+    }
+
+    func testMisspeltEntitySuggestsTheNearMiss() {
+        assertDiagnostic(zoo.replacingOccurrences(of: "type: [Animal]", with: "type: [Animl]"),
+                         "test.yaml:9:25: error: unknown entity 'Animl' in the type of relationship 'AnimalCategory.animals'; did you mean 'Animal'?")
+        XCTAssertEqual(TestSupport.diagnostics(zoo.replacingOccurrences(of: "type: [Animal]", with: "type: [Animl]")).count, 1, "no follow-on errors")
+    }
+
+    func testMisspeltInverseSuggestsTheNearMiss() {
+        assertDiagnostic(zoo.replacingOccurrences(of: "inverse: category", with: "inverse: categroy"),
+                         "test.yaml:9:43: error: inverse 'categroy' of 'AnimalCategory.animals' is not a relationship of 'Animal'; did you mean 'category'?")
+    }
+
+    func testMisspeltDeleteRuleSuggestsTheNearMiss() {
+        assertDiagnostic(zoo.replacingOccurrences(of: "deleteRule: cascade", with: "deleteRule: cascde"),
+                         "test.yaml:9:65: error: unknown deleteRule 'cascde' on 'AnimalCategory.animals'; did you mean 'cascade'?")
+    }
+
+    func testMisspeltOptionKeySuggestsTheNearMiss() {
+        assertDiagnostic(zoo.replacingOccurrences(of: "unique: true", with: "uniqe: true"),
+                         "test.yaml:7:29: error: unknown key 'uniqe' in attribute 'name'; did you mean 'unique'?")
+    }
+
+    func testUnknownTopLevelAndEntityKeys() {
+        assertDiagnostic("schema: S\nentites: {}\n", "test.yaml:2:1: error: unknown key 'entites' in the schema; did you mean 'entities'?")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    atributes: {}\n", "test.yaml:4:5: error: unknown key 'atributes' in entity 'A'; did you mean 'attributes'?")
+    }
+
+    func testDuplicateKeysAreReported() {
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      name: String\n      name: Int\n", "test.yaml:5:7: error: duplicate key 'name'")
+    }
+
+    func testMissingSchemaNameAndEntities() {
+        assertDiagnostic("enums: {}\n", "test.yaml:1:1: error: the schema has no 'schema:' key")
+        assertDiagnostic("schema: S\n", "test.yaml:1:1: error: the schema has no 'entities:' key")
+    }
+
+    func testEmptyFileAndNonMappingRoot() {
+        assertDiagnostic("", "test.yaml:1:1: error: the schema file is empty")
+        assertDiagnostic("- a\n- b\n", "test.yaml:1:1: error: the schema file must be a mapping, found a sequence")
+    }
+
+    func testYAMLSyntaxErrorIsLocated() {
+        let diagnostics = TestSupport.diagnostics("schema: S\nentities:\n  A: {attributes: [\n")
+        XCTAssertEqual(diagnostics.count, 1)
+        XCTAssertTrue(diagnostics[0].hasPrefix("test.yaml:4:1: error: invalid YAML:"), diagnostics[0])
+    }
+
+    func testBytesThatAreNotUTF8AreLocated() {
+        var bytes = Array("schema: S\nentities:\n  A:\n    attributes:\n      na".utf8)
+        bytes += [0xFF, 0xFE]
+        bytes += Array("me: String\n".utf8)
+        let compilation = ModelGen.generate(path: "bad.yaml", bytes: bytes)
+        XCTAssertEqual(compilation.diagnostics.map(\.description), ["bad.yaml:5:9: error: the schema is not valid UTF-8 text (invalid byte 0xFF)"])
+    }
+
+    func testAliasExpansionBombIsRefusedQuickly() {
+        var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
+        for level in 1...9 {
+            yaml += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+        }
+        yaml += "schema: S\nentities:\n  A:\n    unique: *a9\n"
+        let start = Date()
+        let diagnostics = TestSupport.diagnostics(yaml)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 20)
+        XCTAssertTrue(diagnostics.contains { $0.contains("error: the document expands to more than") }, diagnostics.joined(separator: "\n"))
+    }
+
+    func testVeryDeepNestingIsAnErrorNotACrash() {
+        let yaml = "schema: S\nentities: " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "\n"
+        let diagnostics = TestSupport.diagnostics(yaml)
+        XCTAssertTrue(diagnostics.first?.contains("error: invalid YAML") ?? false, diagnostics.joined(separator: "\n"))
+    }
+
+    func testTwoEntitiesMappingToOneTable() {
+        assertDiagnostic("schema: S\nentities:\n  A:\n    table: things\n  B:\n    table: things\n",
+                         "test.yaml:6:12: error: entities 'A' and 'B' both map to table 'things'")
+    }
+
+    func testAttributeCollidingWithForeignKeyColumn() {
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      bID: Int\n    relationships:\n      b: { type: B? }\n  B: {}\n",
+                         "test.yaml:7:7: error: foreign-key column 'b_id' of relationship 'A.b' collides with attribute 'bID'")
+    }
+
+    func testNamesThatWouldBreakTheGeneratedCode() {
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      id: Int\n", "test.yaml:5:7: error: 'id' in 'A' collides with a member every generated model has")
+        assertDiagnostic("schema: S\nentities:\n  Bad-Name: {}\n", "test.yaml:3:3: error: entity name 'Bad-Name' is not a valid Swift identifier")
+        assertDiagnostic("schema: S\nentities:\n  ModelContext: {}\n", "test.yaml:3:3: error: entity name 'ModelContext' is reserved by the ModelGen runtime")
+        assertDiagnostic("schema: S\nentities:\n  S: {}\n", "test.yaml:3:3: error: entity 'S' has the same name as the schema")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: Int\n      x: String\n", "test.yaml:5:7: error: duplicate key 'x'")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: Int\n    relationships:\n      x: { type: A? }\n", "test.yaml:7:7: error: member of 'A' 'x' is declared twice")
+    }
+
+    func testInverseMismatches() {
+        assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: { type: B?, inverse: c }\n  B:\n    relationships:\n      c: { type: C? }\n  C: {}\n",
+                         "test.yaml:5:31: error: inverse 'B.c' of 'A.b' points at 'C', not at 'A'")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      me: { type: A?, inverse: me }\n",
+                         "test.yaml:5:32: error: relationship 'A.me' names itself as its inverse")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      n: Int\n    relationships:\n      b: { type: B?, inverse: n }\n  B:\n    attributes:\n      n: Int\n",
+                         "test.yaml:7:31: error: inverse 'n' of 'A.b' is not a relationship of 'B'; 'n' is an attribute")
+    }
+
+    func testBadOptionValues() {
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: { type: Int, unique: maybe }\n", "test.yaml:5:31: error: 'unique' must be true or false, found 'maybe'")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: { type: Int, default: abc }\n", "test.yaml:5:32: error: default 'abc' of 'A.x' is not a whole number")
+        assertDiagnostic("schema: S\nenums:\n  E: [a, b]\nentities:\n  A:\n    attributes:\n      x: { type: E, default: c }\n", "test.yaml:7:30: error: default 'c' of 'A.x' is not a case of 'E'")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: { type: [A], minimumModelCount: -1 }\n", "test.yaml:5:42: error: 'minimumModelCount' must be a whole number")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: { type: A?, maximumModelCount: 2 }\n", "test.yaml:5:41: error: 'A.b' is a to-one relationship")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    unique: [[nope]]\n    attributes:\n      note: String\n", "test.yaml:4:15: error: 'unique' of 'A' names 'nope', which is not a stored attribute or to-one relationship of 'A'; did you mean 'note'?")
+    }
+
+    func testAttributeOfEntityTypeAndRelationshipOfScalarType() {
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      b: B\n  B: {}\n", "test.yaml:5:10: error: attribute 'b' of 'A' has type 'B', which is an entity; declare it under 'relationships'")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: String\n", "test.yaml:5:10: error: relationship 'A.b' has type 'String', which is not an entity; declare it under 'attributes'")
+    }
+
+    func testRequiredCycleIsRejectedWithItsPath() {
+        assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: { type: B }\n  B:\n    relationships:\n      a: { type: A }\n",
+                         "test.yaml:5:7: error: required to-one relationships form a cycle (A.b → B, B.a → A)")
+    }
+
+    func testHazardWarnings() {
+        let compilation = TestSupport.compile("schema: S\nentities:\n  P:\n    relationships:\n      kids: { type: [K], inverse: parent }\n      notes: { type: [N] }\n  K:\n    relationships:\n      parent: { type: P, inverse: kids }\n  N: {}\n")
+        XCTAssertFalse(compilation.hasErrors)
+        let printed = compilation.diagnostics.map(\.description)
+        XCTAssertTrue(printed.contains { $0.hasPrefix("test.yaml:5:7: warning: 'P.kids' nullifies 'K.parent', which is required") }, printed.joined(separator: "\n"))
+        XCTAssertTrue(printed.contains { $0.hasPrefix("test.yaml:6:7: warning: relationship 'P.notes' has no inverse") }, printed.joined(separator: "\n"))
+        XCTAssertEqual(compilation.files.count, 2, "warnings do not stop generation")
+    }
+
+    func testAllErrorsAreCollectedAndSorted() {
+        let diagnostics = TestSupport.diagnostics("schema: S\nentities:\n  A:\n    attributes:\n      x: Strng\n      y: Dobule\n")
+        XCTAssertEqual(diagnostics.count, 2)
+        XCTAssertTrue(diagnostics[0].hasPrefix("test.yaml:5:10: error:"))
+        XCTAssertTrue(diagnostics[1].hasPrefix("test.yaml:6:10: error:"))
+    }
+}

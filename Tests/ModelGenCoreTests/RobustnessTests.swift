@@ -1,0 +1,85 @@
+import Foundation
+import ModelGenCore
+import XCTest
+
+/// Thousands of deterministic mutations of the example schemas: every one must either compile
+/// or give at least one located error (and then no files); none may crash or hang.
+final class RobustnessTests: XCTestCase {
+    /// SplitMix64: a small deterministic generator, so a failure reproduces.
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
+    }
+
+    static func mutate(_ bytes: [UInt8], _ generator: inout Generator) -> [UInt8] {
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        let tokens: [[UInt8]] = ["[", "]", "{", "}", ":", ",", "?", "-", "&a", "*a", "\"", "'", "#", "!", "|", "~", "cascade", "Animal",
+                                 "type", "inverse", "String", "[Animal]", "null", "  ", "\t", "\u{FEFF}"].map { Array($0.utf8) }
+        switch generator.below(8) {
+        case 0 where !lines.isEmpty: lines.remove(at: generator.below(lines.count))
+        case 1 where lines.count > 1:
+            let a = generator.below(lines.count), b = generator.below(lines.count)
+            lines.swapAt(a, b)
+        case 2 where !lines.isEmpty:
+            let index = generator.below(lines.count)
+            if generator.below(2) == 0 { lines[index].insert(contentsOf: Array(repeating: UInt8(ascii: " "), count: 1 + generator.below(4)), at: 0) }
+            else { lines[index] = Array(lines[index].drop { $0 == UInt8(ascii: " ") }) }
+        case 3 where !lines.isEmpty:
+            let index = generator.below(lines.count)
+            lines.insert(lines[index], at: generator.below(lines.count))
+        case 4:
+            let index = generator.below(lines.count)
+            let token = tokens[generator.below(tokens.count)]
+            lines[index].insert(contentsOf: token, at: generator.below(lines[index].count + 1))
+        case 5:
+            let index = generator.below(lines.count)
+            for _ in 0...generator.below(4) {
+                lines[index].insert(UInt8(truncatingIfNeeded: generator.next()), at: generator.below(lines[index].count + 1))
+            }
+        case 6:
+            // Swap two words anywhere in the file.
+            var words = lines.joined(separator: [UInt8(ascii: "\n")]).split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false).map(Array.init)
+            if words.count > 1 { words.swapAt(generator.below(words.count), generator.below(words.count)) }
+            return Array(words.joined(separator: [UInt8(ascii: " ")]))
+        default:
+            let flat = Array(lines.joined(separator: [UInt8(ascii: "\n")]))
+            return Array(flat.prefix(generator.below(flat.count + 1)))
+        }
+        return Array(lines.joined(separator: [UInt8(ascii: "\n")]))
+    }
+
+    func testMutatedSchemasNeverCrashAndErrorsAreLocated() throws {
+        var generator = Generator(state: 2026)
+        var compiled = 0, rejected = 0
+        for schema in TestSupport.exampleSchemas {
+            let original = [UInt8](try Data(contentsOf: schema))
+            for round in 0..<1_000 {
+                var bytes = original
+                for _ in 0...(round % 3) { bytes = Self.mutate(bytes, &generator) }
+                let compilation = ModelGen.generate(path: "mutant.yaml", bytes: bytes)
+                if compilation.hasErrors {
+                    rejected += 1
+                    XCTAssertTrue(compilation.files.isEmpty, "files were produced despite errors")
+                    for diagnostic in compilation.diagnostics {
+                        XCTAssertEqual(diagnostic.location.file, "mutant.yaml")
+                        XCTAssertGreaterThanOrEqual(diagnostic.location.line, 1)
+                        XCTAssertGreaterThanOrEqual(diagnostic.location.column, 1)
+                        XCTAssertFalse(diagnostic.message.isEmpty)
+                    }
+                } else {
+                    compiled += 1
+                    XCTAssertEqual(compilation.files.count, ModelGen.outputFileNames(forSchemaFile: "mutant.yaml").count)
+                }
+            }
+        }
+        XCTAssertGreaterThan(rejected, 1_000, "the mutations should break most schemas")
+        XCTAssertGreaterThan(compiled, 10, "some mutations (comments, reordering) still compile")
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import ModelGenCore
+import XCTest
+
+/// Paths and helpers shared by the test cases.
+enum TestSupport {
+    /// The repository root, found from this file's path.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let schemasDirectory = repositoryRoot.appendingPathComponent("Schemas")
+    static let goldenDirectory = repositoryRoot.appendingPathComponent("Tests/ModelGenCoreTests/Golden")
+    static let fixturesDirectory = repositoryRoot.appendingPathComponent("Tests/ModelGenCoreTests/Fixtures")
+
+    /// The example schemas of `Schemas/` plus the test fixtures, sorted by name.
+    static var exampleSchemas: [URL] {
+        [schemasDirectory, fixturesDirectory].flatMap { directory in
+            ((try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)) ?? [])
+                .filter { $0.pathExtension == "yaml" }
+        }.sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    /// Where `swift build` put the products, `modelgen` among them.
+    static var productsDirectory: URL {
+        #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        fatalError("cannot find the products directory")
+        #else
+        return Bundle.main.bundleURL
+        #endif
+    }
+
+    static func compile(_ yaml: String, file: String = "test.yaml") -> Compilation {
+        ModelGen.generate(path: file, bytes: Array(yaml.utf8))
+    }
+
+    /// The diagnostics of a schema, as printed.
+    static func diagnostics(_ yaml: String) -> [String] {
+        compile(yaml).diagnostics.map(\.description)
+    }
+
+    static func sqliteDDL(_ yaml: String, file: String = "test.yaml") -> String {
+        let compilation = compile(yaml, file: file)
+        XCTAssertFalse(compilation.hasErrors, compilation.diagnostics.map(\.description).joined(separator: "\n"))
+        return compilation.files.first { $0.name.hasSuffix(".sqlite.sql") }?.contents ?? ""
+    }
+
+    static func postgresDDL(_ yaml: String, file: String = "test.yaml") -> String {
+        let compilation = compile(yaml, file: file)
+        XCTAssertFalse(compilation.hasErrors, compilation.diagnostics.map(\.description).joined(separator: "\n"))
+        return compilation.files.first { $0.name.hasSuffix(".postgresql.sql") }?.contents ?? ""
+    }
+
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    struct ProcessResult {
+        var status: Int32
+        var standardOutput: String
+        var standardError: String
+    }
+
+    /// Runs a program and waits for it.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus,
+                             standardOutput: String(decoding: outputData, as: UTF8.self),
+                             standardError: String(decoding: errorData, as: UTF8.self))
+    }
+
+    /// Runs the built `modelgen`.
+    static func modelgen(_ arguments: String...) throws -> ProcessResult {
+        try run(productsDirectory.appendingPathComponent("modelgen"), arguments)
+    }
+
+    static func modelgen(arguments: [String]) throws -> ProcessResult {
+        try run(productsDirectory.appendingPathComponent("modelgen"), arguments)
+    }
+}
+
+/// The PostgreSQL server the tests use: `MODELGEN_TEST_POSTGRES_URL`, set by `.ci/run`.
+enum PostgresServer {
+    static var url: String? { ProcessInfo.processInfo.environment["MODELGEN_TEST_POSTGRES_URL"] }
+
+    /// The URL, or an `XCTSkip` with the reason; in CI a missing server is a failure, not a skip.
+    static func requireURL() throws -> String {
+        if let url { return url }
+        if ProcessInfo.processInfo.environment["CI"] == "true" {
+            XCTFail("CI=true but MODELGEN_TEST_POSTGRES_URL is not set: .ci/run must start PostgreSQL")
+        }
+        throw XCTSkip("no PostgreSQL server: set MODELGEN_TEST_POSTGRES_URL (as .ci/run does) to run this test")
+    }
+
+    /// Runs SQL through psql with ON_ERROR_STOP in a schema of its own; returns psql's output.
+    @discardableResult
+    static func psql(_ url: String, schema: String, _ sql: String) throws -> String {
+        let script = "SET client_min_messages = warning;\nDROP SCHEMA IF EXISTS \(schema) CASCADE;\nCREATE SCHEMA \(schema);\nSET search_path TO \(schema);\n" + sql
+        return try psqlRaw(url, script)
+    }
+
+    @discardableResult
+    static func psqlRaw(_ url: String, _ script: String) throws -> String {
+        let directory = try TestSupport.temporaryDirectory()
+        let file = directory.appendingPathComponent("script.sql")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                         ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", file.path])
+        guard result.status == 0 else {
+            throw NSError(domain: "psql", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.standardError])
+        }
+        return result.standardOutput
+    }
+}
