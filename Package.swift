@@ -15,11 +15,13 @@ let package = Package(
     ],
     targets: [
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
-        .target(name: "ModelGenCore", dependencies: ["Yams"]),
+        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram"]),
+        // The executable form of deletion plans, shared by the generator and the runtime. No dependencies.
+        .target(name: "ModelGenProgram"),
         // The system SQLite library (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // What generated code and the CLI run against: SQLite access and the deletion executor.
-        .target(name: "ModelGenRuntime", dependencies: ["CSQLite"]),
+        .target(name: "ModelGenRuntime", dependencies: ["CSQLite", "ModelGenProgram"]),
         // The command-line tool: all file I/O lives here.
         .executableTarget(
             name: "modelgen",

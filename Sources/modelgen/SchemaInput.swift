@@ -18,6 +18,23 @@ enum SchemaInput {
         return [UInt8](data)
     }
 
+    /// Reads and resolves a schema, printing its diagnostics; exit 2 when it has an error.
+    static func load(_ path: String) throws -> ModelSchema {
+        let (model, diagnostics) = ModelGen.load(path: path, bytes: try read(path))
+        report(diagnostics)
+        guard let model else { throw ExitCode(ExitStatus.schemaError) }
+        return model
+    }
+
+    /// The entity with this name; exit 2 with the near miss otherwise.
+    static func entity(named name: String, in schema: ModelSchema) throws -> Entity {
+        if let entity = schema.entity(named: name) { return entity }
+        let names = schema.entities.map(\.name)
+        let hint = NearMiss.suggestion(for: name, among: names).map { "; did you mean '\($0)'?" } ?? " (entities: \(names.joined(separator: ", ")))"
+        printError("error: schema '\(schema.name)' has no entity '\(name)'\(hint)")
+        throw ExitCode(ExitStatus.schemaError)
+    }
+
     static func report(_ diagnostics: [Diagnostic]) {
         for diagnostic in diagnostics {
             printError(diagnostic.description)

@@ -1,8 +1,8 @@
 /// Finds the candidate a misspelt name was most likely meant to be.
-enum NearMiss {
+public enum NearMiss {
     /// The closest candidate within a small edit distance, or nil when nothing is close.
     /// Ties go to the earliest candidate, so the answer is deterministic.
-    static func suggestion(for name: String, among candidates: [String]) -> String? {
+    public static func suggestion(for name: String, among candidates: [String]) -> String? {
         let lowered = name.lowercased()
         var best: (candidate: String, distance: Int)?
         for candidate in candidates where candidate != name {
@@ -17,7 +17,7 @@ enum NearMiss {
     }
 
     /// `; did you mean 'X'?` or the empty string.
-    static func hint(for name: String, among candidates: [String]) -> String {
+    public static func hint(for name: String, among candidates: [String]) -> String {
         suggestion(for: name, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }
 

@@ -10,19 +10,21 @@ public struct ModelSchema: Equatable, Sendable {
     /// Join tables of to-many relationships whose inverse is to-many or absent.
     public var joinTables: [JoinTable]
 
-    /// The entity with this name. Schemas are small, a linear search keeps order obvious.
-    public func entity(named name: String) -> Entity? {
-        entities.first { $0.name == name }
-    }
-
-    /// The relationship `entity.name`.
-    public func relationship(_ entity: String, _ name: String) -> Relationship? {
-        self.entity(named: entity)?.relationships.first { $0.name == name }
-    }
-
     /// Every foreign-key column, in schema order.
-    public var foreignKeys: [ForeignKey] {
-        entities.flatMap { entity in
+    public private(set) var foreignKeys: [ForeignKey] = []
+    /// Position of each entity in `entities`, for lookups by name (never iterated).
+    private var entityPositions: [String: Int] = [:]
+
+    public init(name: String, sourceFile: String, enums: [EnumType], entities: [Entity], joinTables: [JoinTable]) {
+        self.name = name
+        self.sourceFile = sourceFile
+        self.enums = enums
+        self.entities = entities
+        self.joinTables = joinTables
+        for (position, entity) in entities.enumerated() where entityPositions[entity.name] == nil {
+            entityPositions[entity.name] = position
+        }
+        foreignKeys = entities.flatMap { entity in
             entity.relationships.compactMap { relationship in
                 guard case let .foreignKey(column, isUnique) = relationship.storage else { return nil }
                 return ForeignKey(entity: entity.name, table: entity.tableName, column: column,
@@ -32,6 +34,16 @@ public struct ModelSchema: Equatable, Sendable {
                                   inverse: relationship.inverse)
             }
         }
+    }
+
+    /// The entity with this name.
+    public func entity(named name: String) -> Entity? {
+        entityPositions[name].map { entities[$0] }
+    }
+
+    /// The relationship `entity.name`.
+    public func relationship(_ entity: String, _ name: String) -> Relationship? {
+        self.entity(named: entity)?.relationships.first { $0.name == name }
     }
 }
 

@@ -1,0 +1,65 @@
+/// How the references of one relationship are found, from the objects of one side (the
+/// *subject*) to the objects they point at (the *other* side).
+public enum ReferenceLink: Equatable, Sendable {
+    /// The subject's own row holds the other's id: `table.column`.
+    case subjectColumn(table: String, column: String)
+    /// The other's row holds the subject's id: `table.column`.
+    case otherColumn(table: String, column: String)
+    /// A join table row per pair.
+    case joinTable(name: String, subjectColumn: String, otherColumn: String)
+}
+
+/// A relationship seen from one side: `subject.relationship` → `other`, and where its references live.
+public struct Traversal: Equatable, Sendable {
+    public var subject: String
+    public var relationship: String
+    public var other: String
+    public var link: ReferenceLink
+}
+
+/// A reference that a delete must not break silently, checked before anything changes.
+public struct ReferenceCheck: Equatable, Sendable {
+    public enum Kind: String, Equatable, Sendable {
+        case deny, required, dangling
+    }
+
+    public var kind: Kind
+    /// From deleted objects (subject) to the surviving objects that block the delete.
+    public var traversal: Traversal
+    /// The relationship at fault, as `Entity.name`.
+    public var relationship: String
+    /// The delete rule that applies.
+    public var rule: DeleteRule
+}
+
+/// One step of collecting the objects to delete.
+public enum CollectionStep: Equatable, Sendable {
+    /// Follow one cascade edge (an index into `DeletionPlan.edges`) once.
+    case follow(Int)
+    /// Follow the edges of a cycle again and again until nothing is added.
+    case followUntilStable([Int])
+}
+
+/// What deleting objects of one entity does, planned from the schema alone.
+///
+/// Run in one transaction: collect the closure S (cascades, through cycles); refuse when a
+/// check finds a row; set survivors' references into S to NULL; break cycles inside S; remove
+/// join rows touching S; delete S children first. See README "Safe deletion".
+public struct DeletionPlan: Equatable, Sendable {
+    /// The entity the delete starts from.
+    public var root: String
+    /// Entities whose objects the delete may remove, the root first, then in collection order.
+    public var closure: [String]
+    /// Cascades followed inside the closure.
+    public var edges: [Traversal]
+    public var collection: [CollectionStep]
+    public var checks: [ReferenceCheck]
+    /// Foreign keys of surviving rows that point into S and are set to NULL.
+    public var nullifications: [ForeignKey]
+    /// Optional foreign keys inside S set to NULL first, so that no delete violates a constraint.
+    public var detachments: [ForeignKey]
+    /// Join tables that may hold rows touching S.
+    public var joinTables: [JoinTable]
+    /// Entities in delete order: an entity's rows go before the rows they reference.
+    public var deletionOrder: [String]
+}

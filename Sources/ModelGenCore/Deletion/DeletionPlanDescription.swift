@@ -1,0 +1,161 @@
+import Foundation
+
+/// Human- and machine-readable forms of deletion plans, and the schema's delete hazards.
+public struct DeletionPlanDescription {
+    public let schema: ModelSchema
+    private let planner: DeletionPlanner
+
+    public init(schema: ModelSchema) {
+        self.schema = schema
+        self.planner = DeletionPlanner(schema: schema)
+    }
+
+    // MARK: - Hazards
+
+    /// What a developer should know about deleting from this schema, each with its path.
+    public func hazards() -> [String] {
+        var hazards: [String] = []
+        for entity in schema.entities {
+            for relationship in entity.relationships {
+                let name = "\(entity.name).\(relationship.name)"
+                guard let inverseName = relationship.inverse, let inverse = schema.relationship(relationship.target, inverseName) else {
+                    hazards.append("missing inverse: \(name) → \(relationship.target) has no inverse; a deleted \(relationship.target) is removed from it as by nullify\(relationship.isRequired ? ", and refused because it is required" : "")")
+                    continue
+                }
+                if relationship.deleteRule == .nullify && inverse.isRequired {
+                    hazards.append("nullify into a required to-one: \(name) (nullify) → \(relationship.target).\(inverseName) is required, so deleting a \(entity.name) that still has \(relationship.isToMany ? "any " : "a ")\(relationship.target) is refused")
+                }
+                if relationship.deleteRule == .cascade, !relationship.isToMany, inverse.isToMany {
+                    hazards.append("cascade up to a parent: \(name) (cascade) deletes the \(relationship.target) it belongs to, and with it its other \(entity.name)s unless \(relationship.target).\(inverseName) says otherwise (\(inverse.deleteRule.rawValue))")
+                }
+                if !relationship.isToMany, !inverse.isToMany, case let .foreignKey(column, _) = relationship.storage {
+                    hazards.append("one-to-one: \(name) ↔ \(relationship.target).\(inverseName); the key is \(entity.tableName).\(column) (UNIQUE)")
+                }
+            }
+        }
+        for plan in planner.plans() {
+            for check in plan.checks where check.kind == .deny && check.traversal.subject != plan.root {
+                hazards.append("deny reachable through a cascade: deleting a \(plan.root) reaches \(check.traversal.subject) by \(cascadePath(to: check.traversal.subject, in: plan)), where \(check.relationship) (deny) can refuse it")
+            }
+            for step in plan.collection {
+                if case let .followUntilStable(indices) = step, plan.edges.firstIndex(of: plan.edges[indices[0]]) == indices[0],
+                   plan.root == plan.edges[indices[0]].subject {
+                    let cycle = indices.map { "\(plan.edges[$0].subject).\(plan.edges[$0].relationship)" }.joined(separator: ", ")
+                    hazards.append("cascade cycle: \(cycle); collected by repeating these cascades until nothing is added")
+                }
+            }
+            for foreignKey in plan.detachments where plan.root == foreignKey.entity {
+                hazards.append("reference cycle: \(foreignKey.entity).\(foreignKey.relationship) (\(foreignKey.table).\(foreignKey.column)) is set to NULL inside the deleted set first, so that rows can go children first")
+            }
+            let reached = plan.edges.map(\.other)
+            for entity in plan.closure where entity != plan.root && reached.filter({ $0 == entity }).count > 1 && plan.root == schema.entities.first(where: { plan.closure.contains($0.name) })?.name {
+                let paths = plan.edges.filter { $0.other == entity }.map { "\($0.subject).\($0.relationship)" }.joined(separator: ", ")
+                hazards.append("several cascade paths to \(entity) from \(plan.root): \(paths); each object is deleted once")
+            }
+        }
+        var unique: [String] = []
+        for hazard in hazards where !unique.contains(hazard) { unique.append(hazard) }
+        return unique
+    }
+
+    private func cascadePath(to entity: String, in plan: DeletionPlan) -> String {
+        var path: [String] = []
+        var current = entity
+        while current != plan.root, let edge = plan.edges.first(where: { $0.other == current && $0.subject != current }) {
+            path.insert("\(edge.subject).\(edge.relationship)", at: 0)
+            current = edge.subject
+            if path.count > plan.edges.count { break }
+        }
+        return path.joined(separator: " → ")
+    }
+
+    // MARK: - Text
+
+    public func text(entities: [String]) -> String {
+        var lines: [String] = []
+        for name in entities {
+            let plan = planner.plan(for: name)
+            lines.append("Deleting \(name) (one transaction):")
+            var step = 0
+            func add(_ text: String) {
+                step += 1
+                lines.append("  \(step). \(text)")
+            }
+            add("collect the \(name) objects to delete")
+            for collection in plan.collection {
+                switch collection {
+                case let .follow(index):
+                    let edge = plan.edges[index]
+                    add("collect \(edge.other) ← \(edge.subject).\(edge.relationship) (cascade)")
+                case let .followUntilStable(indices):
+                    add("repeat until nothing is added: " + indices.map { "collect \(plan.edges[$0].other) ← \(plan.edges[$0].subject).\(plan.edges[$0].relationship) (cascade)" }.joined(separator: "; "))
+                }
+            }
+            for check in plan.checks {
+                switch check.kind {
+                case .deny: add("refuse if \(check.relationship) (deny) points at a \(check.traversal.other) that survives")
+                case .required: add("refuse if a surviving \(check.traversal.other) would lose its required \(check.relationship)")
+                case .dangling: add("refuse if a surviving \(check.traversal.other) still refers through \(check.relationship) (noAction)")
+                }
+            }
+            for foreignKey in plan.nullifications {
+                add("nullify \(foreignKey.entity).\(foreignKey.relationship) of surviving \(foreignKey.entity)s (\(foreignKey.table).\(foreignKey.column) = NULL)")
+            }
+            for foreignKey in plan.detachments {
+                add("detach \(foreignKey.entity).\(foreignKey.relationship) inside the deleted set (breaks a reference cycle)")
+            }
+            for joinTable in plan.joinTables {
+                add("remove join rows of \(joinTable.entity).\(joinTable.relationship) (\(joinTable.name))")
+            }
+            add("delete " + plan.deletionOrder.joined(separator: ", then "))
+            lines.append("")
+        }
+        let hazards = hazards()
+        lines.append("Hazards:")
+        lines.append(contentsOf: hazards.isEmpty ? ["  none"] : hazards.map { "  - " + $0 })
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - JSON
+
+    public func json(entities: [String]) -> String {
+        func string(_ text: String) -> String {
+            "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
+        func list(_ items: [String]) -> String { "[" + items.joined(separator: ", ") + "]" }
+        let plans = entities.map { name -> String in
+            let plan = planner.plan(for: name)
+            let collection = plan.collection.map { step -> String in
+                switch step {
+                case let .follow(index): return list([string("\(plan.edges[index].subject).\(plan.edges[index].relationship)")])
+                case let .followUntilStable(indices): return list(indices.map { string("\(plan.edges[$0].subject).\(plan.edges[$0].relationship)") })
+                }
+            }
+            let checks = plan.checks.map { "{\"kind\": \(string($0.kind.rawValue)), \"relationship\": \(string($0.relationship)), \"rule\": \(string($0.rule.rawValue))}" }
+            return """
+            {"entity": \(string(name)), "closure": \(list(plan.closure.map(string))), "collect": \(list(collection)), \
+            "checks": \(list(checks)), "nullify": \(list(plan.nullifications.map { string("\($0.entity).\($0.relationship)") })), \
+            "detach": \(list(plan.detachments.map { string("\($0.entity).\($0.relationship)") })), \
+            "joinTables": \(list(plan.joinTables.map { string($0.name) })), "deleteOrder": \(list(plan.deletionOrder.map(string)))}
+            """
+        }
+        return "{\"plans\": \(list(plans)), \"hazards\": \(list(hazards().map(string)))}\n"
+    }
+
+    // MARK: - Mermaid
+
+    /// A flowchart of the relationships with their delete rules, for documentation.
+    public func mermaid() -> String {
+        var lines = ["flowchart TD"]
+        for entity in schema.entities {
+            lines.append("    \(entity.name)[\"\(entity.name)\"]")
+        }
+        for entity in schema.entities {
+            for relationship in entity.relationships {
+                let arrow = relationship.deleteRule == .cascade ? "==>" : relationship.deleteRule == .deny ? "-.->" : "-->"
+                lines.append("    \(entity.name) \(arrow)|\"\(relationship.name) (\(relationship.deleteRule.rawValue))\"| \(relationship.target)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

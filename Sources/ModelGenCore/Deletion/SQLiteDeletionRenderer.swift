@@ -1,0 +1,93 @@
+import ModelGenProgram
+
+/// Renders a `DeletionPlan` as the SQLite statements of a `DeletionProgram`.
+///
+/// Each entity the delete may reach gets a temporary table `modelgen_delete_<table>(id, parent_id,
+/// edge)` holding the ids to delete and, for explanations, how each was reached.
+public struct SQLiteDeletionRenderer {
+    public let schema: ModelSchema
+    private let dialect = SQLDialect.sqlite
+    /// Rows a check returns at most; a refusal lists this many blockers per check.
+    public static let blockerLimit = 100
+
+    public init(schema: ModelSchema) {
+        self.schema = schema
+    }
+
+    public func program(for plan: DeletionPlan) -> DeletionProgram {
+        let targets = plan.closure.map { entity in
+            DeletionProgram.Target(entity: entity, table: q(table(entity)), closureTable: closureTable(entity))
+        }
+        let collections = plan.collection.map { step -> DeletionProgram.Collection in
+            switch step {
+            case let .follow(index): return .once(collect(plan.edges[index], index: index))
+            case let .followUntilStable(indices): return .untilStable(indices.map { collect(plan.edges[$0], index: $0) })
+            }
+        }
+        let checks = plan.checks.map { check in
+            DeletionProgram.Check(kind: DeletionProgram.CheckKind(rawValue: check.kind.rawValue)!,
+                                  subject: check.traversal.subject, other: check.traversal.other,
+                                  relationship: check.relationship, rule: check.rule.rawValue,
+                                  sql: survivingPairs(check.traversal, closure: plan.closure) + " LIMIT \(Self.blockerLimit)")
+        }
+        let nullifications = plan.nullifications.map { foreignKey in
+            var sql = "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(q(foreignKey.column)) IN (SELECT id FROM \(closureTable(foreignKey.target)))"
+            if plan.closure.contains(foreignKey.entity) {
+                sql += " AND id NOT IN (SELECT id FROM \(closureTable(foreignKey.entity)))"
+            }
+            return DeletionProgram.Nullification(relationship: "\(foreignKey.entity).\(foreignKey.relationship)", sql: sql)
+        }
+        let detachments = plan.detachments.map { foreignKey in
+            "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE id IN (SELECT id FROM \(closureTable(foreignKey.entity))) AND \(q(foreignKey.column)) IN (SELECT id FROM \(closureTable(foreignKey.target)))"
+        }
+        let joinRowRemovals = plan.joinTables.map { joinTable in
+            var conditions: [String] = []
+            if plan.closure.contains(joinTable.entity) {
+                conditions.append("\(q(joinTable.column)) IN (SELECT id FROM \(closureTable(joinTable.entity)))")
+            }
+            if plan.closure.contains(joinTable.target) {
+                conditions.append("\(q(joinTable.targetColumn)) IN (SELECT id FROM \(closureTable(joinTable.target)))")
+            }
+            return "DELETE FROM \(q(joinTable.name)) WHERE " + conditions.joined(separator: " OR ")
+        }
+        let deletions = plan.deletionOrder.map { entity in
+            DeletionProgram.Deletion(entity: entity, sql: "DELETE FROM \(q(table(entity))) WHERE id IN (SELECT id FROM \(closureTable(entity)))")
+        }
+        return DeletionProgram(targets: targets,
+                               edges: plan.edges.map { .init(source: $0.subject, relationship: $0.relationship, target: $0.other) },
+                               collections: collections, checks: checks, nullifications: nullifications,
+                               detachments: detachments, joinRowRemovals: joinRowRemovals, deletions: deletions)
+    }
+
+    private func q(_ identifier: String) -> String { dialect.quote(identifier) }
+
+    private func table(_ entity: String) -> String { schema.entity(named: entity)!.tableName }
+
+    /// `temp.modelgen_delete_<table>`.
+    func closureTable(_ entity: String) -> String {
+        "temp." + q("modelgen_delete_" + table(entity))
+    }
+
+    /// `SELECT subject, other` for every reference of `traversal` from a collected subject.
+    func pairs(_ traversal: Traversal) -> String {
+        let subjects = closureTable(traversal.subject)
+        switch traversal.link {
+        case let .subjectColumn(table, column):
+            return "SELECT s.id AS subject, s.\(q(column)) AS other FROM \(subjects) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL"
+        case let .otherColumn(table, column):
+            return "SELECT o.\(q(column)) AS subject, o.id AS other FROM \(q(table)) AS o WHERE o.\(q(column)) IN (SELECT id FROM \(subjects))"
+        case let .joinTable(name, subjectColumn, otherColumn):
+            return "SELECT j.\(q(subjectColumn)) AS subject, j.\(q(otherColumn)) AS other FROM \(q(name)) AS j WHERE j.\(q(subjectColumn)) IN (SELECT id FROM \(subjects))"
+        }
+    }
+
+    /// Pairs whose other object is not collected: the survivors involved.
+    private func survivingPairs(_ traversal: Traversal, closure: [String]) -> String {
+        guard closure.contains(traversal.other) else { return "SELECT subject, other FROM (\(pairs(traversal)))" }
+        return "SELECT subject, other FROM (\(pairs(traversal))) WHERE other NOT IN (SELECT id FROM \(closureTable(traversal.other)))"
+    }
+
+    private func collect(_ edge: Traversal, index: Int) -> String {
+        "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT other, subject, \(index) FROM (\(pairs(edge)))"
+    }
+}

@@ -1,0 +1,142 @@
+/// The executable form of a deletion plan: the SQL statements the runtime runs, in order, with
+/// what it needs to report counts and explain refusals. The generator writes it (into the CLI,
+/// and as Swift source into `<Base>+Deletion.swift`); `DeletionExecutor` in ModelGenRuntime runs it.
+///
+/// Every statement is set-based: its cost depends on the rows it touches, and the number of
+/// statements depends on the schema, not on the data (a cycle of cascades repeats its statements
+/// until nothing is added, once per level of the data's depth).
+public struct DeletionProgram: Equatable, Sendable {
+    /// An entity whose objects this delete may remove, with its table and the temporary table
+    /// that collects the ids to delete (`id`, and for explanations `parent_id` and `edge`).
+    public struct Target: Equatable, Sendable {
+        public var entity: String
+        /// The entity's table, quoted as needed.
+        public var table: String
+        /// The temporary closure table, quoted as needed.
+        public var closureTable: String
+
+        public init(entity: String, table: String, closureTable: String) {
+            self.entity = entity
+            self.table = table
+            self.closureTable = closureTable
+        }
+    }
+
+    /// A cascade followed to collect objects: `source.relationship` → `target`.
+    public struct Edge: Equatable, Sendable {
+        public var source: String
+        public var relationship: String
+        public var target: String
+
+        public init(source: String, relationship: String, target: String) {
+            self.source = source
+            self.relationship = relationship
+            self.target = target
+        }
+    }
+
+    /// Statements that add cascade targets to the closure tables.
+    public enum Collection: Equatable, Sendable {
+        /// Run once.
+        case once(String)
+        /// A cycle of cascades: run all, again and again, until none adds a row.
+        case untilStable([String])
+    }
+
+    /// Why a check refuses the delete.
+    public enum CheckKind: String, Equatable, Sendable {
+        /// A `deny` relationship of a deleted object points at an object that survives.
+        case deny
+        /// A surviving object's required to-one would be left empty.
+        case required
+        /// A `noAction` rule would leave a surviving object referring to a deleted one.
+        case dangling
+    }
+
+    /// A query whose rows, `(subject id, other id)`, are reasons to refuse the whole delete.
+    public struct Check: Equatable, Sendable {
+        public var kind: CheckKind
+        /// The entity of the object being deleted.
+        public var subject: String
+        /// The entity of the surviving object involved.
+        public var other: String
+        /// The relationship at fault, `Entity.name`.
+        public var relationship: String
+        /// The delete rule that applies (`deny`, `nullify`, `noAction`).
+        public var rule: String
+        public var sql: String
+
+        public init(kind: CheckKind, subject: String, other: String, relationship: String, rule: String, sql: String) {
+            self.kind = kind
+            self.subject = subject
+            self.other = other
+            self.relationship = relationship
+            self.rule = rule
+            self.sql = sql
+        }
+    }
+
+    /// An `UPDATE … SET column = NULL` over surviving rows, counted as nullified references.
+    public struct Nullification: Equatable, Sendable {
+        /// `Entity.relationship` whose references are removed.
+        public var relationship: String
+        public var sql: String
+
+        public init(relationship: String, sql: String) {
+            self.relationship = relationship
+            self.sql = sql
+        }
+    }
+
+    /// A `DELETE` of the collected rows of one entity.
+    public struct Deletion: Equatable, Sendable {
+        public var entity: String
+        public var sql: String
+
+        public init(entity: String, sql: String) {
+            self.entity = entity
+            self.sql = sql
+        }
+    }
+
+    /// The entity the delete starts from: `targets[0]`.
+    public var root: Target { targets[0] }
+    /// Every entity the delete may reach, the root first.
+    public var targets: [Target]
+    /// The cascade edges, indexed by the `edge` column of the closure tables.
+    public var edges: [Edge]
+    /// Collect the closure.
+    public var collections: [Collection]
+    /// Refuse the delete when any of these returns a row.
+    public var checks: [Check]
+    /// Remove survivors' references into the deleted set.
+    public var nullifications: [Nullification]
+    /// Break reference cycles inside the deleted set, so that deletes can go children first.
+    public var detachments: [String]
+    /// Remove the join rows that touch deleted objects.
+    public var joinRowRemovals: [String]
+    /// Delete, children before parents.
+    public var deletions: [Deletion]
+
+    public init(targets: [Target], edges: [Edge], collections: [Collection], checks: [Check],
+                nullifications: [Nullification], detachments: [String], joinRowRemovals: [String], deletions: [Deletion]) {
+        self.targets = targets
+        self.edges = edges
+        self.collections = collections
+        self.checks = checks
+        self.nullifications = nullifications
+        self.detachments = detachments
+        self.joinRowRemovals = joinRowRemovals
+        self.deletions = deletions
+    }
+
+    /// How many statements a run executes besides seeding, checks and cycles' repetitions.
+    public var statementCount: Int {
+        collections.reduce(0) { count, collection in
+            switch collection {
+            case .once: return count + 1
+            case let .untilStable(statements): return count + statements.count
+            }
+        } + checks.count + nullifications.count + detachments.count + joinRowRemovals.count + deletions.count
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// Which objects of a program's root entity to delete.
+public enum DeletionSeed: Sendable {
+    /// These ids; ids that do not exist are reported in `DeletionReport.missingIDs` and ignored.
+    case ids([Int64])
+    /// Every object of the entity.
+    case all
+    /// The objects matching an SQL condition on the root table (as produced by the predicate translator).
+    case matching(condition: String, bindings: [SQLiteValue])
+}
+
+/// Runs a `DeletionProgram` on an SQLite database in one transaction (a savepoint, so it nests
+/// inside a caller's transaction). A refusal or an error rolls everything back; a dry run
+/// rolls back after counting, so it reports exactly what the real run would do.
+public struct DeletionExecutor {
+    public let database: SQLiteDatabase
+
+    public init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    public func run(_ program: DeletionProgram, seed: DeletionSeed, dryRun: Bool = false) throws -> DeletionReport {
+        try database.execute("SAVEPOINT modelgen_delete")
+        do {
+            let report = try perform(program, seed: seed, dryRun: dryRun)
+            if dryRun {
+                try database.execute("ROLLBACK TO modelgen_delete; RELEASE modelgen_delete")
+            } else {
+                for target in program.targets { try database.execute("DELETE FROM \(target.closureTable)") }
+                try database.execute("RELEASE modelgen_delete")
+            }
+            return report
+        } catch {
+            try? database.execute("ROLLBACK TO modelgen_delete; RELEASE modelgen_delete")
+            throw error
+        }
+    }
+
+    private func perform(_ program: DeletionProgram, seed: DeletionSeed, dryRun: Bool) throws -> DeletionReport {
+        var report = DeletionReport(isDryRun: dryRun)
+        var statements = 0
+        func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int {
+            statements += 1
+            return try database.run(sql, bindings)
+        }
+        for target in program.targets {
+            try database.execute("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id INTEGER PRIMARY KEY, parent_id INTEGER, edge INTEGER); DELETE FROM \(target.closureTable)")
+            statements += 2
+        }
+        let root = program.root
+        switch seed {
+        case let .ids(ids):
+            let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+            report.missingIDs = try database.query("SELECT DISTINCT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM \(root.table)) ORDER BY value", [.text(list)]).compactMap { $0[0].integer }
+            _ = try run("INSERT OR IGNORE INTO \(root.closureTable) (id) SELECT value FROM json_each(?) WHERE value IN (SELECT id FROM \(root.table))", [.text(list)])
+            statements += 1
+        case .all:
+            _ = try run("INSERT INTO \(root.closureTable) (id) SELECT id FROM \(root.table)")
+        case let .matching(condition, bindings):
+            _ = try run("INSERT INTO \(root.closureTable) (id) SELECT id FROM \(root.table) WHERE \(condition)", bindings)
+        }
+
+        for collection in program.collections {
+            switch collection {
+            case let .once(sql):
+                _ = try run(sql)
+            case let .untilStable(sqls):
+                var added = 1
+                while added > 0 {
+                    added = 0
+                    for sql in sqls { added += try run(sql) }
+                }
+            }
+        }
+
+        var blockers: [DeletionBlocker] = []
+        for check in program.checks {
+            statements += 1
+            var bySubject: [(id: Int64, others: [Int64])] = []
+            for row in try database.query(check.sql) {
+                guard let subject = row[0].integer, let other = row[1].integer else { continue }
+                if let index = bySubject.firstIndex(where: { $0.id == subject }) {
+                    bySubject[index].others.append(other)
+                } else {
+                    bySubject.append((subject, [other]))
+                }
+            }
+            for (subject, others) in bySubject {
+                blockers.append(DeletionBlocker(kind: check.kind, entity: check.subject, id: subject,
+                                                path: try path(to: check.subject, id: subject, in: program),
+                                                relationship: check.relationship, rule: check.rule,
+                                                otherEntity: check.other, otherIDs: others))
+            }
+        }
+        if !blockers.isEmpty { throw DeletionRefused(blockers: blockers) }
+
+        for nullification in program.nullifications {
+            report.nullifiedCounts.append(.init(entity: nullification.relationship, count: try run(nullification.sql)))
+        }
+        for sql in program.detachments { _ = try run(sql) }
+        for sql in program.joinRowRemovals { report.joinRowsRemoved += try run(sql) }
+        for deletion in program.deletions {
+            let count = try run(deletion.sql)
+            if count > 0 { report.deletedCounts.append(.init(entity: deletion.entity, count: count)) }
+        }
+        report.statementsExecuted = statements
+        return report
+    }
+
+    /// `Author#1 → books (cascade) → Book#7`: how the delete reached an object.
+    private func path(to entity: String, id: Int64, in program: DeletionProgram) throws -> String {
+        var parts = ["\(entity)#\(id)"]
+        var current = (entity: entity, id: id)
+        for _ in 0..<64 {
+            guard let target = program.targets.first(where: { $0.entity == current.entity }),
+                  let row = try database.query("SELECT parent_id, edge FROM \(target.closureTable) WHERE id = ?", [.integer(current.id)]).first,
+                  let parent = row[0].integer, let edgeIndex = row[1].integer, Int(edgeIndex) < program.edges.count else { break }
+            let edge = program.edges[Int(edgeIndex)]
+            parts.insert("\(edge.source)#\(parent) → \(edge.relationship) (cascade)", at: 0)
+            current = (edge.source, parent)
+        }
+        return parts.joined(separator: " → ")
+    }
+}

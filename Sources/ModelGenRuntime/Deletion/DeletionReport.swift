@@ -1,0 +1,102 @@
+import Foundation
+
+/// What a delete did (or, for a dry run, would do).
+public struct DeletionReport: Equatable, Sendable {
+    /// Rows deleted per entity, in the order they were deleted; entities with none are left out.
+    public var deleted: [(entity: String, count: Int)] {
+        get { deletedCounts.map { ($0.entity, $0.count) } }
+        set { deletedCounts = newValue.map { EntityCount(entity: $0.entity, count: $0.count) } }
+    }
+    /// Foreign-key cells of surviving rows set to NULL.
+    public var nullified: Int { nullifiedCounts.reduce(0) { $0 + $1.count } }
+    /// Nullified references per relationship (`Entity.relationship`), in plan order.
+    public var nullifiedByRelationship: [(relationship: String, count: Int)] { nullifiedCounts.map { ($0.entity, $0.count) } }
+    /// Join-table rows removed (not counted in `nullified`).
+    public var joinRowsRemoved: Int
+    /// Requested ids that did not exist; they were ignored.
+    public var missingIDs: [Int64]
+    /// True when nothing was changed.
+    public var isDryRun: Bool
+    /// SQL statements executed, seeding and bookkeeping included.
+    public var statementsExecuted: Int
+
+    struct EntityCount: Equatable, Sendable {
+        var entity: String
+        var count: Int
+    }
+
+    var deletedCounts: [EntityCount] = []
+    var nullifiedCounts: [EntityCount] = []
+
+    /// The number of rows deleted from one entity.
+    public func deletedCount(of entity: String) -> Int {
+        deletedCounts.first { $0.entity == entity }?.count ?? 0
+    }
+
+    /// All rows deleted.
+    public var totalDeleted: Int { deletedCounts.reduce(0) { $0 + $1.count } }
+
+    init(joinRowsRemoved: Int = 0, missingIDs: [Int64] = [], isDryRun: Bool, statementsExecuted: Int = 0) {
+        self.joinRowsRemoved = joinRowsRemoved
+        self.missingIDs = missingIDs
+        self.isDryRun = isDryRun
+        self.statementsExecuted = statementsExecuted
+    }
+
+    /// `{"deleted": {"Entity": count, …}, "nullified": n, "dryRun": bool}`, keys in a fixed order.
+    public var json: String {
+        let deleted = deletedCounts.filter { $0.count > 0 }.sorted { $0.entity < $1.entity }
+            .map { "\(jsonString($0.entity)): \($0.count)" }.joined(separator: ", ")
+        return "{\"deleted\": {\(deleted)}, \"nullified\": \(nullified), \"dryRun\": \(isDryRun)}"
+    }
+
+    private func jsonString(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
+
+/// One reason a delete was refused.
+public struct DeletionBlocker: Equatable, Sendable, CustomStringConvertible {
+    public var kind: DeletionProgram.CheckKind
+    /// The object that would be deleted.
+    public var entity: String
+    public var id: Int64
+    /// How the delete reached it: `Author#1 → books (cascade) → Book#7`.
+    public var path: String
+    /// The relationship at fault, `Entity.name`, and the rule that applies.
+    public var relationship: String
+    public var rule: String
+    /// The surviving objects involved.
+    public var otherEntity: String
+    public var otherIDs: [Int64]
+
+    public var description: String {
+        let others = otherIDs.map { "\(otherEntity)#\($0)" }.joined(separator: ", ")
+        switch kind {
+        case .deny:
+            return "\(path) cannot be deleted: \(relationship) (deny) still refers to \(others), which would survive"
+        case .required:
+            return "\(path) cannot be deleted: the required relationship \(relationship) of \(others) would be left empty (rule \(rule)); cascade the delete to \(otherEntity), make \(relationship) optional, or delete \(others) first"
+        case .dangling:
+            return "\(path) cannot be deleted: \(others) would keep a dangling reference through \(relationship) (the rule on the other side is noAction)"
+        }
+    }
+}
+
+/// A delete refused before anything changed (SPEC §3: deny, a required reference, a dangling reference).
+public struct DeletionRefused: Error, Equatable, Sendable, CustomStringConvertible {
+    public var blockers: [DeletionBlocker]
+
+    public var description: String {
+        "delete refused, nothing was changed:\n" + blockers.map { "  " + $0.description }.joined(separator: "\n")
+    }
+}
