@@ -10,8 +10,8 @@ public enum DeletionSeed: Sendable {
     case matching(condition: String, bindings: [SQLiteValue])
 }
 
-/// Runs a `DeletionProgram` on an SQLite database in one transaction (a savepoint, so it nests
-/// inside a caller's transaction). A refusal or an error rolls everything back; a dry run
+/// Runs a `DeletionProgram` on an SQLite database in one transaction (a savepoint when the
+/// caller already has one open). A refusal or an error rolls everything back; a dry run
 /// rolls back after counting, so it reports exactly what the real run would do.
 public struct DeletionExecutor {
     public let database: SQLiteDatabase
@@ -21,18 +21,24 @@ public struct DeletionExecutor {
     }
 
     public func run(_ program: DeletionProgram, seed: DeletionSeed, dryRun: Bool = false) throws -> DeletionReport {
-        try database.execute("SAVEPOINT modelgen_delete")
+        // Outside a transaction, take the write lock at once and end with a real COMMIT or
+        // ROLLBACK (a rolled-back dry run then leaves the file byte for byte as it was).
+        let ownsTransaction = !database.isInTransaction
+        let (begin, commit, rollback) = ownsTransaction
+            ? ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
+            : ("SAVEPOINT modelgen_delete", "RELEASE modelgen_delete", "ROLLBACK TO modelgen_delete; RELEASE modelgen_delete")
+        try database.execute(begin)
         do {
             let report = try perform(program, seed: seed, dryRun: dryRun)
             if dryRun {
-                try database.execute("ROLLBACK TO modelgen_delete; RELEASE modelgen_delete")
+                try database.execute(rollback)
             } else {
                 for target in program.targets { try database.execute("DELETE FROM \(target.closureTable)") }
-                try database.execute("RELEASE modelgen_delete")
+                try database.execute(commit)
             }
             return report
         } catch {
-            try? database.execute("ROLLBACK TO modelgen_delete; RELEASE modelgen_delete")
+            try? database.execute(rollback)
             throw error
         }
     }

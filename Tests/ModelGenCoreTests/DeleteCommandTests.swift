@@ -1,0 +1,188 @@
+import Foundation
+import ModelGenCore
+import ModelGenRuntime
+import XCTest
+
+/// `modelgen plan` and `modelgen delete` as an administrator runs them, on SQLite files.
+final class DeleteCommandTests: XCTestCase {
+    private let zoo = TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml").path
+    private let fitIQ = TestSupport.schemasDirectory.appendingPathComponent("FitIQ.yaml").path
+
+    /// A database built from the generated DDL, as a user would build it.
+    private func zooDatabase() throws -> String {
+        let directory = try TestSupport.temporaryDirectory()
+        XCTAssertEqual(try TestSupport.modelgen("generate", zoo, "-o", directory.path).status, 0)
+        let path = directory.appendingPathComponent("zoo.sqlite").path
+        let database = try SQLiteDatabase(path: path)
+        try database.execute(try String(contentsOf: directory.appendingPathComponent("Zoo.sqlite.sql"), encoding: .utf8))
+        try database.execute("""
+            INSERT INTO animal_category (id, name) VALUES (1, 'Mammal'), (2, 'Bird');
+            INSERT INTO animal (id, name, diet, category_id) VALUES (1, 'Lion', 'carnivorous', 1), (2, 'Zebra', 'herbivorous', 1), (3, 'Eagle', 'carnivorous', 2), (4, 'Stray', 'omnivorous', NULL);
+            """)
+        return path
+    }
+
+    private func count(_ path: String, _ table: String) throws -> Int64 {
+        try SQLiteDatabase(path: path, create: false).scalar("SELECT count(*) FROM \(table)")
+    }
+
+    func testDeleteByIdPrintsTheJSONReport() throws {
+        let database = try zooDatabase()
+        let result = try TestSupport.modelgen("delete", zoo, "--database", database, "AnimalCategory", "--id", "1", "--json")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardOutput, "{\"deleted\": {\"Animal\": 2, \"AnimalCategory\": 1}, \"nullified\": 0, \"dryRun\": false}\n")
+        XCTAssertEqual(try count(database, "animal"), 2)
+    }
+
+    func testDryRunReportsTheSameAndChangesNothing() throws {
+        let database = try zooDatabase()
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let result = try TestSupport.modelgen("delete", zoo, "--database", database, "AnimalCategory", "--all", "--dry-run", "--json")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardOutput, "{\"deleted\": {\"Animal\": 3, \"AnimalCategory\": 2}, \"nullified\": 0, \"dryRun\": true}\n")
+        XCTAssertEqual(try count(database, "animal"), 4)
+        XCTAssertEqual(try count(database, "animal_category"), 2)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: database)), before)
+    }
+
+    func testDeleteWhereWithAPredicate() throws {
+        let database = try zooDatabase()
+        let result = try TestSupport.modelgen("delete", zoo, "--database", database, "Animal", "--where", "diet == \"carnivorous\" && category.name == \"Bird\"", "--json")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardOutput, "{\"deleted\": {\"Animal\": 1}, \"nullified\": 0, \"dryRun\": false}\n")
+        let bad = try TestSupport.modelgen("delete", zoo, "--database", database, "Animal", "--where", "dit == 1")
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.standardError.contains("did you mean 'diet'?"), bad.standardError)
+    }
+
+    func testMissingIdsAreAWarning() throws {
+        let database = try zooDatabase()
+        let result = try TestSupport.modelgen("delete", zoo, "--database", database, "Animal", "--id", "4", "--id", "40", "--json")
+        XCTAssertEqual(result.status, 0)
+        XCTAssertEqual(result.standardError, "warning: no Animal with id 40; ignored\n")
+        XCTAssertEqual(result.standardOutput, "{\"deleted\": {\"Animal\": 1}, \"nullified\": 0, \"dryRun\": false}\n")
+    }
+
+    func testRefusedDeleteExitsOneAndChangesNothing() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let schema = directory.appendingPathComponent("Lending.yaml")
+        try """
+        schema: Lending
+        entities:
+          Book:
+            attributes:
+              title: String
+            relationships:
+              loans: { type: [Loan], inverse: book, deleteRule: deny }
+          Loan:
+            relationships:
+              book: { type: Book, inverse: loans }
+        """.write(to: schema, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try TestSupport.modelgen("generate", schema.path, "-o", directory.path).status, 0)
+        let path = directory.appendingPathComponent("lending.sqlite").path
+        let database = try SQLiteDatabase(path: path)
+        try database.execute(try String(contentsOf: directory.appendingPathComponent("Lending.sqlite.sql"), encoding: .utf8))
+        try database.execute("INSERT INTO book (id, title) VALUES (7, 'Dune'); INSERT INTO loan (id, book_id) VALUES (17, 7);")
+        for extra in [[], ["--dry-run"]] {
+            let result = try TestSupport.modelgen(arguments: ["delete", schema.path, "--database", path, "Book", "--id", "7", "--json"] + extra)
+            XCTAssertEqual(result.status, 1)
+            XCTAssertEqual(result.standardOutput, "")
+            XCTAssertTrue(result.standardError.contains("Book#7 cannot be deleted: Book.loans (deny) still refers to Loan#17"), result.standardError)
+        }
+        XCTAssertEqual(try database.scalar("SELECT count(*) FROM book"), 1)
+    }
+
+    func testUsageAndSchemaErrorsExitTwo() throws {
+        let database = try zooDatabase()
+        XCTAssertEqual(try TestSupport.modelgen("delete", zoo, "--database", database, "Animal").status, 2, "no selector")
+        XCTAssertEqual(try TestSupport.modelgen("delete", zoo, "--database", database, "Animal", "--all", "--id", "1").status, 2, "two selectors")
+        let unknown = try TestSupport.modelgen("delete", zoo, "--database", database, "Animl", "--all")
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertEqual(unknown.standardError, "error: schema 'Zoo' has no entity 'Animl'; did you mean 'Animal'?\n")
+        XCTAssertEqual(try TestSupport.modelgen("delete", zoo, "--database", "/nonexistent.sqlite", "Animal", "--all").status, 2)
+    }
+
+    func testPlanOfFitIQDeletesDeepestFirstWithoutManualRelationshipBreaking() throws {
+        let result = try TestSupport.modelgen("plan", fitIQ, "--entity", "SDUserProfile")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let output = result.standardOutput
+        let order = try XCTUnwrap(output.split(separator: "\n").first { $0.contains(". delete ") })
+        let stage = try XCTUnwrap(order.range(of: "SDSleepStage")), session = try XCTUnwrap(order.range(of: "SDSleepSession,"))
+        let profile = try XCTUnwrap(order.range(of: "SDUserProfile"))
+        XCTAssertLessThan(stage.lowerBound, session.lowerBound)
+        XCTAssertLessThan(session.lowerBound, profile.lowerBound)
+        XCTAssertTrue(output.contains("one-to-one: SDDietaryAndActivityPreferences.userProfile ↔ SDUserProfile.dietaryAndActivityPreferences"), output)
+        XCTAssertFalse(output.contains("SDOutboxEvent"), "standalone events are not touched:\n\(output)")
+        XCTAssertFalse(output.contains("nullify"), "no relationship breaking is needed:\n\(output)")
+        for format in ["json", "mermaid"] {
+            XCTAssertEqual(try TestSupport.modelgen("plan", fitIQ, "--format", format).status, 0)
+        }
+    }
+
+    /// SIGKILL in the middle of a large delete: the database is exactly as before.
+    func testKilledDeleteLosesNothing() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let original = directory.appendingPathComponent("original.sqlite").path
+        let database = try SQLiteDatabase(path: original)
+        let compilation = ModelGen.generate(path: "FitIQ.yaml", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: fitIQ))))
+        try database.execute(compilation.files[0].contents)
+        try database.execute(Self.fitIQWorkload(profiles: 200))
+        let totalRows = try Self.rowCount(database)
+        try database.execute("PRAGMA wal_checkpoint")
+
+        // Time one complete run, then kill runs at fractions of that time.
+        let timed = directory.appendingPathComponent("timed.sqlite").path
+        try FileManager.default.copyItem(atPath: original, toPath: timed)
+        let start = Date()
+        XCTAssertEqual(try TestSupport.modelgen("delete", fitIQ, "--database", timed, "SDUserProfile", "--all").status, 0)
+        let duration = Date().timeIntervalSince(start)
+        var killedMidway = 0
+        for fraction in [0.3, 0.5, 0.7, 0.85] {
+            let copy = directory.appendingPathComponent("kill-\(fraction).sqlite").path
+            try FileManager.default.copyItem(atPath: original, toPath: copy)
+            let process = Process()
+            process.executableURL = TestSupport.productsDirectory.appendingPathComponent("modelgen")
+            process.arguments = ["delete", fitIQ, "--database", copy, "SDUserProfile", "--all"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: duration * fraction)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let reopened = try SQLiteDatabase(path: copy, create: false)
+            XCTAssertEqual(try reopened.query("PRAGMA integrity_check").first?.first, .text("ok"))
+            if process.terminationReason == .uncaughtSignal {
+                killedMidway += 1
+                XCTAssertEqual(try Self.rowCount(reopened), totalRows, "a killed delete must lose nothing (killed at \(fraction))")
+            }
+        }
+        XCTAssertGreaterThan(killedMidway, 0, "at least one run should have been killed before finishing (a run took \(duration) s)")
+    }
+
+    static func rowCount(_ database: SQLiteDatabase) throws -> Int64 {
+        var total: Int64 = 0
+        for table in ["sd_user_profile", "sd_dietary_and_activity_preferences", "sd_progress_entry", "sd_sleep_session",
+                      "sd_sleep_stage", "sd_activity_snapshot", "sd_physical_attribute", "sd_outbox_event"] {
+            total += try database.scalar("SELECT count(*) FROM \(table)")
+        }
+        return total
+    }
+
+    /// The benchmark's FitIQ workload: per profile 1 preferences, 100 progress entries, 50 sleep
+    /// sessions with 10 stages each, 100 activity snapshots, 10 physical attributes; 10,000 outbox events.
+    static func fitIQWorkload(profiles: Int) -> String {
+        func series(_ count: Int) -> String { "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(count - 1))" }
+        return """
+        BEGIN;
+        \(series(profiles)) INSERT INTO sd_user_profile (id, user_id, name, created_at) SELECT i + 1, 'user' || (i + 1), 'Name', 0 FROM n;
+        \(series(profiles)) INSERT INTO sd_dietary_and_activity_preferences (id, daily_calorie_goal, user_profile_id) SELECT i + 1, 2000, i + 1 FROM n;
+        \(series(profiles * 100)) INSERT INTO sd_progress_entry (id, user_id, metric, value, date, user_profile_id) SELECT i + 1, 'u', 'weight', 70.5, i, i % \(profiles) + 1 FROM n;
+        \(series(profiles * 50)) INSERT INTO sd_sleep_session (id, start_date, end_date, user_profile_id) SELECT i + 1, i, i + 1, i % \(profiles) + 1 FROM n;
+        \(series(profiles * 500)) INSERT INTO sd_sleep_stage (id, stage, start_date, end_date, session_id) SELECT i + 1, 'deep', i, i + 1, i % \(profiles * 50) + 1 FROM n;
+        \(series(profiles * 100)) INSERT INTO sd_activity_snapshot (id, date, steps, active_calories, user_profile_id) SELECT i + 1, i, 1000, 55.5, i % \(profiles) + 1 FROM n;
+        \(series(profiles * 10)) INSERT INTO sd_physical_attribute (id, kind, value, recorded_at, user_profile_id) SELECT i + 1, 'height', 180, i, i % \(profiles) + 1 FROM n;
+        \(series(10_000)) INSERT INTO sd_outbox_event (id, event_type, payload, created_at) SELECT i + 1, 'sync', X'00', i FROM n;
+        COMMIT;
+        """
+    }
+}

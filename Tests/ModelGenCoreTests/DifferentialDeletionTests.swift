@@ -1,0 +1,130 @@
+import Foundation
+import ModelGenCore
+import ModelGenRuntime
+import XCTest
+
+/// Random schemas and data, deleted twice: by ModelGen's plan on a database whose foreign keys
+/// have no actions (NO ACTION everywhere, enforcement on), and by one SQL `DELETE` relying on
+/// SQLite's own ON DELETE CASCADE / SET NULL. The survivors, the counts and the nullified
+/// references must agree, and `PRAGMA foreign_key_check` must be empty.
+final class DifferentialDeletionTests: XCTestCase {
+    typealias Generator = RobustnessTests.Generator
+
+    /// A schema whose rules SQL actions can express: cascade or nullify on to-many sides of
+    /// one-to-many pairs (self-references included), nullify on many-to-many and inverseless to-ones.
+    static func randomSchema(_ generator: inout Generator) -> String {
+        let count = 2 + generator.below(5)
+        var relationships = Array(repeating: [String](), count: count)
+        var attributes = Array(repeating: ["      label: String?"], count: count)
+        for pair in 0..<(1 + generator.below(7)) {
+            let parent = generator.below(count), child = generator.below(count)
+            switch generator.below(6) {
+            case 0:
+                relationships[parent].append("      m\(pair): { type: [E\(child)], inverse: n\(pair) }")
+                relationships[child].append("      n\(pair): { type: [E\(parent)], inverse: m\(pair) }")
+            case 1:
+                relationships[child].append("      ref\(pair): { type: E\(parent)? }")
+            default:
+                let rule = generator.below(2) == 0 ? "cascade" : "nullify"
+                relationships[parent].append("      kids\(pair): { type: [E\(child)], inverse: up\(pair), deleteRule: \(rule) }")
+                relationships[child].append("      up\(pair): { type: E\(parent)?, inverse: kids\(pair) }")
+            }
+            if generator.below(3) == 0 { attributes[child].append("      n\(pair)x: Int?") }
+        }
+        var yaml = "schema: Random\nentities:\n"
+        for index in 0..<count {
+            yaml += "  E\(index):\n    attributes:\n" + attributes[index].joined(separator: "\n") + "\n"
+            if !relationships[index].isEmpty { yaml += "    relationships:\n" + relationships[index].joined(separator: "\n") + "\n" }
+        }
+        return yaml
+    }
+
+    /// Rows inserted with NULL keys first, then keys set, so any reference graph (cycles too) loads.
+    static func randomData(_ schema: ModelSchema, _ generator: inout Generator) -> String {
+        var rowCounts: [String: Int] = [:]
+        var sql = "BEGIN;\n"
+        for entity in schema.entities {
+            let rows = generator.below(14)
+            rowCounts[entity.name] = rows
+            for id in stride(from: 1, through: rows, by: 1) { sql += "INSERT INTO \(entity.tableName) (id) VALUES (\(id));\n" }
+        }
+        for foreignKey in schema.foreignKeys {
+            let targets = rowCounts[foreignKey.target] ?? 0
+            for id in stride(from: 1, through: rowCounts[foreignKey.entity] ?? 0, by: 1) where targets > 0 && generator.below(4) != 0 {
+                sql += "UPDATE \(foreignKey.table) SET \(foreignKey.column) = \(1 + generator.below(targets)) WHERE id = \(id);\n"
+            }
+        }
+        for table in schema.joinTables {
+            let left = rowCounts[table.entity] ?? 0, right = rowCounts[table.target] ?? 0
+            guard left > 0, right > 0 else { continue }
+            for _ in 0..<generator.below(10) {
+                sql += "INSERT OR IGNORE INTO \(table.name) VALUES (\(1 + generator.below(left)), \(1 + generator.below(right)));\n"
+            }
+        }
+        return sql + "COMMIT;\n"
+    }
+
+    func testPlansAgreeWithSQLitesOwnCascadeOnRandomSchemas() throws {
+        var generator = Generator(state: 7)
+        var deletedAnything = 0
+        for round in 0..<150 {
+            let yaml = Self.randomSchema(&generator)
+            let compilation = TestSupport.compile(yaml)
+            let schema = try XCTUnwrap(compilation.schema, "\(compilation.diagnostics)\n\(yaml)")
+            let ddl = compilation.files[0].contents
+            let data = Self.randomData(schema, &generator)
+            let directory = try TestSupport.temporaryDirectory()
+
+            let oracle = try SQLiteDatabase(path: directory.appendingPathComponent("oracle.sqlite").path)
+            try oracle.execute(ddl)
+            try oracle.execute(data)
+            let subject = try SQLiteDatabase(path: directory.appendingPathComponent("plan.sqlite").path)
+            let withoutActions = ["CASCADE", "SET NULL", "RESTRICT"].reduce(ddl) {
+                $0.replacingOccurrences(of: "ON DELETE \($1)", with: "ON DELETE NO ACTION")
+            }
+            try subject.execute(withoutActions)
+            try subject.execute(data)
+
+            let entity = schema.entities[generator.below(schema.entities.count)]
+            let existing = try oracle.query("SELECT id FROM \(entity.tableName)").compactMap { $0[0].integer }
+            let ids = existing.filter { _ in generator.below(3) == 0 }
+            let before = try snapshot(oracle, schema)
+
+            let program = SQLiteDeletionRenderer(schema: schema).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
+            let report = try DeletionExecutor(database: subject).run(program, seed: .ids(ids))
+            try oracle.run("DELETE FROM \(entity.tableName) WHERE id IN (SELECT value FROM json_each(?))", [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
+
+            let after = try snapshot(oracle, schema)
+            XCTAssertEqual(try snapshot(subject, schema), after, "round \(round): survivors differ\n\(yaml)")
+            XCTAssertEqual(try subject.query("PRAGMA foreign_key_check").count, 0, "round \(round)")
+            for other in schema.entities {
+                let expected = (before[other.tableName]?.count ?? 0) - (after[other.tableName]?.count ?? 0)
+                XCTAssertEqual(report.deletedCount(of: other.name), expected, "round \(round): deleted \(other.name)\n\(yaml)")
+            }
+            var nullified = 0
+            for foreignKey in schema.foreignKeys {
+                let survivorsBefore = before[foreignKey.table] ?? [], survivorsAfter = after[foreignKey.table] ?? []
+                let columnIndex = try columnPosition(oracle, table: foreignKey.table, column: foreignKey.column)
+                for row in survivorsAfter where row[columnIndex] == .null {
+                    if let old = survivorsBefore.first(where: { $0[0] == row[0] }), old[columnIndex] != .null { nullified += 1 }
+                }
+            }
+            XCTAssertEqual(report.nullified, nullified, "round \(round): nullified\n\(yaml)")
+            if report.totalDeleted > 0 { deletedAnything += 1 }
+        }
+        XCTAssertGreaterThan(deletedAnything, 50, "the random cases should mostly delete something")
+    }
+
+    private func snapshot(_ database: SQLiteDatabase, _ schema: ModelSchema) throws -> [String: [[SQLiteValue]]] {
+        var result: [String: [[SQLiteValue]]] = [:]
+        for table in schema.entities.map(\.tableName) + schema.joinTables.map(\.name) {
+            result[table] = try database.query("SELECT * FROM \(table) ORDER BY 1, 2")
+        }
+        return result
+    }
+
+    private func columnPosition(_ database: SQLiteDatabase, table: String, column: String) throws -> Int {
+        let names = try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)])
+        return try XCTUnwrap(names.firstIndex { $0[0] == .text(column) })
+    }
+}
