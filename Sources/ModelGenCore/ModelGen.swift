@@ -61,7 +61,8 @@ public enum ModelGen {
         let names = outputFileNames(forSchemaFile: path)
         let files = [
             GeneratedFile(name: names[0], contents: DDLGenerator(schema: schema, dialect: .sqlite).render(header: header)),
-            GeneratedFile(name: names[1], contents: DDLGenerator(schema: schema, dialect: .postgresql).render(header: header)),
+            GeneratedFile(name: names[1], contents: DDLGenerator(schema: schema, dialect: .postgresql).render(header: header)
+                + "\n" + PostgreSQLDeletionFunctions(schema: schema).render() + "\n"),
         ]
         return Compilation(diagnostics: diagnostics, schema: schema, files: files)
     }

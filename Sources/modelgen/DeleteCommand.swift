@@ -67,7 +67,7 @@ struct DeleteCommand: ParsableCommand {
             printError("error: database '\(database)' does not exist; create it from the generated .sqlite.sql first")
             throw ExitCode(ExitStatus.schemaError)
         }
-        let program = SQLiteDeletionRenderer(schema: model).program(for: DeletionPlanner(schema: model).plan(for: target.name))
+        let program = DeletionSQLRenderer(schema: model, dialect: .sqlite).program(for: DeletionPlanner(schema: model).plan(for: target.name))
         let report: DeletionReport
         do {
             let connection = try SQLiteDatabase(path: database, create: false)

@@ -57,9 +57,12 @@ final class DifferentialDeletionTests: XCTestCase {
         for table in schema.joinTables {
             let left = rowCounts[table.entity] ?? 0, right = rowCounts[table.target] ?? 0
             guard left > 0, right > 0 else { continue }
+            var pairs: [String] = []
             for _ in 0..<generator.below(10) {
-                sql += "INSERT OR IGNORE INTO \(table.name) VALUES (\(1 + generator.below(left)), \(1 + generator.below(right)));\n"
+                let pair = "(\(1 + generator.below(left)), \(1 + generator.below(right)))"
+                if !pairs.contains(pair) { pairs.append(pair) }
             }
+            for pair in pairs { sql += "INSERT INTO \(table.name) VALUES \(pair);\n" }
         }
         return sql + "COMMIT;\n"
     }
@@ -90,7 +93,7 @@ final class DifferentialDeletionTests: XCTestCase {
             let ids = existing.filter { _ in generator.below(3) == 0 }
             let before = try snapshot(oracle, schema)
 
-            let program = SQLiteDeletionRenderer(schema: schema).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
+            let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
             let report = try DeletionExecutor(database: subject).run(program, seed: .ids(ids))
             try oracle.run("DELETE FROM \(entity.tableName) WHERE id IN (SELECT value FROM json_each(?))", [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
 
@@ -113,6 +116,64 @@ final class DifferentialDeletionTests: XCTestCase {
             if report.totalDeleted > 0 { deletedAnything += 1 }
         }
         XCTAssertGreaterThan(deletedAnything, 50, "the random cases should mostly delete something")
+    }
+
+    /// The same plans as PostgreSQL functions: same survivors, same counts as on SQLite.
+    func testPostgreSQLFunctionsAgreeWithTheSQLitePlans() throws {
+        let url = try PostgresServer.requireURL()
+        var generator = Generator(state: 99)
+        for round in 0..<30 {
+            let yaml = Self.randomSchema(&generator)
+            let compilation = TestSupport.compile(yaml)
+            let schema = try XCTUnwrap(compilation.schema)
+            let data = Self.randomData(schema, &generator)
+            let sqlite = try SQLiteDatabase(path: ":memory:")
+            try sqlite.execute(compilation.files[0].contents)
+            try sqlite.execute(data)
+            let entity = schema.entities[generator.below(schema.entities.count)]
+            let ids = try sqlite.query("SELECT id FROM \(entity.tableName)").compactMap { $0[0].integer }.filter { _ in generator.below(2) == 0 }
+            let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
+            let report = try DeletionExecutor(database: sqlite).run(program, seed: .ids(ids))
+
+            let survivorsQuery = (schema.entities.map(\.tableName)).map { "SELECT '\($0)', string_agg(id::text, ',' ORDER BY id) FROM \($0);" }.joined(separator: "\n")
+            let output = try PostgresServer.psql(url, schema: "mg_differential", compilation.files[1].contents + "\n" + data
+                + "\nSELECT \(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[]);\n" + survivorsQuery)
+            let lines = output.split(separator: "\n").map(String.init)
+            let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any], "round \(round): \(output)")
+            let deleted = result["deleted"] as? [String: Int] ?? [:]
+            for other in schema.entities {
+                XCTAssertEqual(deleted[other.name] ?? 0, report.deletedCount(of: other.name), "round \(round) \(other.name)\n\(yaml)")
+            }
+            XCTAssertEqual(result["nullified"] as? Int, report.nullified, "round \(round)\n\(yaml)")
+            for (line, table) in zip(lines.dropFirst(), schema.entities.map(\.tableName)) {
+                let expected = try sqlite.query("SELECT id FROM \(table) ORDER BY id").compactMap { $0[0].integer }.map(String.init).joined(separator: ",")
+                XCTAssertEqual(line, "\(table)|\(expected)", "round \(round)")
+            }
+        }
+    }
+
+    func testPostgreSQLFunctionRefusesAndChangesNothing() throws {
+        let url = try PostgresServer.requireURL()
+        let compilation = TestSupport.compile("""
+        schema: Lending
+        entities:
+          Book:
+            relationships:
+              loans: { type: [Loan], inverse: book, deleteRule: deny }
+          Loan:
+            relationships:
+              book: { type: Book, inverse: loans }
+        """)
+        let script = compilation.files[1].contents + """
+
+            INSERT INTO book (id) VALUES (7), (8);
+            INSERT INTO loan (id, book_id) VALUES (17, 7);
+            DO $$ BEGIN PERFORM book_safe_delete(ARRAY[7, 8]::bigint[]); EXCEPTION WHEN restrict_violation THEN RAISE NOTICE 'refused'; END $$;
+            SELECT count(*) FROM book;
+            SELECT book_safe_delete(ARRAY[8]::bigint[]);
+            """
+        let output = try PostgresServer.psql(url, schema: "mg_refusal", script)
+        XCTAssertEqual(output.split(separator: "\n").map(String.init), ["2", "{\"deleted\": {\"Book\": 1}, \"nullified\": 0}"])
     }
 
     private func snapshot(_ database: SQLiteDatabase, _ schema: ModelSchema) throws -> [String: [[SQLiteValue]]] {

@@ -6,3 +6,25 @@ CREATE TABLE country (
     name TEXT NOT NULL UNIQUE,
     visited BOOLEAN NOT NULL DEFAULT FALSE
 );
+
+-- Safely deletes the Country objects with these ids (ModelGen's plan for Country).
+CREATE OR REPLACE FUNCTION country_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_country;
+    INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE t.id = ANY(ids);
+    DELETE FROM country WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_country);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_country;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;

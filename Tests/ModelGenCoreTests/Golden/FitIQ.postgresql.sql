@@ -76,3 +76,228 @@ CREATE INDEX sd_sleep_stage_session_id_idx ON sd_sleep_stage (session_id);
 CREATE INDEX sd_activity_snapshot_user_profile_id_idx ON sd_activity_snapshot (user_profile_id);
 
 CREATE INDEX sd_physical_attribute_user_profile_id_idx ON sd_physical_attribute (user_profile_id);
+
+-- Safely deletes the SDUserProfile objects with these ids (ModelGen's plan for SDUserProfile).
+CREATE OR REPLACE FUNCTION sd_user_profile_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_user_profile (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
+    INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_dietary_and_activity_preferences AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile)) AS p ON CONFLICT DO NOTHING;
+    INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 1 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_progress_entry AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile)) AS p ON CONFLICT DO NOTHING;
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 2 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile)) AS p ON CONFLICT DO NOTHING;
+    INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 3 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_activity_snapshot AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile)) AS p ON CONFLICT DO NOTHING;
+    INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 4 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_physical_attribute AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile)) AS p ON CONFLICT DO NOTHING;
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 5 FROM (SELECT o.session_id AS subject, o.id AS other FROM sd_sleep_stage AS o WHERE o.session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session)) AS p ON CONFLICT DO NOTHING;
+    DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
+    DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_progress_entry);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
+    DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_stage);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+    DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
+    DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_activity_snapshot);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
+    DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_physical_attribute);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
+    DELETE FROM sd_user_profile WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDUserProfile', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
+    DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
+    DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
+    DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
+    DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the SDDietaryAndActivityPreferences objects with these ids (ModelGen's plan for SDDietaryAndActivityPreferences).
+CREATE OR REPLACE FUNCTION sd_dietary_and_activity_preferences_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
+    INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE t.id = ANY(ids);
+    DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the SDProgressEntry objects with these ids (ModelGen's plan for SDProgressEntry).
+CREATE OR REPLACE FUNCTION sd_progress_entry_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
+    INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE t.id = ANY(ids);
+    DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_progress_entry);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the SDSleepSession objects with these ids (ModelGen's plan for SDSleepSession).
+CREATE OR REPLACE FUNCTION sd_sleep_session_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.session_id AS subject, o.id AS other FROM sd_sleep_stage AS o WHERE o.session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session)) AS p ON CONFLICT DO NOTHING;
+    DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_stage);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+    DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the SDSleepStage objects with these ids (ModelGen's plan for SDSleepStage).
+CREATE OR REPLACE FUNCTION sd_sleep_stage_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE t.id = ANY(ids);
+    DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_stage);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the SDActivitySnapshot objects with these ids (ModelGen's plan for SDActivitySnapshot).
+CREATE OR REPLACE FUNCTION sd_activity_snapshot_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
+    INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE t.id = ANY(ids);
+    DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_activity_snapshot);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the SDPhysicalAttribute objects with these ids (ModelGen's plan for SDPhysicalAttribute).
+CREATE OR REPLACE FUNCTION sd_physical_attribute_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
+    INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE t.id = ANY(ids);
+    DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_physical_attribute);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the SDOutboxEvent objects with these ids (ModelGen's plan for SDOutboxEvent).
+CREATE OR REPLACE FUNCTION sd_outbox_event_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
+    INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE t.id = ANY(ids);
+    DELETE FROM sd_outbox_event WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_outbox_event);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDOutboxEvent', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;

@@ -29,3 +29,78 @@ CREATE TABLE order_tags (
 CREATE INDEX select_order_id_idx ON "select" (order_id);
 
 CREATE INDEX order_tags_table_id_idx ON order_tags (table_id);
+
+-- Safely deletes the Order objects with these ids (ModelGen's plan for Order).
+CREATE OR REPLACE FUNCTION order_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_order;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_select;
+    INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_select (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.order_id AS subject, o.id AS other FROM "select" AS o WHERE o.order_id IN (SELECT id FROM pg_temp.modelgen_delete_order)) AS p ON CONFLICT DO NOTHING;
+    DELETE FROM order_tags WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
+    DELETE FROM "select" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_select);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
+    DELETE FROM "order" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_order);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Order', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_order;
+    DELETE FROM pg_temp.modelgen_delete_select;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the Select objects with these ids (ModelGen's plan for Select).
+CREATE OR REPLACE FUNCTION select_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_select;
+    INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE t.id = ANY(ids);
+    DELETE FROM "select" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_select);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_select;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the Table objects with these ids (ModelGen's plan for Table).
+CREATE OR REPLACE FUNCTION table_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_table;
+    INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE t.id = ANY(ids);
+    DELETE FROM order_tags WHERE table_id IN (SELECT id FROM pg_temp.modelgen_delete_table);
+    DELETE FROM "table" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_table);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Table', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_table;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;

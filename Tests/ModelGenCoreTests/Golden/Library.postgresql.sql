@@ -59,3 +59,167 @@ CREATE INDEX book_pages_title_idx ON book (pages, title);
 CREATE INDEX loan_book_id_idx ON loan (book_id);
 
 CREATE INDEX book_shelves_shelf_id_idx ON book_shelves (shelf_id);
+
+-- Safely deletes the Author objects with these ids (ModelGen's plan for Author).
+CREATE OR REPLACE FUNCTION author_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_author (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_author;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_book;
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_portrait;
+    INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.author_id AS subject, o.id AS other FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author)) AS p ON CONFLICT DO NOTHING;
+    INSERT INTO pg_temp.modelgen_delete_portrait (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 1 FROM (SELECT o.author_id AS subject, o.id AS other FROM portrait AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author)) AS p ON CONFLICT DO NOTHING;
+    FOR blocker IN SELECT subject, other FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book)) AS p LIMIT 100 LOOP
+        problems := problems || format('
+  %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
+    END LOOP;
+    IF problems <> '' THEN
+        RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
+    END IF;
+    UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND id NOT IN (SELECT id FROM pg_temp.modelgen_delete_author);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    nullified := nullified + changed;
+    UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND id NOT IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    nullified := nullified + changed;
+    UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    DELETE FROM portrait WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_portrait);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
+    DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
+    DELETE FROM author WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Author', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_author;
+    DELETE FROM pg_temp.modelgen_delete_book;
+    DELETE FROM pg_temp.modelgen_delete_portrait;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the Portrait objects with these ids (ModelGen's plan for Portrait).
+CREATE OR REPLACE FUNCTION portrait_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_portrait;
+    INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE t.id = ANY(ids);
+    DELETE FROM portrait WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_portrait);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_portrait;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the Book objects with these ids (ModelGen's plan for Book).
+CREATE OR REPLACE FUNCTION book_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_book;
+    INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY(ids);
+    FOR blocker IN SELECT subject, other FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book)) AS p LIMIT 100 LOOP
+        problems := problems || format('
+  %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
+    END LOOP;
+    IF problems <> '' THEN
+        RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
+    END IF;
+    UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    nullified := nullified + changed;
+    UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND id NOT IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    nullified := nullified + changed;
+    UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_book;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the Loan objects with these ids (ModelGen's plan for Loan).
+CREATE OR REPLACE FUNCTION loan_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_loan;
+    INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE t.id = ANY(ids);
+    DELETE FROM loan WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_loan);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Loan', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_loan;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;
+
+-- Safely deletes the Shelf objects with these ids (ModelGen's plan for Shelf).
+CREATE OR REPLACE FUNCTION shelves_safe_delete(ids bigint[]) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+DECLARE
+    added bigint;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
+    blocker record;
+    problems text := '';
+BEGIN
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    DELETE FROM pg_temp.modelgen_delete_shelves;
+    INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE t.id = ANY(ids);
+    LOOP
+        added := 0;
+        INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.parent_id AS subject, o.id AS other FROM shelves AS o WHERE o.parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves)) AS p ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        added := added + changed;
+        EXIT WHEN added = 0;
+    END LOOP;
+    UPDATE shelves SET parent_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves) AND parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
+    DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
+    DELETE FROM shelves WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
+    GET DIAGNOSTICS changed = ROW_COUNT;
+    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Shelf', changed); END IF;
+    DELETE FROM pg_temp.modelgen_delete_shelves;
+    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+END
+$modelgen$;

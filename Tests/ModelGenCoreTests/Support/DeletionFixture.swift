@@ -22,7 +22,7 @@ final class DeletionFixture {
     }
 
     func program(for entity: String) -> DeletionProgram {
-        SQLiteDeletionRenderer(schema: schema).program(for: DeletionPlanner(schema: schema).plan(for: entity))
+        DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity))
     }
 
     @discardableResult

@@ -1,17 +1,19 @@
 import ModelGenProgram
 
-/// Renders a `DeletionPlan` as the SQLite statements of a `DeletionProgram`.
+/// Renders a `DeletionPlan` as the SQL statements of a `DeletionProgram`, for SQLite (run by the
+/// runtime) or PostgreSQL (wrapped in a function by `PostgreSQLDeletionFunctions`).
 ///
 /// Each entity the delete may reach gets a temporary table `modelgen_delete_<table>(id, parent_id,
 /// edge)` holding the ids to delete and, for explanations, how each was reached.
-public struct SQLiteDeletionRenderer {
+public struct DeletionSQLRenderer {
     public let schema: ModelSchema
-    private let dialect = SQLDialect.sqlite
+    public let dialect: SQLDialect
     /// Rows a check returns at most; a refusal lists this many blockers per check.
     public static let blockerLimit = 100
 
-    public init(schema: ModelSchema) {
+    public init(schema: ModelSchema, dialect: SQLDialect = .sqlite) {
         self.schema = schema
+        self.dialect = dialect
     }
 
     public func program(for plan: DeletionPlan) -> DeletionProgram {
@@ -63,9 +65,9 @@ public struct SQLiteDeletionRenderer {
 
     private func table(_ entity: String) -> String { schema.entity(named: entity)!.tableName }
 
-    /// `temp.modelgen_delete_<table>`.
+    /// `temp.modelgen_delete_<table>` (PostgreSQL: `pg_temp.…`).
     func closureTable(_ entity: String) -> String {
-        "temp." + q("modelgen_delete_" + table(entity))
+        (dialect == .sqlite ? "temp." : "pg_temp.") + q("modelgen_delete_" + table(entity))
     }
 
     /// `SELECT subject, other` for every reference of `traversal` from a collected subject.
@@ -83,11 +85,16 @@ public struct SQLiteDeletionRenderer {
 
     /// Pairs whose other object is not collected: the survivors involved.
     private func survivingPairs(_ traversal: Traversal, closure: [String]) -> String {
-        guard closure.contains(traversal.other) else { return "SELECT subject, other FROM (\(pairs(traversal)))" }
-        return "SELECT subject, other FROM (\(pairs(traversal))) WHERE other NOT IN (SELECT id FROM \(closureTable(traversal.other)))"
+        guard closure.contains(traversal.other) else { return "SELECT subject, other FROM (\(pairs(traversal))) AS p" }
+        return "SELECT subject, other FROM (\(pairs(traversal))) AS p WHERE other NOT IN (SELECT id FROM \(closureTable(traversal.other)))"
     }
 
     private func collect(_ edge: Traversal, index: Int) -> String {
-        "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT other, subject, \(index) FROM (\(pairs(edge)))"
+        switch dialect {
+        case .sqlite:
+            return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT other, subject, \(index) FROM (\(pairs(edge)))"
+        case .postgresql:
+            return "INSERT INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, \(index) FROM (\(pairs(edge))) AS p ON CONFLICT DO NOTHING"
+        }
     }
 }

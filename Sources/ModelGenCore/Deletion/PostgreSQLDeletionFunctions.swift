@@ -1,0 +1,101 @@
+import ModelGenProgram
+
+/// One PL/pgSQL function per entity, `<table>_safe_delete(ids bigint[]) RETURNS jsonb`, that runs
+/// the entity's deletion plan and returns `{"deleted": {"Entity": count, …}, "nullified": n}`.
+/// A refused delete raises `restrict_violation` naming every blocker; being one statement, the
+/// call then changes nothing.
+public struct PostgreSQLDeletionFunctions {
+    public let schema: ModelSchema
+
+    public init(schema: ModelSchema) {
+        self.schema = schema
+    }
+
+    public func render() -> String {
+        let planner = DeletionPlanner(schema: schema)
+        let renderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
+        return schema.entities.map { entity in
+            function(for: entity, program: renderer.program(for: planner.plan(for: entity.name)))
+        }.joined(separator: "\n\n")
+    }
+
+    /// `<table>_safe_delete`, quoted as needed.
+    public static func functionName(for entity: Entity) -> String {
+        SQLDialect.postgresql.quote(entity.tableName + "_safe_delete")
+    }
+
+    private func literal(_ text: String) -> String { SQLDialect.postgresql.literal(text) }
+
+    private func function(for entity: Entity, program: DeletionProgram) -> String {
+        var body: [String] = []
+        for target in program.targets {
+            body.append("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer);")
+            body.append("DELETE FROM \(target.closureTable);")
+        }
+        body.append("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY(ids);")
+        for collection in program.collections {
+            switch collection {
+            case let .once(sql):
+                body.append(sql + ";")
+            case let .untilStable(statements):
+                body.append("LOOP")
+                body.append("    added := 0;")
+                for sql in statements {
+                    body.append("    \(sql);")
+                    body.append("    GET DIAGNOSTICS changed = ROW_COUNT;")
+                    body.append("    added := added + changed;")
+                }
+                body.append("    EXIT WHEN added = 0;")
+                body.append("END LOOP;")
+            }
+        }
+        for check in program.checks {
+            let reason: String = switch check.kind {
+            case .deny: "\(check.relationship) (deny) still refers to surviving \(check.other)#"
+            case .required: "the required relationship \(check.relationship) of surviving \(check.other)# would be left empty"
+            case .dangling: "a dangling reference would remain through \(check.relationship) from surviving \(check.other)#"
+            }
+            body.append("FOR blocker IN \(check.sql) LOOP")
+            body.append("    problems := problems || format(\(literal("\n  %s#%s cannot be deleted: %s%s")), \(literal(check.subject)), blocker.subject, \(literal(reason)), blocker.other);")
+            body.append("END LOOP;")
+        }
+        if !program.checks.isEmpty {
+            body.append("IF problems <> '' THEN")
+            body.append("    RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';")
+            body.append("END IF;")
+        }
+        for nullification in program.nullifications {
+            body.append(nullification.sql + ";")
+            body.append("GET DIAGNOSTICS changed = ROW_COUNT;")
+            body.append("nullified := nullified + changed;")
+        }
+        for sql in program.detachments + program.joinRowRemovals {
+            body.append(sql + ";")
+        }
+        for deletion in program.deletions {
+            body.append(deletion.sql + ";")
+            body.append("GET DIAGNOSTICS changed = ROW_COUNT;")
+            body.append("IF changed > 0 THEN deleted := deleted || jsonb_build_object(\(literal(deletion.entity)), changed); END IF;")
+        }
+        for target in program.targets {
+            body.append("DELETE FROM \(target.closureTable);")
+        }
+        body.append("RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);")
+        return """
+        -- Safely deletes the \(entity.name) objects with these ids (ModelGen's plan for \(entity.name)).
+        CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[]) RETURNS jsonb
+        LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+        DECLARE
+            added bigint;
+            changed bigint;
+            deleted jsonb := '{}'::jsonb;
+            nullified bigint := 0;
+            blocker record;
+            problems text := '';
+        BEGIN
+        \(body.map { "    " + $0 }.joined(separator: "\n"))
+        END
+        $modelgen$;
+        """
+    }
+}
