@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -8,14 +8,16 @@ let package = Package(
         .executable(name: "modelgen", targets: ["modelgen"]),
         .library(name: "ModelGenCore", targets: ["ModelGenCore"]),
         .library(name: "ModelGenRuntime", targets: ["ModelGenRuntime"]),
+        .plugin(name: "ModelGenPlugin", targets: ["ModelGenPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
     ],
     targets: [
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
-        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram"]),
+        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram", .product(name: "Mustache", package: "swift-mustache")]),
         // The executable form of deletion plans, shared by the generator and the runtime. No dependencies.
         .target(name: "ModelGenProgram"),
         // The system SQLite library (Debian: libsqlite3-dev).
@@ -31,9 +33,25 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Runs `modelgen generate --swift-only` on every Schemas/*.yaml of the target it is applied to.
+        .plugin(name: "ModelGenPlugin", capability: .buildTool(), dependencies: ["modelgen"]),
+        // Compiles the plugin-generated code of the example schemas and runs the seeds' flows on SQLite.
+        .testTarget(
+            name: "GeneratedModelTests",
+            dependencies: ["ModelGenRuntime"],
+            exclude: ["Schemas"],
+            plugins: ["ModelGenPlugin"]
+        ),
+        // Entities named Date, Data, URL and Error, and keyword names, in a module of their own.
+        .testTarget(
+            name: "NameClashTests",
+            dependencies: ["ModelGenRuntime"],
+            exclude: ["Schemas"],
+            plugins: ["ModelGenPlugin"]
+        ),
         .testTarget(
             name: "ModelGenCoreTests",
-            dependencies: ["ModelGenCore", "ModelGenRuntime", "modelgen"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]

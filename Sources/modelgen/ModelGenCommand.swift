@@ -8,7 +8,7 @@ struct ModelGenCommand: ParsableCommand {
         abstract: "Generate SQL, Swift models and safe-deletion plans from a YAML schema.",
         discussion: "Exit status: 0 success; 1 a refused delete or a stale --check; 2 usage or schema errors.",
         version: "0.1.0",
-        subcommands: [ValidateCommand.self, GenerateCommand.self, PlanCommand.self, DeleteCommand.self]
+        subcommands: [ValidateCommand.self, GenerateCommand.self, PlanCommand.self, DeleteCommand.self, TemplatesCommand.self]
     )
 
     /// Runs the command; usage errors exit with status 2 (ArgumentParser's default is 64).

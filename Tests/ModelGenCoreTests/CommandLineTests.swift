@@ -9,7 +9,55 @@ final class CommandLineTests: XCTestCase {
         let result = try TestSupport.modelgen("generate", TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml").path, "--output", output.path)
         XCTAssertEqual(result.status, 0, result.standardError)
         let names = try FileManager.default.contentsOfDirectory(atPath: output.path).sorted()
-        XCTAssertEqual(names, ["Zoo.postgresql.sql", "Zoo.sqlite.sql"])
+        XCTAssertEqual(names, ["Zoo+Deletion.swift", "Zoo+Models.swift", "Zoo+Schema.swift", "Zoo.postgresql.sql", "Zoo.sqlite.sql"])
+    }
+
+    func testSwiftOnlyTemplatesDumpAndOverride() throws {
+        let schema = TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml").path
+        let swiftOnly = try TestSupport.temporaryDirectory()
+        XCTAssertEqual(try TestSupport.modelgen("generate", schema, "-o", swiftOnly.path, "--swift-only").status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: swiftOnly.path).sorted(), ["Zoo+Deletion.swift", "Zoo+Models.swift", "Zoo+Schema.swift"])
+
+        let templates = try TestSupport.temporaryDirectory()
+        XCTAssertEqual(try TestSupport.modelgen("templates", "dump", templates.path).status, 0)
+        let dumped = templates.appendingPathComponent("Models.swift.mustache")
+        XCTAssertEqual(try String(contentsOf: dumped, encoding: .utf8),
+                       try String(contentsOf: TestSupport.repositoryRoot.appendingPathComponent("Templates/Models.swift.mustache"), encoding: .utf8))
+        try (try String(contentsOf: dumped, encoding: .utf8)).replacingOccurrences(of: "/// Generated from entity", with: "/// Custom template: entity")
+            .write(to: dumped, atomically: true, encoding: .utf8)
+        let custom = try TestSupport.temporaryDirectory()
+        XCTAssertEqual(try TestSupport.modelgen("generate", schema, "-o", custom.path, "--templates", templates.path).status, 0)
+        XCTAssertTrue(try String(contentsOf: custom.appendingPathComponent("Zoo+Models.swift"), encoding: .utf8).contains("/// Custom template: entity `Animal`"))
+
+        try "{{#entities}}".write(to: dumped, atomically: true, encoding: .utf8)
+        let broken = try TestSupport.modelgen("generate", schema, "-o", custom.path, "--templates", templates.path)
+        XCTAssertEqual(broken.status, 2)
+        XCTAssertTrue(broken.standardError.contains("error: cannot parse the Models.swift.mustache template"), broken.standardError)
+    }
+
+    /// `DefaultTemplates.swift` embeds `Templates/`; `MODELGEN_RECORD_GOLDEN=1` rewrites it from there.
+    func testTheEmbeddedTemplateEqualsTemplatesDirectory() throws {
+        let template = try String(contentsOf: TestSupport.repositoryRoot.appendingPathComponent("Templates/Models.swift.mustache"), encoding: .utf8)
+        if ProcessInfo.processInfo.environment["MODELGEN_RECORD_GOLDEN"] == "1" {
+            let source = """
+            /// The default templates, embedded so that `modelgen` needs no resource files. They are copies of
+            /// `Templates/`; a test checks that the copies are equal (`modelgen templates dump DIR` writes them out).
+            public enum DefaultTemplates {
+                /// `Templates/Models.swift.mustache`.
+                public static let models = #\"\"\"
+            \(template)
+            \"\"\"#
+
+                /// File name and text of every default template.
+                public static let all: [(name: String, text: String)] = [("Models.swift.mustache", models)]
+            }
+
+            """
+            try source.write(to: TestSupport.repositoryRoot.appendingPathComponent("Sources/ModelGenCore/Swift/DefaultTemplates.swift"), atomically: true, encoding: .utf8)
+            return
+        }
+        XCTAssertEqual(DefaultTemplates.models, template,
+                       "Sources/ModelGenCore/Swift/DefaultTemplates.swift must embed Templates/Models.swift.mustache; re-record with MODELGEN_RECORD_GOLDEN=1 swift test --filter testTheEmbeddedTemplate")
     }
 
     func testTwoProcessesWriteByteIdenticalFiles() throws {

@@ -1,0 +1,78 @@
+/// The default templates, embedded so that `modelgen` needs no resource files. They are copies of
+/// `Templates/`; a test checks that the copies are equal (`modelgen templates dump DIR` writes them out).
+public enum DefaultTemplates {
+    /// `Templates/Models.swift.mustache`.
+    public static let models = #"""
+{{% CONTENT_TYPE: TEXT}}
+// {{header}}
+
+import Foundation
+import ModelGenRuntime
+{{#enums}}
+
+/// Generated from enum `{{name}}` in {{sourceFile}}.
+public enum {{swiftName}}: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, PersistentValue {
+{{#cases}}
+    case {{swiftName}}
+{{/cases}}
+}
+{{/enums}}
+{{#entities}}
+
+/// Generated from entity `{{name}}` in {{sourceFile}}.
+public final class {{swiftName}}: PersistentModel {
+    public let persistentBackingData: ModelBackingData
+{{#attributes}}
+
+    /// Attribute `{{name}}: {{schemaType}}`{{#isTransient}} (transient: not stored){{/isTransient}}.
+    public var {{swiftName}}: {{swiftType}} {
+        get { persistentBackingData.attribute({{index}}) }
+        set { persistentBackingData.setAttribute({{index}}, newValue) }
+    }
+{{/attributes}}
+{{#relationships}}
+
+    /// Relationship `{{name}}: {{schemaType}}`, inverse {{inverseDescription}}, delete rule `{{deleteRule}}`.
+    public var {{swiftName}}: {{swiftType}} {
+        get { persistentBackingData.{{getter}}({{index}}) }
+        set { persistentBackingData.{{setter}}({{index}}, newValue) }
+    }
+{{/relationships}}
+
+    /// Creates a new `{{name}}`; insert it into a `ModelContext` to save it.
+    public init({{initParameters}}) {
+        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData.attach(self)
+{{#attributes}}
+        self.{{swiftName}} = {{parameterName}}
+{{/attributes}}
+    }
+
+    /// Creates the object for a row a `ModelContext` loads.
+    public required init(backingData: ModelBackingData) {
+        persistentBackingData = backingData
+{{#transientDefaults}}
+        persistentBackingData.setInitialValue({{index}}, {{value}} as {{swiftType}})
+{{/transientDefaults}}
+    }
+
+    /// The stored property a key path names, for `#Predicate` and `SortDescriptor`.
+    public static func propertyName(for keyPath: Swift.AnyKeyPath) -> Swift.String? {
+        switch keyPath {
+{{#attributes}}
+        case \{{entitySwiftName}}.{{swiftName}}: return "{{name}}"
+{{/attributes}}
+{{#relationships}}
+        case \{{entitySwiftName}}.{{swiftName}}: return "{{name}}"
+{{/relationships}}
+        default: return nil
+        }
+    }
+}
+{{/entities}}
+
+"""#
+
+    /// File name and text of every default template.
+    public static let all: [(name: String, text: String)] = [("Models.swift.mustache", models)]
+}

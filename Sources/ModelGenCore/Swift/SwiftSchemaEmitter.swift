@@ -1,0 +1,145 @@
+import ModelGenProgram
+
+/// Writes `<Base>+Schema.swift`: each model's `EntityDescription`, and the schema type listing the
+/// models and carrying the SQLite DDL. Swift code, not a template: it is metadata, not API.
+public struct SwiftSchemaEmitter {
+    public let schema: ModelSchema
+    public let sourceFile: String
+
+    public init(schema: ModelSchema, sourceFile: String) {
+        self.schema = schema
+        self.sourceFile = sourceFile
+    }
+
+    public func render(header: String, sqliteDDL: String) -> String {
+        let q = SQLDialect.sqlite.quote
+        var lines = ["// \(header)", "", "import ModelGenRuntime"]
+        for entity in schema.entities {
+            lines.append("")
+            lines.append("extension \(Naming.swiftIdentifier(entity.name)) {")
+            lines.append("    /// Entity `\(entity.name)` of \(sourceFile): table `\(entity.tableName)`.")
+            lines.append("    public static let entity = EntityDescription(")
+            lines.append("        name: \(SwiftTypes.stringLiteral(entity.name)),")
+            lines.append("        table: \(SwiftTypes.stringLiteral(q(entity.tableName))),")
+            lines.append("        attributes: [")
+            for attribute in entity.attributes {
+                let column = attribute.isTransient ? "nil" : SwiftTypes.stringLiteral(q(attribute.columnName))
+                lines.append("            AttributeDescription(name: \(SwiftTypes.stringLiteral(attribute.name)), column: \(column), isUnique: \(attribute.isUnique)),")
+            }
+            lines.append("        ],")
+            lines.append("        relationships: [")
+            for relationship in entity.relationships {
+                lines.append("            RelationshipDescription(")
+                lines.append("                name: \(SwiftTypes.stringLiteral(relationship.name)), target: \(SwiftTypes.stringLiteral(relationship.target)),")
+                lines.append("                isToMany: \(relationship.isToMany), isOptional: \(!relationship.isRequired), inverse: \(relationship.inverse.map(SwiftTypes.stringLiteral) ?? "nil"),")
+                lines.append("                deleteRule: \(SwiftTypes.stringLiteral(relationship.deleteRule.rawValue)), storage: \(storage(relationship))),")
+            }
+            lines.append("        ]")
+            lines.append("    )")
+            lines.append("}")
+        }
+        let typeName = Naming.swiftIdentifier(schema.name)
+        lines.append("")
+        lines.append("/// The `\(schema.name)` schema of \(sourceFile): pass it to `ModelContainer(for:configurations:)`.")
+        lines.append("public enum \(typeName): ModelSchemaDefinition {")
+        lines.append("    /// The model classes, in schema order.")
+        lines.append("    public static var models: [any PersistentModel.Type] {")
+        lines.append("        [" + schema.entities.map { Naming.swiftIdentifier($0.name) + ".self" }.joined(separator: ", ") + "]")
+        lines.append("    }")
+        lines.append("")
+        lines.append("    /// The SQLite DDL (the same as `\(schema.sourceFile).sqlite.sql`).")
+        lines.append("    public static let sqliteDDL = " + SwiftTypes.rawStringLiteral(sqliteDDL.hasSuffix("\n") ? String(sqliteDDL.dropLast()) : sqliteDDL))
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func storage(_ relationship: Relationship) -> String {
+        let q = SQLDialect.sqlite.quote
+        switch relationship.storage {
+        case let .foreignKey(column, _):
+            return ".column(\(SwiftTypes.stringLiteral(q(column))))"
+        case .inverseForeignKey:
+            let inverse = relationship.inverse.flatMap { schema.relationship(relationship.target, $0) }
+            guard case let .foreignKey(column, _)? = inverse?.storage else { return ".inverseColumn(\"\")" }
+            return ".inverseColumn(\(SwiftTypes.stringLiteral(q(column))))"
+        case let .joinTable(name):
+            let table = schema.joinTables.first { $0.name == name }!
+            let owns = table.entity == relationship.entity && table.relationship == relationship.name
+            let (own, other) = owns ? (table.column, table.targetColumn) : (table.targetColumn, table.column)
+            return ".joinTable(\(SwiftTypes.stringLiteral(q(name))), ownColumn: \(SwiftTypes.stringLiteral(q(own))), targetColumn: \(SwiftTypes.stringLiteral(q(other))))"
+        }
+    }
+}
+
+/// Writes `<Base>+Deletion.swift`: each entity's deletion plan as a `DeletionProgram` literal the
+/// runtime runs, planned here at generation time.
+public struct SwiftDeletionEmitter {
+    public let schema: ModelSchema
+    public let sourceFile: String
+
+    public init(schema: ModelSchema, sourceFile: String) {
+        self.schema = schema
+        self.sourceFile = sourceFile
+    }
+
+    public func render(header: String) -> String {
+        let planner = DeletionPlanner(schema: schema)
+        let renderer = DeletionSQLRenderer(schema: schema, dialect: .sqlite)
+        let s = SwiftTypes.stringLiteral
+        var lines = ["// \(header)", "", "import ModelGenRuntime", "", "extension \(Naming.swiftIdentifier(schema.name)) {"]
+        lines.append("    /// The safe-deletion program of an entity, planned from \(sourceFile) (see `modelgen plan`).")
+        lines.append("    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {")
+        lines.append("        switch entity {")
+        for (index, entity) in schema.entities.enumerated() {
+            lines.append("        case \(s(entity.name)): return deletionProgram\(index)")
+        }
+        lines.append("        default: return nil")
+        lines.append("        }")
+        lines.append("    }")
+        for (index, entity) in schema.entities.enumerated() {
+            let program = renderer.program(for: planner.plan(for: entity.name))
+            lines.append("")
+            lines.append("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statements.")
+            lines.append("    private static let deletionProgram\(index) = DeletionProgram(")
+            lines.append("        targets: [")
+            for target in program.targets {
+                lines.append("            .init(entity: \(s(target.entity)), table: \(s(target.table)), closureTable: \(s(target.closureTable))),")
+            }
+            lines.append("        ],")
+            lines.append("        edges: [")
+            for edge in program.edges {
+                lines.append("            .init(source: \(s(edge.source)), relationship: \(s(edge.relationship)), target: \(s(edge.target))),")
+            }
+            lines.append("        ],")
+            lines.append("        collections: [")
+            for collection in program.collections {
+                switch collection {
+                case let .once(sql): lines.append("            .once(\(s(sql))),")
+                case let .untilStable(statements): lines.append("            .untilStable([\(statements.map(s).joined(separator: ", "))]),")
+                }
+            }
+            lines.append("        ],")
+            lines.append("        checks: [")
+            for check in program.checks {
+                lines.append("            .init(kind: .\(check.kind.rawValue), subject: \(s(check.subject)), other: \(s(check.other)), relationship: \(s(check.relationship)), rule: \(s(check.rule)),")
+                lines.append("                  sql: \(s(check.sql))),")
+            }
+            lines.append("        ],")
+            lines.append("        nullifications: [")
+            for nullification in program.nullifications {
+                lines.append("            .init(relationship: \(s(nullification.relationship)), sql: \(s(nullification.sql))),")
+            }
+            lines.append("        ],")
+            lines.append("        detachments: [\(program.detachments.map(s).joined(separator: ", "))],")
+            lines.append("        joinRowRemovals: [\(program.joinRowRemovals.map(s).joined(separator: ", "))],")
+            lines.append("        deletions: [")
+            for deletion in program.deletions {
+                lines.append("            .init(entity: \(s(deletion.entity)), sql: \(s(deletion.sql))),")
+            }
+            lines.append("        ]")
+            lines.append("    )")
+        }
+        lines.append("}")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

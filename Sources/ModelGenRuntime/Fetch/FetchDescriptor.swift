@@ -1,0 +1,50 @@
+import Foundation
+
+/// Which objects to fetch and in what order (SwiftData's `FetchDescriptor`).
+public struct FetchDescriptor<Model: PersistentModel> {
+    public var predicate: Predicate<Model>?
+    public var sortBy: [SortDescriptor<Model>]
+    public var fetchLimit: Int?
+    public var fetchOffset: Int?
+    /// A condition already in SQL (used by the runtime to load relationships).
+    private var condition: (sql: String, bindings: [SQLiteValue])?
+
+    public init(predicate: Predicate<Model>? = nil, sortBy: [SortDescriptor<Model>] = []) {
+        self.predicate = predicate
+        self.sortBy = sortBy
+    }
+
+    init(condition: String, bindings: [SQLiteValue]) {
+        self.init()
+        self.condition = (condition, bindings)
+    }
+
+    /// ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings.
+    func sqlClauses() throws -> (String, [SQLiteValue]) {
+        var sql = ""
+        var bindings: [SQLiteValue] = []
+        if let condition {
+            sql += " WHERE \(condition.sql)"
+            bindings += condition.bindings
+        } else if let predicate {
+            let (condition, conditionBindings) = try PredicateTranslator<Model>.translate(predicate)
+            sql += " WHERE \(condition)"
+            bindings += conditionBindings
+        }
+        if !sortBy.isEmpty {
+            let terms = try sortBy.map { descriptor -> String in
+                guard let keyPath = descriptor.keyPath, let column = PredicateTranslator<Model>.column(for: keyPath) else {
+                    throw ModelContextError.unsupportedPredicate("a sort descriptor that is not a key path to a stored attribute of \(Model.entity.name)")
+                }
+                return column + (descriptor.order == .forward ? " ASC" : " DESC")
+            }
+            sql += " ORDER BY " + terms.joined(separator: ", ") + ", id"
+        } else {
+            sql += " ORDER BY id"
+        }
+        if fetchLimit != nil || fetchOffset != nil {
+            sql += " LIMIT \(fetchLimit ?? -1) OFFSET \(fetchOffset ?? 0)"
+        }
+        return (sql, bindings)
+    }
+}

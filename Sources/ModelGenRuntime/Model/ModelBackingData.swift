@@ -1,0 +1,196 @@
+/// The state of one model object: attribute values, relationship references (loaded lazily),
+/// its row id and its context. Generated accessors read and write through it; it keeps inverse
+/// relationships in sync in memory.
+public final class ModelBackingData {
+    public let entity: EntityDescription
+    /// The row id, once saved or loaded.
+    public internal(set) var id: Int64?
+    weak var context: ModelContext?
+    var isDeleted = false
+    var isChanged = false
+    /// Values of all attributes (transient ones too), in schema order.
+    var values: [SQLiteValue]
+    /// Values as last saved or loaded, for rollback.
+    var savedValues: [SQLiteValue]
+    var relationships: [RelationshipState]
+    /// Foreign keys on this row as last saved or loaded, per relationship, for rollback.
+    var savedForeignIDs: [Int64?]
+    /// To-many relationships stored in join tables whose membership changed.
+    var changedJoinRelationships: [Int] = []
+
+    enum RelationshipState {
+        /// Not loaded; for a foreign key on this row, the id it holds.
+        case unloaded(foreignID: Int64?)
+        case toOne((any PersistentModel)?)
+        case toMany([any PersistentModel])
+    }
+
+    /// A new object: default values, every relationship loaded and empty.
+    public init(entity: EntityDescription) {
+        self.entity = entity
+        values = Array(repeating: .null, count: entity.attributes.count)
+        savedValues = values
+        relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        savedForeignIDs = Array(repeating: nil, count: entity.relationships.count)
+    }
+
+    /// An object loaded from a row.
+    init(entity: EntityDescription, id: Int64, values: [SQLiteValue], foreignIDs: [Int64?], context: ModelContext) {
+        self.entity = entity
+        self.id = id
+        self.values = values
+        savedValues = values
+        relationships = foreignIDs.map { .unloaded(foreignID: $0) }
+        savedForeignIDs = foreignIDs
+        self.context = context
+    }
+
+    // MARK: - Attributes
+
+    public func attribute<Value: PersistentValue>(_ index: Int, as type: Value.Type = Value.self) -> Value {
+        guard let value = Value(sqliteValue: values[index]) else {
+            preconditionFailure("\(entity.name).\(entity.attributes[index].name) holds \(values[index]), which is not a \(Value.self)")
+        }
+        return value
+    }
+
+    public func setAttribute<Value: PersistentValue>(_ index: Int, _ value: Value) {
+        values[index] = value.sqliteValue
+        markChanged()
+    }
+
+    /// Sets a value without marking the object changed (transient defaults of loaded objects).
+    public func setInitialValue<Value: PersistentValue>(_ index: Int, _ value: Value) {
+        values[index] = value.sqliteValue
+        savedValues[index] = values[index]
+    }
+
+    func markChanged() {
+        guard !isChanged else { return }
+        isChanged = true
+        context?.didChange(self)
+    }
+
+    // MARK: - Relationships
+
+    public func toOne<Target: PersistentModel>(_ index: Int, as type: Target.Type = Target.self) -> Target? {
+        switch loadRelationship(index) {
+        case let .toOne(object): return object as? Target
+        default: return nil
+        }
+    }
+
+    public func toMany<Target: PersistentModel>(_ index: Int, as type: Target.Type = Target.self) -> [Target] {
+        switch loadRelationship(index) {
+        case let .toMany(objects): return objects.compactMap { $0 as? Target }
+        default: return []
+        }
+    }
+
+    public func setToOne<Target: PersistentModel>(_ index: Int, _ newValue: Target?) {
+        let old = toOne(index, as: Target.self)
+        guard old !== newValue else { return }
+        relationships[index] = .toOne(newValue)
+        markChanged()
+        guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
+        old?.persistentBackingData.removeInverse(inverse, self)
+        newValue?.persistentBackingData.addInverse(inverse, self)
+    }
+
+    public func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) {
+        let old = toMany(index, as: Target.self)
+        relationships[index] = .toMany(newValue)
+        noteMembershipChange(index)
+        guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
+        for removed in old where !newValue.contains(where: { $0 === removed }) {
+            removed.persistentBackingData.removeInverse(inverse, self)
+        }
+        for added in newValue where !old.contains(where: { $0 === added }) {
+            added.persistentBackingData.addInverse(inverse, self)
+        }
+    }
+
+    private func inverseIndex(of index: Int, in target: EntityDescription) -> Int? {
+        entity.relationships[index].inverse.flatMap { name in target.relationships.firstIndex { $0.name == name } }
+    }
+
+    private func noteMembershipChange(_ index: Int) {
+        if case .joinTable = entity.relationships[index].storage, !changedJoinRelationships.contains(index) {
+            changedJoinRelationships.append(index)
+        }
+        markChanged()
+    }
+
+    /// The other side changed: `owner` no longer refers to this object through the inverse.
+    private func removeInverse(_ index: Int, _ owner: ModelBackingData) {
+        switch loadRelationship(index) {
+        case let .toOne(object) where object?.persistentBackingData === owner:
+            relationships[index] = .toOne(nil)
+            markChanged()
+        case let .toMany(objects):
+            relationships[index] = .toMany(objects.filter { $0.persistentBackingData !== owner })
+            noteMembershipChange(index)
+        default:
+            break
+        }
+    }
+
+    /// The other side changed: `owner` now refers to this object through the inverse.
+    private func addInverse(_ index: Int, _ owner: ModelBackingData) {
+        guard let ownerObject = owner.object else { return }
+        switch loadRelationship(index) {
+        case let .toOne(previous):
+            guard previous?.persistentBackingData !== owner else { return }
+            relationships[index] = .toOne(ownerObject)
+            markChanged()
+            // A to-one inverse of a to-one: the previous partner loses its reference.
+            if let previous, let back = entity.relationships[index].inverse,
+               let backIndex = type(of: previous).entity.relationships.firstIndex(where: { $0.name == back }) {
+                previous.persistentBackingData.relationships[backIndex] = .toOne(nil)
+                previous.persistentBackingData.markChanged()
+            }
+        case let .toMany(objects):
+            guard !objects.contains(where: { $0.persistentBackingData === owner }) else { return }
+            relationships[index] = .toMany(objects + [ownerObject])
+            noteMembershipChange(index)
+        case .unloaded:
+            break
+        }
+    }
+
+    /// The model object owning this backing data (registered by the context or by the model's init).
+    weak var object: (any PersistentModel)?
+
+    /// Loads a relationship from the database on first access.
+    private func loadRelationship(_ index: Int) -> RelationshipState {
+        if case let .unloaded(foreignID) = relationships[index] {
+            relationships[index] = context?.load(entity.relationships[index], of: self, foreignID: foreignID)
+                ?? (entity.relationships[index].isToMany ? .toMany([]) : .toOne(nil))
+        }
+        return relationships[index]
+    }
+
+    /// The id a to-one stored in a column of this row refers to now.
+    func foreignID(_ index: Int) -> Int64? {
+        switch relationships[index] {
+        case let .unloaded(foreignID): return foreignID
+        case let .toOne(object): return object?.persistentBackingData.id
+        case .toMany: return nil
+        }
+    }
+
+    /// Forgets unsaved changes and loaded relationships (they load again on access).
+    func revert(foreignIDs: [Int64?]? = nil) {
+        values = savedValues
+        savedForeignIDs = foreignIDs ?? savedForeignIDs
+        relationships = savedForeignIDs.map { .unloaded(foreignID: $0) }
+        changedJoinRelationships = []
+        isChanged = false
+        isDeleted = false
+    }
+
+    /// Registers the model object; generated initializers call it.
+    public func attach(_ object: any PersistentModel) {
+        self.object = object
+    }
+}

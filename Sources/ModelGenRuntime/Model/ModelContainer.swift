@@ -1,0 +1,77 @@
+import Foundation
+
+/// A generated schema: its model types, DDL and deletion programs (`enum Zoo: ModelSchemaDefinition`).
+public protocol ModelSchemaDefinition {
+    /// The model classes, in schema order.
+    static var models: [any PersistentModel.Type] { get }
+    /// `CREATE TABLE` and `CREATE INDEX` statements for SQLite, in dependency order.
+    static var sqliteDDL: String { get }
+    /// The safe-deletion program of each entity, by entity name.
+    static func deletionProgram(for entity: String) -> DeletionProgram?
+}
+
+/// Where a container keeps its data (SwiftData's `ModelConfiguration`).
+public struct ModelConfiguration: Sendable {
+    public var url: URL?
+    public var isStoredInMemoryOnly: Bool
+
+    /// A database file at `url` (WAL journal), created if absent.
+    public init(url: URL) {
+        self.url = url
+        isStoredInMemoryOnly = false
+    }
+
+    /// An in-memory database, gone when the container is.
+    public init(isStoredInMemoryOnly: Bool = true) {
+        url = nil
+        self.isStoredInMemoryOnly = isStoredInMemoryOnly
+    }
+}
+
+/// Owns the database of one schema (SwiftData's `ModelContainer`).
+public final class ModelContainer {
+    public let schema: any ModelSchemaDefinition.Type
+    public let configuration: ModelConfiguration
+    let database: SQLiteDatabase
+
+    /// Opens the store, creating the tables if they are absent, with foreign keys enforced.
+    public init(for schema: any ModelSchemaDefinition.Type, configurations configuration: ModelConfiguration = ModelConfiguration(isStoredInMemoryOnly: true)) throws {
+        self.schema = schema
+        self.configuration = configuration
+        if let url = configuration.url, !configuration.isStoredInMemoryOnly {
+            database = try SQLiteDatabase(path: url.path)
+            try database.execute("PRAGMA journal_mode = WAL")
+        } else {
+            database = try SQLiteDatabase(path: ":memory:")
+        }
+        let existing = try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        if existing == 0 {
+            try database.execute("BEGIN; \(schema.sqliteDDL) COMMIT;")
+        }
+    }
+
+    /// The context for the main actor's work (one per container).
+    public private(set) lazy var mainContext = ModelContext(self)
+
+    /// Deletes every object of every entity in one transaction. Nothing survives, so no
+    /// reference can dangle: join tables, then entity tables, are emptied with foreign-key checks
+    /// deferred to the commit (SQLite's fast truncate path).
+    public func deleteAllData() throws {
+        var tables: [String] = []
+        for model in schema.models {
+            for relationship in model.entity.relationships {
+                if case let .joinTable(table, _, _) = relationship.storage, !tables.contains(table) { tables.append(table) }
+            }
+        }
+        tables += schema.models.reversed().map { $0.entity.table }
+        try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
+        do {
+            for table in tables { try database.execute("DELETE FROM \(table)") }
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            throw error
+        }
+        mainContext.forgetAll()
+    }
+}

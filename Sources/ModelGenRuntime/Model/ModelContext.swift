@@ -1,0 +1,356 @@
+import Foundation
+
+/// An error saving or fetching, saying what happened and where.
+public enum ModelContextError: Error, Equatable, CustomStringConvertible {
+    /// A unique attribute would hold the same value twice.
+    case uniqueViolation(entity: String, attribute: String)
+    /// Another constraint failed (a required relationship left empty, a foreign key).
+    case constraintViolation(String)
+    /// A `#Predicate` or sort the runtime cannot translate to SQL, naming the construct.
+    case unsupportedPredicate(String)
+
+    public var description: String {
+        switch self {
+        case let .uniqueViolation(entity, attribute):
+            return "cannot save: another \(entity) already has this \(attribute) (\(entity).\(attribute) is unique); nothing was saved"
+        case let .constraintViolation(message):
+            return "cannot save: \(message); nothing was saved"
+        case let .unsupportedPredicate(construct):
+            return "cannot translate \(construct) to SQL; rewrite the predicate with comparisons, &&, ||, !, nil checks, contains or hasPrefix"
+        }
+    }
+}
+
+/// Tracks model objects, their changes and deletions, and saves them in one transaction
+/// (SwiftData's `ModelContext`). One object per row per context (an identity map).
+public final class ModelContext {
+    public let container: ModelContainer
+    var database: SQLiteDatabase { container.database }
+    /// Loaded and saved objects, by entity name and row id.
+    private var registered: [String: [Int64: any PersistentModel]] = [:]
+    private var inserted: [any PersistentModel] = []
+    private var changed: [any PersistentModel] = []
+    private var deleted: [any PersistentModel] = []
+    /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
+    /// `delete` save at once.
+    public var autosaveEnabled = false
+
+    public init(_ container: ModelContainer) {
+        self.container = container
+    }
+
+    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+    public var insertedModelsArray: [any PersistentModel] { inserted }
+    public var changedModelsArray: [any PersistentModel] { changed }
+    public var deletedModelsArray: [any PersistentModel] { deleted }
+
+    // MARK: - Insert and delete
+
+    /// Inserts a new object, and the new objects it refers to, into the context.
+    public func insert<Model: PersistentModel>(_ model: Model) {
+        insertGraph(model)
+        if autosaveEnabled { try? save() }
+    }
+
+    private func insertGraph(_ model: any PersistentModel) {
+        let backing = model.persistentBackingData
+        guard backing.id == nil, !inserted.contains(where: { $0 === model }) else { return }
+        backing.object = model
+        backing.context = self
+        inserted.append(model)
+        for state in backing.relationships {
+            switch state {
+            case let .toOne(object?): insertGraph(object)
+            case let .toMany(objects): objects.forEach(insertGraph)
+            default: break
+            }
+        }
+    }
+
+    /// Marks an object for deletion when the context saves: `isDeleted` is true until then.
+    /// Saving runs the entity's safe-deletion plan: cascades, deny checks, nullification.
+    public func delete<Model: PersistentModel>(_ model: Model) {
+        let backing = model.persistentBackingData
+        if let index = inserted.firstIndex(where: { $0 === model }) {
+            inserted.remove(at: index)
+            backing.context = nil
+            return
+        }
+        guard backing.context === self, !backing.isDeleted else { return }
+        backing.isDeleted = true
+        deleted.append(model)
+        if autosaveEnabled { try? save() }
+    }
+
+    /// Deletes every object of `model` matching the predicate (all when nil) through the entity's
+    /// deletion plan, in one transaction, at once (as SwiftData's `delete(model:where:)`).
+    public func delete<Model: PersistentModel>(model: Model.Type, where predicate: Predicate<Model>? = nil) throws {
+        guard let program = container.schema.deletionProgram(for: Model.entity.name) else { return }
+        let seed: DeletionSeed
+        if let predicate {
+            let (condition, bindings) = try PredicateTranslator<Model>.translate(predicate)
+            seed = .matching(condition: condition, bindings: bindings)
+        } else {
+            seed = .all
+        }
+        _ = try DeletionExecutor(database: database).run(program, seed: seed)
+        try refreshAfterDeletion()
+    }
+
+    func didChange(_ backing: ModelBackingData) {
+        guard backing.id != nil, let object = backing.object, !changed.contains(where: { $0 === object }) else { return }
+        changed.append(object)
+    }
+
+    // MARK: - Save and rollback
+
+    /// Writes inserts, changes and deletions in one transaction; on failure nothing is written
+    /// and the error says why.
+    public func save() throws {
+        guard hasChanges else { return }
+        let newObjects = inserted
+        try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
+        var assigned: [ModelBackingData] = []
+        do {
+            try assignIDs(newObjects, &assigned)
+            for object in newObjects { try write(object, isNew: true) }
+            for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
+            for object in newObjects + changed { try writeJoinRows(object) }
+            var deletedIDs: [(entity: String, ids: [Int64])] = []
+            for object in deleted {
+                let entity = type(of: object).entity.name, id = object.persistentBackingData.id!
+                if let index = deletedIDs.firstIndex(where: { $0.entity == entity }) { deletedIDs[index].ids.append(id) }
+                else { deletedIDs.append((entity, [id])) }
+            }
+            for (entity, ids) in deletedIDs {
+                guard let program = container.schema.deletionProgram(for: entity) else { continue }
+                _ = try DeletionExecutor(database: database).run(program, seed: .ids(ids))
+            }
+            try database.execute("COMMIT")
+        } catch {
+            try? database.execute("ROLLBACK")
+            for backing in assigned { backing.id = nil }
+            throw translate(error)
+        }
+        for object in newObjects {
+            let backing = object.persistentBackingData
+            registered[type(of: object).entity.name, default: [:]][backing.id!] = object
+        }
+        for object in newObjects + changed {
+            let backing = object.persistentBackingData
+            backing.savedValues = backing.values
+            backing.savedForeignIDs = backing.entity.relationships.indices.map { foreignKeyColumn(backing.entity, $0) == nil ? nil : backing.foreignID($0) }
+            backing.isChanged = false
+            backing.changedJoinRelationships = []
+        }
+        let hadDeletions = !deleted.isEmpty
+        for object in deleted {
+            let backing = object.persistentBackingData
+            registered[type(of: object).entity.name]?[backing.id!] = nil
+            backing.isDeleted = false
+            backing.context = nil
+        }
+        inserted = []
+        changed = []
+        deleted = []
+        if hadDeletions { try refreshAfterDeletion() }
+    }
+
+    /// Discards unsaved inserts, changes and deletions.
+    public func rollback() {
+        for object in inserted { object.persistentBackingData.context = nil }
+        inserted = []
+        for object in changed + deleted { object.persistentBackingData.revert() }
+        for objects in registered.values {
+            for object in objects.values { object.persistentBackingData.revert() }
+        }
+        changed = []
+        deleted = []
+    }
+
+    /// Gives new objects row ids: one past the largest id of their table.
+    private func assignIDs(_ objects: [any PersistentModel], _ assigned: inout [ModelBackingData]) throws {
+        var next: [String: Int64] = [:]
+        for object in objects {
+            let entity = type(of: object).entity
+            if next[entity.name] == nil {
+                next[entity.name] = try database.scalar("SELECT coalesce(max(id), 0) + 1 FROM \(entity.table)")
+            }
+            object.persistentBackingData.id = next[entity.name]!
+            next[entity.name]! += 1
+            assigned.append(object.persistentBackingData)
+        }
+    }
+
+    private func foreignKeyColumn(_ entity: EntityDescription, _ index: Int) -> String? {
+        if case let .column(column) = entity.relationships[index].storage { return column }
+        return nil
+    }
+
+    private func write(_ object: any PersistentModel, isNew: Bool) throws {
+        let backing = object.persistentBackingData
+        let entity = backing.entity
+        var columns: [String] = [], values: [SQLiteValue] = []
+        for (index, attribute) in entity.attributes.enumerated() {
+            guard let column = attribute.column else { continue }
+            columns.append(column)
+            values.append(backing.values[index])
+        }
+        for index in entity.relationships.indices {
+            guard let column = foreignKeyColumn(entity, index) else { continue }
+            columns.append(column)
+            values.append(backing.foreignID(index).map(SQLiteValue.integer) ?? .null)
+        }
+        if isNew {
+            let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+            try database.run("INSERT INTO \(entity.table) (\((["id"] + columns).joined(separator: ", "))) VALUES (\(placeholders))", [.integer(backing.id!)] + values)
+        } else if !columns.isEmpty {
+            let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
+            try database.run("UPDATE \(entity.table) SET \(assignments) WHERE id = ?", values + [.integer(backing.id!)])
+        }
+    }
+
+    private func writeJoinRows(_ object: any PersistentModel) throws {
+        let backing = object.persistentBackingData
+        for index in backing.changedJoinRelationships {
+            guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage,
+                  case let .toMany(members) = backing.relationships[index] else { continue }
+            try database.run("DELETE FROM \(table) WHERE \(own) = ?", [.integer(backing.id!)])
+            for member in members {
+                guard let memberID = member.persistentBackingData.id else { continue }
+                try database.run("INSERT OR IGNORE INTO \(table) (\(own), \(target)) VALUES (?, ?)", [.integer(backing.id!), .integer(memberID)])
+            }
+        }
+    }
+
+    /// SQLite's constraint messages, in the schema's words.
+    private func translate(_ error: Error) -> Error {
+        guard let sqliteError = error as? SQLiteError, sqliteError.isConstraintViolation else { return error }
+        if let range = sqliteError.message.range(of: "UNIQUE constraint failed: ") {
+            let failed = sqliteError.message[range.upperBound...].split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            for model in container.schema.models {
+                for attribute in model.entity.attributes where "\(model.entity.table).\(attribute.column ?? "")" == failed {
+                    return ModelContextError.uniqueViolation(entity: model.entity.name, attribute: attribute.name)
+                }
+            }
+        }
+        return ModelContextError.constraintViolation(sqliteError.message)
+    }
+
+    // MARK: - Fetch
+
+    /// The objects matching the descriptor, one object per row for this context.
+    public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
+        let entity = Model.entity
+        let attributeColumns = entity.attributes.compactMap(\.column)
+        let foreignKeyIndices = entity.relationships.indices.filter { foreignKeyColumn(entity, $0) != nil }
+        var sql = "SELECT id" + (attributeColumns + foreignKeyIndices.map { foreignKeyColumn(entity, $0)! }).map { ", " + $0 }.joined()
+            + " FROM \(entity.table)"
+        let (clauses, bindings) = try descriptor.sqlClauses()
+        sql += clauses
+        var result: [Model] = []
+        for row in try database.query(sql, bindings) {
+            guard let id = row[0].integer else { continue }
+            if let existing = registered[entity.name]?[id] as? Model {
+                result.append(existing)
+                continue
+            }
+            var values: [SQLiteValue] = []
+            var position = 1
+            for attribute in entity.attributes {
+                if attribute.column != nil {
+                    values.append(row[position])
+                    position += 1
+                } else {
+                    values.append(.null)
+                }
+            }
+            var foreignIDs = [Int64?](repeating: nil, count: entity.relationships.count)
+            for index in foreignKeyIndices {
+                foreignIDs[index] = row[position].integer
+                position += 1
+            }
+            let backing = ModelBackingData(entity: entity, id: id, values: values, foreignIDs: foreignIDs, context: self)
+            let model = Model(backingData: backing)
+            backing.object = model
+            registered[entity.name, default: [:]][id] = model
+            result.append(model)
+        }
+        return result
+    }
+
+    /// How many objects match the descriptor (its limit and offset apply).
+    public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
+        let (clauses, bindings) = try descriptor.sqlClauses()
+        return Int(try database.scalar("SELECT count(*) FROM (SELECT id FROM \(Model.entity.table)\(clauses))", bindings))
+    }
+
+    /// Loads one relationship of a registered object.
+    func load(_ relationship: RelationshipDescription, of backing: ModelBackingData, foreignID: Int64?) -> ModelBackingData.RelationshipState? {
+        guard let target = container.schema.models.first(where: { $0.entity.name == relationship.target }) else { return nil }
+        func objects(_ condition: String, _ bindings: [SQLiteValue]) -> [any PersistentModel] {
+            (try? fetchAny(target, where: condition, bindings)) ?? []
+        }
+        guard let id = backing.id else { return nil }
+        switch relationship.storage {
+        case .column:
+            guard let foreignID else { return .toOne(nil) }
+            return .toOne(objects("id = ?", [.integer(foreignID)]).first)
+        case let .inverseColumn(column):
+            let found = objects("\(column) = ?", [.integer(id)])
+            return relationship.isToMany ? .toMany(found) : .toOne(found.first)
+        case let .joinTable(table, own, other):
+            return .toMany(objects("id IN (SELECT \(other) FROM \(table) WHERE \(own) = ?)", [.integer(id)]))
+        }
+    }
+
+    private func fetchAny(_ type: any PersistentModel.Type, where condition: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
+        func open<Model: PersistentModel>(_ model: Model.Type) throws -> [any PersistentModel] {
+            try fetch(FetchDescriptor<Model>(condition: condition, bindings: bindings))
+        }
+        return try open(type)
+    }
+
+    /// After a delete ran in the database: detach objects whose rows are gone and reload every
+    /// registered object's relationships, so memory agrees with the store.
+    private func refreshAfterDeletion() throws {
+        for (entityName, objects) in registered {
+            guard let model = container.schema.models.first(where: { $0.entity.name == entityName }) else { continue }
+            let entity = model.entity
+            let ids = "[" + objects.keys.map(String.init).joined(separator: ",") + "]"
+            let columns = entity.relationships.indices.compactMap { foreignKeyColumn(entity, $0) }
+            var rows: [Int64: [SQLiteValue]] = [:]
+            for row in try database.query("SELECT id\(columns.map { ", " + $0 }.joined()) FROM \(entity.table) WHERE id IN (SELECT value FROM json_each(?))", [.text(ids)]) {
+                if let id = row[0].integer { rows[id] = Array(row.dropFirst()) }
+            }
+            for (id, object) in objects {
+                let backing = object.persistentBackingData
+                guard let row = rows[id] else {
+                    registered[entityName]?[id] = nil
+                    backing.isDeleted = false
+                    backing.context = nil
+                    continue
+                }
+                var position = 0
+                var foreignIDs = [Int64?](repeating: nil, count: entity.relationships.count)
+                for index in entity.relationships.indices where foreignKeyColumn(entity, index) != nil {
+                    foreignIDs[index] = row[position].integer
+                    position += 1
+                }
+                backing.savedForeignIDs = foreignIDs
+                backing.relationships = foreignIDs.map { .unloaded(foreignID: $0) }
+            }
+        }
+    }
+
+    /// Forgets every registered object (after `deleteAllData`).
+    func forgetAll() {
+        for objects in registered.values {
+            for object in objects.values { object.persistentBackingData.context = nil }
+        }
+        registered = [:]
+        inserted = []
+        changed = []
+        deleted = []
+    }
+}

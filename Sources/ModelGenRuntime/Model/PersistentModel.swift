@@ -1,0 +1,54 @@
+/// A class generated from a schema entity, managed by a `ModelContext` (SwiftData's `PersistentModel`).
+/// Equal and hashed by identity, as SwiftData's models are.
+public protocol PersistentModel: AnyObject, Hashable {
+    /// The entity's metadata: table, columns, relationships and their rules.
+    static var entity: EntityDescription { get }
+    /// The object's state: values, relationships, id and context.
+    var persistentBackingData: ModelBackingData { get }
+    /// Creates an object for a row the context loads.
+    init(backingData: ModelBackingData)
+    /// The name of the stored property a key path denotes, for `#Predicate` and `SortDescriptor`.
+    static func propertyName(for keyPath: AnyKeyPath) -> String?
+}
+
+/// Identifies a model object: its entity and row id once saved, a temporary identity before.
+public struct PersistentIdentifier: Hashable, Sendable, CustomStringConvertible {
+    public var entity: String
+    /// The row id; nil until the object is first saved.
+    public var id: Int64?
+    let temporary: ObjectIdentifier?
+
+    public var description: String { "\(entity)#\(id.map(String.init) ?? "new")" }
+
+    public static func == (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
+        lhs.entity == rhs.entity && (lhs.id != nil || rhs.id != nil ? lhs.id == rhs.id : lhs.temporary == rhs.temporary)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entity)
+        if let id { hasher.combine(id) } else { hasher.combine(temporary) }
+    }
+}
+
+extension PersistentModel {
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    /// The object's identity (SwiftData's `persistentModelID`).
+    public var persistentModelID: PersistentIdentifier {
+        let backing = persistentBackingData
+        return PersistentIdentifier(entity: Self.entity.name, id: backing.id, temporary: backing.id == nil ? ObjectIdentifier(backing) : nil)
+    }
+
+    /// The context managing the object; nil before `insert` and after its deletion is saved.
+    public var modelContext: ModelContext? { persistentBackingData.context }
+
+    /// True after `ModelContext.delete` and until the context saves or rolls back.
+    public var isDeleted: Bool { persistentBackingData.isDeleted }
+
+    /// True when the object has changes the context has not saved.
+    public var hasChanges: Bool { persistentBackingData.isChanged || persistentBackingData.id == nil }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import ModelGenRuntime
+import XCTest
+
+/// The seeds' Zoo flows on plugin-generated models and a real SQLite file.
+final class ZooTests: XCTestCase {
+    private func container() throws -> ModelContainer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-zoo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return try ModelContainer(for: Zoo.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("zoo.sqlite")))
+    }
+
+    func testAddAndEditAnAnimal() throws {
+        let container = try container()
+        let context = container.mainContext
+        let mammal = AnimalCategory(name: "Mammal")
+        let lion = Animal(name: "Lion", diet: .carnivorous)
+        lion.category = mammal
+        XCTAssertEqual(mammal.animals.map(\.name), ["Lion"], "the inverse is kept in sync in memory")
+        context.insert(lion)
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertEqual(context.insertedModelsArray.count, 2, "inserting an animal inserts its new category")
+        try context.save()
+        XCTAssertFalse(context.hasChanges)
+        XCTAssertNotNil(lion.persistentModelID.id)
+
+        lion.name = "King"
+        XCTAssertEqual(context.changedModelsArray.count, 1)
+        try context.save()
+        let other = ModelContext(container)
+        let fetched = try other.fetch(FetchDescriptor<Animal>())
+        XCTAssertEqual(fetched.map(\.name), ["King"])
+        XCTAssertEqual(fetched.first?.category?.name, "Mammal", "relationships load lazily")
+        XCTAssertTrue(try other.fetch(FetchDescriptor<Animal>()).first === fetched.first, "one object per row per context")
+    }
+
+    func testCancelWithRollback() throws {
+        let context = try container().mainContext
+        let zebra = Animal(name: "Zebra")
+        context.insert(zebra)
+        try context.save()
+        zebra.name = "Horse"
+        context.insert(Animal(name: "Ghost"))
+        context.rollback()
+        XCTAssertEqual(zebra.name, "Zebra")
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Animal>()), 1)
+        XCTAssertFalse(context.hasChanges)
+    }
+
+    func testDeletingACategoryCascadesToItsAnimals() throws {
+        let context = try container().mainContext
+        let birds = AnimalCategory(name: "Bird")
+        let fish = AnimalCategory(name: "Fish")
+        for (name, category) in [("Eagle", birds), ("Owl", birds), ("Shark", fish)] {
+            let animal = Animal(name: name)
+            animal.category = category
+            context.insert(animal)
+        }
+        try context.save()
+        let owl = try XCTUnwrap(birds.animals.first { $0.name == "Owl" })
+        context.delete(birds)
+        try context.save()
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Animal>()).map(\.name), ["Shark"])
+        XCTAssertNil(owl.modelContext, "cascaded objects are detached too")
+        XCTAssertEqual(fish.animals.map(\.name), ["Shark"])
+    }
+
+    func testIsDeletedAndModelContextAsTheSeedsDescribe() throws {
+        let context = try container().mainContext
+        let animal = Animal(name: "Dodo")
+        context.insert(animal)
+        try context.save()
+        context.delete(animal)
+        XCTAssertTrue(animal.isDeleted)
+        XCTAssertFalse(context.deletedModelsArray.isEmpty)
+        XCTAssertNotNil(animal.modelContext)
+        try context.save()
+        XCTAssertFalse(animal.isDeleted)
+        XCTAssertTrue(context.deletedModelsArray.isEmpty)
+        XCTAssertNil(animal.modelContext)
+    }
+
+    func testReloadSampleDataDeletesAllCategoriesThenInserts() throws {
+        let context = try container().mainContext
+        let category = AnimalCategory(name: "Reptile")
+        let snake = Animal(name: "Snake")
+        snake.category = category
+        context.insert(snake)
+        context.insert(Animal(name: "Uncategorized"))
+        try context.save()
+        try context.delete(model: AnimalCategory.self)
+        XCTAssertEqual(try context.fetch(FetchDescriptor<Animal>()).map(\.name), ["Uncategorized"])
+        XCTAssertNil(snake.modelContext)
+        context.insert(AnimalCategory(name: "Reptile"))
+        try context.save()
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<AnimalCategory>()), 1)
+    }
+
+    func testUniqueViolationNamesTheEntityAndAttributeAndSavesNothing() throws {
+        let context = try container().mainContext
+        context.insert(AnimalCategory(name: "Mammal"))
+        try context.save()
+        context.insert(AnimalCategory(name: "Mammal"))
+        context.insert(Animal(name: "Cat"))
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual(error as? ModelContextError, .uniqueViolation(entity: "AnimalCategory", attribute: "name"))
+        }
+        XCTAssertEqual(try ModelContext(context.container).fetchCount(FetchDescriptor<Animal>()), 0)
+    }
+
+    func testFetchWithPredicateSortLimitAndOffset() throws {
+        let context = try container().mainContext
+        let mammal = AnimalCategory(name: "Mammal")
+        for (name, diet) in [("Lion", Diet.carnivorous), ("Zebra", .herbivorous), ("Bear", .omnivorous), ("Tiger", .carnivorous)] {
+            let animal = Animal(name: name, diet: diet)
+            if name != "Bear" { animal.category = mammal }
+            context.insert(animal)
+        }
+        try context.save()
+        let carnivorous = Diet.carnivorous
+        let carnivores = try context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.diet == carnivorous }, sortBy: [SortDescriptor(\.name, order: .reverse)]))
+        XCTAssertEqual(carnivores.map(\.name), ["Tiger", "Lion"])
+        let prefixed = try context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.name.contains("e") && !$0.name.starts(with: "Z") }, sortBy: [SortDescriptor(\.name)]))
+        XCTAssertEqual(prefixed.map(\.name), ["Bear", "Tiger"])
+        let inMammals = try context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.category?.name == "Mammal" }, sortBy: [SortDescriptor(\.name)]))
+        XCTAssertEqual(inMammals.map(\.name), ["Lion", "Tiger", "Zebra"])
+        let uncategorized = try context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.category == nil }))
+        XCTAssertEqual(uncategorized.map(\.name), ["Bear"])
+        var page = FetchDescriptor<Animal>(sortBy: [SortDescriptor(\.name)])
+        page.fetchLimit = 2
+        page.fetchOffset = 1
+        XCTAssertEqual(try context.fetch(page).map(\.name), ["Lion", "Tiger"])
+        XCTAssertEqual(try context.fetchCount(page), 2)
+    }
+
+    func testUntranslatablePredicateIsAnErrorNamingTheConstruct() throws {
+        let context = try container().mainContext
+        XCTAssertThrowsError(try context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.name.count > 3 }))) { error in
+            guard case let .unsupportedPredicate(construct)? = error as? ModelContextError else { return XCTFail("\(error)") }
+            XCTAssertTrue(construct.contains("key path") && construct.contains("computed value"), construct)
+        }
+    }
+}
