@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ModelGenCore", targets: ["ModelGenCore"]),
         .library(name: "ModelGenRuntime", targets: ["ModelGenRuntime"]),
         .plugin(name: "ModelGenPlugin", targets: ["ModelGenPlugin"]),
+        .plugin(name: "GenerateModelsCommand", targets: ["GenerateModelsCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
@@ -35,6 +36,15 @@ let package = Package(
         ),
         // Runs `modelgen generate --swift-only` on every Schemas/*.yaml of the target it is applied to.
         .plugin(name: "ModelGenPlugin", capability: .buildTool(), dependencies: ["modelgen"]),
+        // `swift package generate-models`: the same files written into each target's Generated/ folder.
+        .plugin(
+            name: "GenerateModelsCommand",
+            capability: .command(
+                intent: .custom(verb: "generate-models", description: "Write the Swift files generated from each target's Schemas/*.yaml into its Generated/ folder"),
+                permissions: [.writeToPackageDirectory(reason: "writes the generated model code into the target's Generated/ folder")]
+            ),
+            dependencies: ["modelgen"]
+        ),
         // Compiles the plugin-generated code of the example schemas and runs the seeds' flows on SQLite.
         .testTarget(
             name: "GeneratedModelTests",

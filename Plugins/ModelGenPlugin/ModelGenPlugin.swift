@@ -34,3 +34,17 @@ struct ModelGenPlugin: BuildToolPlugin {
         }
     }
 }
+
+#if canImport(XcodeProjectPlugin)
+import XcodeProjectPlugin
+
+extension ModelGenPlugin: XcodeBuildToolPlugin {
+    /// In an Xcode project the target's folder is where its files are; the convention is the same.
+    func createBuildCommands(context: XcodePluginContext, target: XcodeTarget) throws -> [Command] {
+        guard let directory = target.inputFiles.first(where: { $0.url.pathComponents.contains("Schemas") })?.url
+            .deletingLastPathComponent().deletingLastPathComponent() else { return [] }
+        return try commands(targetDirectory: directory, workDirectory: context.pluginWorkDirectoryURL,
+                            tool: try context.tool(named: "modelgen").url)
+    }
+}
+#endif
