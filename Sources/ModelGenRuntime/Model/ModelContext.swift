@@ -83,9 +83,14 @@ public final class ModelContext {
     }
 
     /// Deletes every object of `model` matching the predicate (all when nil) through the entity's
-    /// deletion plan, in one transaction, at once (as SwiftData's `delete(model:where:)`).
-    public func delete<Model: PersistentModel>(model: Model.Type, where predicate: Predicate<Model>? = nil) throws {
-        guard let program = container.schema.deletionProgram(for: Model.entity.name) else { return }
+    /// deletion plan, in one transaction, at once (as SwiftData's `delete(model:where:)`), and
+    /// reports what was deleted and nullified. A dry run reports the same and changes nothing.
+    /// A refused delete throws `DeletionRefused` and changes nothing.
+    @discardableResult
+    public func delete<Model: PersistentModel>(model: Model.Type, where predicate: Predicate<Model>? = nil, dryRun: Bool = false) throws -> DeletionReport {
+        guard let program = container.schema.deletionProgram(for: Model.entity.name) else {
+            preconditionFailure("\(Model.entity.name) is not in schema \(container.schema)")
+        }
         let seed: DeletionSeed
         if let predicate {
             let (condition, bindings) = try PredicateTranslator<Model>.translate(predicate)
@@ -93,8 +98,9 @@ public final class ModelContext {
         } else {
             seed = .all
         }
-        _ = try DeletionExecutor(database: database).run(program, seed: seed)
-        try refreshAfterDeletion()
+        let report = try DeletionExecutor(database: database).run(program, seed: seed, dryRun: dryRun)
+        if !dryRun { try refreshAfterDeletion() }
+        return report
     }
 
     func didChange(_ backing: ModelBackingData) {
