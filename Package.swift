@@ -45,6 +45,16 @@ let package = Package(
             ),
             dependencies: ["modelgen"]
         ),
+        // The FitIQ benchmark workload, shared by the benchmark and the tests.
+        .target(name: "FitIQWorkload", path: "Benchmarks/FitIQWorkload"),
+        // `swift run -c release modelgen-bench`: see BENCHMARKS.md.
+        .executableTarget(
+            name: "modelgen-bench",
+            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload"],
+            path: "Benchmarks/ModelGenBench",
+            exclude: ["Schemas"],
+            plugins: ["ModelGenPlugin"]
+        ),
         // Compiles the plugin-generated code of the example schemas and runs the seeds' flows on SQLite.
         .testTarget(
             name: "GeneratedModelTests",
@@ -61,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelGenCoreTests",
-            dependencies: ["ModelGenCore", "ModelGenRuntime"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]

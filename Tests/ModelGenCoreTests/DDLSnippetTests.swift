@@ -215,7 +215,7 @@ final class DDLSnippetTests: XCTestCase {
     func testForeignKeyCyclesAreAddedAfterTheTablesInPostgreSQL() {
         let yaml = "schema: S\nentities:\n  A:\n    relationships:\n      b: { type: B? }\n  B:\n    relationships:\n      a: { type: A? }\n"
         let postgres = TestSupport.postgresDDL(yaml)
-        XCTAssertTrue(postgres.contains("ALTER TABLE a ADD CONSTRAINT a_b_id_fkey FOREIGN KEY (b_id) REFERENCES b (id) ON DELETE SET NULL;"), postgres)
+        XCTAssertTrue(postgres.contains("ALTER TABLE b ADD CONSTRAINT b_a_id_fkey FOREIGN KEY (a_id) REFERENCES a (id) ON DELETE SET NULL;"), postgres)
         XCTAssertTrue(TestSupport.sqliteDDL(yaml).contains("a_id INTEGER REFERENCES a (id) ON DELETE SET NULL"))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import FitIQWorkload
 import ModelGenCore
 import ModelGenRuntime
 import XCTest
@@ -126,7 +127,7 @@ final class DeleteCommandTests: XCTestCase {
         let database = try SQLiteDatabase(path: original)
         let compilation = ModelGen.generate(path: "FitIQ.yaml", bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: fitIQ))))
         try database.execute(compilation.files[0].contents)
-        try database.execute(Self.fitIQWorkload(profiles: 200))
+        try database.execute(FitIQWorkload.insertSQL(profiles: 200))
         let totalRows = try Self.rowCount(database)
         try database.execute("PRAGMA wal_checkpoint")
 
@@ -161,28 +162,9 @@ final class DeleteCommandTests: XCTestCase {
 
     static func rowCount(_ database: SQLiteDatabase) throws -> Int64 {
         var total: Int64 = 0
-        for table in ["sd_user_profile", "sd_dietary_and_activity_preferences", "sd_progress_entry", "sd_sleep_session",
-                      "sd_sleep_stage", "sd_activity_snapshot", "sd_physical_attribute", "sd_outbox_event"] {
+        for (table, _) in FitIQWorkload.rowCounts(profiles: 1) {
             total += try database.scalar("SELECT count(*) FROM \(table)")
         }
         return total
-    }
-
-    /// The benchmark's FitIQ workload: per profile 1 preferences, 100 progress entries, 50 sleep
-    /// sessions with 10 stages each, 100 activity snapshots, 10 physical attributes; 10,000 outbox events.
-    static func fitIQWorkload(profiles: Int) -> String {
-        func series(_ count: Int) -> String { "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(count - 1))" }
-        return """
-        BEGIN;
-        \(series(profiles)) INSERT INTO sd_user_profile (id, user_id, name, created_at) SELECT i + 1, 'user' || (i + 1), 'Name', 0 FROM n;
-        \(series(profiles)) INSERT INTO sd_dietary_and_activity_preferences (id, daily_calorie_goal, user_profile_id) SELECT i + 1, 2000, i + 1 FROM n;
-        \(series(profiles * 100)) INSERT INTO sd_progress_entry (id, user_id, metric, value, date, user_profile_id) SELECT i + 1, 'u', 'weight', 70.5, i, i % \(profiles) + 1 FROM n;
-        \(series(profiles * 50)) INSERT INTO sd_sleep_session (id, start_date, end_date, user_profile_id) SELECT i + 1, i, i + 1, i % \(profiles) + 1 FROM n;
-        \(series(profiles * 500)) INSERT INTO sd_sleep_stage (id, stage, start_date, end_date, session_id) SELECT i + 1, 'deep', i, i + 1, i % \(profiles * 50) + 1 FROM n;
-        \(series(profiles * 100)) INSERT INTO sd_activity_snapshot (id, date, steps, active_calories, user_profile_id) SELECT i + 1, i, 1000, 55.5, i % \(profiles) + 1 FROM n;
-        \(series(profiles * 10)) INSERT INTO sd_physical_attribute (id, kind, value, recorded_at, user_profile_id) SELECT i + 1, 'height', 180, i, i % \(profiles) + 1 FROM n;
-        \(series(10_000)) INSERT INTO sd_outbox_event (id, event_type, payload, created_at) SELECT i + 1, 'sync', X'00', i FROM n;
-        COMMIT;
-        """
     }
 }

@@ -1,9 +1,35 @@
 /// Plans, for each entity, what deleting its objects does (SPEC §3), from the schema alone.
 public struct DeletionPlanner {
     public let schema: ModelSchema
+    /// Indexes by entity name (looked up, never iterated), so that a plan costs what its closure
+    /// touches and planning every entity stays linear in the schema's size.
+    private let cascadesBySubject: [String: [Traversal]]
+    private let foreignKeysByEntity: [String: [Int]]
+    private let foreignKeysByTarget: [String: [Int]]
+    private let joinTablesByEntity: [String: [Int]]
 
     public init(schema: ModelSchema) {
         self.schema = schema
+        var cascades: [String: [Traversal]] = [:]
+        for entity in schema.entities {
+            for relationship in entity.relationships where relationship.deleteRule == .cascade {
+                cascades[entity.name, default: []].append(Self.traversal(relationship, in: schema))
+            }
+        }
+        cascadesBySubject = cascades
+        var byEntity: [String: [Int]] = [:], byTarget: [String: [Int]] = [:]
+        for (position, foreignKey) in schema.foreignKeys.enumerated() {
+            byEntity[foreignKey.entity, default: []].append(position)
+            byTarget[foreignKey.target, default: []].append(position)
+        }
+        foreignKeysByEntity = byEntity
+        foreignKeysByTarget = byTarget
+        var joins: [String: [Int]] = [:]
+        for (position, joinTable) in schema.joinTables.enumerated() {
+            joins[joinTable.entity, default: []].append(position)
+            if joinTable.target != joinTable.entity { joins[joinTable.target, default: []].append(position) }
+        }
+        joinTablesByEntity = joins
     }
 
     /// One plan per entity, in schema order.
@@ -12,22 +38,35 @@ public struct DeletionPlanner {
     }
 
     public func plan(for root: String) -> DeletionPlan {
-        let cascades = cascadeEdges()
-        let closure = reachable(from: root, over: cascades)
-        let inside = cascades.filter { closure.contains($0.subject) && closure.contains($0.other) }
+        let closure = reachable(from: root)
+        let members = Set(closure)
+        let inside = closure.flatMap { cascadesBySubject[$0] ?? [] }
         let collection = collectionSteps(root: root, closure: closure, edges: inside)
-        let (detachments, order) = deletionOrder(closure)
+        let (detachments, order) = deletionOrder(closure, members)
+        let joinTables = Set(closure.flatMap { joinTablesByEntity[$0] ?? [] }).sorted().map { schema.joinTables[$0] }
         return DeletionPlan(root: root, closure: closure, edges: inside, collection: collection,
-                            checks: checks(closure), nullifications: nullifications(closure),
-                            detachments: detachments,
-                            joinTables: schema.joinTables.filter { closure.contains($0.entity) || closure.contains($0.target) },
-                            deletionOrder: order)
+                            checks: checks(closure, members), nullifications: nullifications(closure),
+                            detachments: detachments, joinTables: joinTables, deletionOrder: order)
+    }
+
+    private func inSchemaOrder(_ entities: [String]) -> [String] {
+        entities.sorted { (schema.position(ofEntity: $0) ?? 0) < (schema.position(ofEntity: $1) ?? 0) }
+    }
+
+    /// Foreign keys (positions in `schema.foreignKeys`, ascending) held by or pointing at the closure.
+    private func foreignKeyPositions(_ closure: [String], _ index: [String: [Int]]) -> [Int] {
+        Set(closure.flatMap { index[$0] ?? [] }).sorted()
     }
 
     // MARK: - Traversals
 
     /// How `entity.relationship`'s references are found from `entity`'s side.
     func traversal(_ relationship: Relationship) -> Traversal {
+        Self.traversal(relationship, in: schema)
+    }
+
+    static func traversal(_ relationship: Relationship, in schema: ModelSchema) -> Traversal {
+        func table(_ entity: String) -> String { schema.entity(named: entity)!.tableName }
         let link: ReferenceLink
         switch relationship.storage {
         case let .foreignKey(column, _):
@@ -48,22 +87,13 @@ public struct DeletionPlanner {
         return Traversal(subject: relationship.entity, relationship: relationship.name, other: relationship.target, link: link)
     }
 
-    private func table(_ entity: String) -> String {
-        schema.entity(named: entity)!.tableName
-    }
-
-    private func cascadeEdges() -> [Traversal] {
-        schema.entities.flatMap { entity in
-            entity.relationships.filter { $0.deleteRule == .cascade }.map(traversal)
-        }
-    }
-
     /// Entities reachable from `root` through cascades, breadth first, in schema order.
-    private func reachable(from root: String, over edges: [Traversal]) -> [String] {
+    private func reachable(from root: String) -> [String] {
         var result = [root]
+        var seen: Set<String> = [root]
         var index = 0
         while index < result.count {
-            for edge in edges where edge.subject == result[index] && !result.contains(edge.other) {
+            for edge in cascadesBySubject[result[index]] ?? [] where seen.insert(edge.other).inserted {
                 result.append(edge.other)
             }
             index += 1
@@ -92,18 +122,19 @@ public struct DeletionPlanner {
 
     // MARK: - Checks and nullification
 
-    private func checks(_ closure: [String]) -> [ReferenceCheck] {
+    private func checks(_ closure: [String], _ members: Set<String>) -> [ReferenceCheck] {
         var checks: [ReferenceCheck] = []
         // Deny: a deleted object's deny relationship may point only at deleted objects.
-        for entity in schema.entities where closure.contains(entity.name) {
+        for entity in inSchemaOrder(closure).compactMap(schema.entity(named:)) {
             for relationship in entity.relationships where relationship.deleteRule == .deny {
                 checks.append(ReferenceCheck(kind: .deny, traversal: traversal(relationship),
                                              relationship: "\(entity.name).\(relationship.name)", rule: .deny))
             }
         }
-        for foreignKey in schema.foreignKeys {
+        let positions = Set(foreignKeyPositions(closure, foreignKeysByTarget) + foreignKeyPositions(closure, foreignKeysByEntity)).sorted()
+        for foreignKey in positions.map({ schema.foreignKeys[$0] }) {
             // Survivors' references into the deleted set, by the rule on the referenced side.
-            if closure.contains(foreignKey.target) {
+            if members.contains(foreignKey.target) {
                 let rule = ruleOnReferencedSide(foreignKey)
                 let kind: ReferenceCheck.Kind? = switch rule {
                 case .cascade, .deny: nil // collected by the cascade, or refused by the deny check
@@ -118,7 +149,7 @@ public struct DeletionPlanner {
                 }
             }
             // One-to-one: deleting the side that holds the key empties the other side's to-one.
-            if closure.contains(foreignKey.entity), foreignKey.isUnique,
+            if members.contains(foreignKey.entity), foreignKey.isUnique,
                let inverseName = foreignKey.inverse, let inverse = schema.relationship(foreignKey.target, inverseName),
                inverse.isRequired, let own = schema.relationship(foreignKey.entity, foreignKey.relationship),
                own.deleteRule == .nullify || own.deleteRule == .noAction {
@@ -138,8 +169,8 @@ public struct DeletionPlanner {
     }
 
     private func nullifications(_ closure: [String]) -> [ForeignKey] {
-        schema.foreignKeys.filter { foreignKey in
-            closure.contains(foreignKey.target) && !foreignKey.isRequired && ruleOnReferencedSide(foreignKey) == .nullify
+        foreignKeyPositions(closure, foreignKeysByTarget).map { schema.foreignKeys[$0] }.filter { foreignKey in
+            !foreignKey.isRequired && ruleOnReferencedSide(foreignKey) == .nullify
         }
     }
 
@@ -148,19 +179,21 @@ public struct DeletionPlanner {
     /// Optional foreign keys inside a cycle of the closure's tables are detached; the remaining
     /// references give the order, referencing rows first. (Cycles of required references across
     /// tables are rejected by the resolver; a required self-reference is deleted in one statement.)
-    private func deletionOrder(_ closure: [String]) -> (detachments: [ForeignKey], order: [String]) {
-        let inside = schema.foreignKeys.filter { closure.contains($0.entity) && closure.contains($0.target) }
+    private func deletionOrder(_ closure: [String], _ members: Set<String>) -> (detachments: [ForeignKey], order: [String]) {
+        let inside = foreignKeyPositions(closure, foreignKeysByEntity).map { schema.foreignKeys[$0] }.filter { members.contains($0.target) }
         let components = StronglyConnected.components(nodes: closure, edges: inside.map { ($0.entity, $0.target) })
-        let detachments = inside.filter { foreignKey in
-            !foreignKey.isRequired && components.contains { $0.contains(foreignKey.entity) && $0.contains(foreignKey.target) }
+        var componentOf: [String: Int] = [:]
+        for (index, component) in components.enumerated() {
+            for entity in component { componentOf[entity] = index }
         }
+        let detachments = inside.filter { !$0.isRequired && componentOf[$0.entity] == componentOf[$0.target] }
         let remaining = inside.filter { !detachments.contains($0) && $0.entity != $0.target }
         var order: [String] = []
-        var pending = schema.entities.map(\.name).filter { closure.contains($0) }
+        var pending = inSchemaOrder(closure)
         while !pending.isEmpty {
             // The first entity (in schema order) that no pending entity still references.
             let next = pending.firstIndex { candidate in
-                !remaining.contains { $0.target == candidate && $0.entity != candidate && pending.contains($0.entity) }
+                !remaining.contains { $0.target == candidate && pending.contains($0.entity) }
             } ?? 0
             order.append(pending.remove(at: next))
         }
@@ -168,40 +201,55 @@ public struct DeletionPlanner {
     }
 }
 
-/// Tarjan's algorithm, deterministic: components come in topological order (sources first),
-/// nodes inside a component in the given order.
+/// Tarjan's algorithm, deterministic and iterative (no recursion, whatever the graph's depth):
+/// components come in topological order (sources first), nodes inside a component in the given order.
 enum StronglyConnected {
     static func components(nodes: [String], edges: [(String, String)]) -> [[String]] {
-        var index = 0
+        var successors: [String: [String]] = [:]
+        for (from, to) in edges { successors[from, default: []].append(to) }
+        let positions = Dictionary(nodes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var counter = 0
         var indices: [String: Int] = [:], lowLinks: [String: Int] = [:]
         var stack: [String] = [], onStack: Set<String> = []
         var result: [[String]] = []
-        func connect(_ node: String) {
-            indices[node] = index
-            lowLinks[node] = index
-            index += 1
-            stack.append(node)
-            onStack.insert(node)
-            for (from, to) in edges where from == node {
-                if indices[to] == nil {
-                    connect(to)
-                    lowLinks[node] = min(lowLinks[node]!, lowLinks[to]!)
-                } else if onStack.contains(to) {
-                    lowLinks[node] = min(lowLinks[node]!, indices[to]!)
+        for root in nodes where indices[root] == nil {
+            var work: [(node: String, next: Int)] = [(root, 0)]
+            indices[root] = counter
+            lowLinks[root] = counter
+            counter += 1
+            stack.append(root)
+            onStack.insert(root)
+            while let (node, next) = work.last {
+                let targets = successors[node] ?? []
+                if next < targets.count {
+                    work[work.count - 1].next += 1
+                    let target = targets[next]
+                    if indices[target] == nil {
+                        indices[target] = counter
+                        lowLinks[target] = counter
+                        counter += 1
+                        stack.append(target)
+                        onStack.insert(target)
+                        work.append((target, 0))
+                    } else if onStack.contains(target) {
+                        lowLinks[node] = min(lowLinks[node]!, indices[target]!)
+                    }
+                    continue
+                }
+                work.removeLast()
+                if let parent = work.last?.node {
+                    lowLinks[parent] = min(lowLinks[parent]!, lowLinks[node]!)
+                }
+                if lowLinks[node] == indices[node] {
+                    var component: [String] = []
+                    while let top = stack.popLast() {
+                        onStack.remove(top)
+                        component.append(top)
+                        if top == node { break }
+                    }
+                    result.append(component.sorted { (positions[$0] ?? 0) < (positions[$1] ?? 0) })
                 }
             }
-            if lowLinks[node] == indices[node] {
-                var component: [String] = []
-                while let top = stack.popLast() {
-                    onStack.remove(top)
-                    component.append(top)
-                    if top == node { break }
-                }
-                result.append(nodes.filter { component.contains($0) })
-            }
-        }
-        for node in nodes where indices[node] == nil {
-            connect(node)
         }
         return result.reversed()
     }

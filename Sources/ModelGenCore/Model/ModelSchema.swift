@@ -41,6 +41,11 @@ public struct ModelSchema: Equatable, Sendable {
         entityPositions[name].map { entities[$0] }
     }
 
+    /// The entity's position in `entities` (schema order).
+    public func position(ofEntity name: String) -> Int? {
+        entityPositions[name]
+    }
+
     /// The relationship `entity.name`.
     public func relationship(_ entity: String, _ name: String) -> Relationship? {
         self.entity(named: entity)?.relationships.first { $0.name == name }

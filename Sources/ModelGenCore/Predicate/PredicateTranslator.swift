@@ -6,8 +6,8 @@
 ///     category.name == "Mammal"          // through a to-one relationship
 ///     category == nil
 ///
-/// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a key path and a
-/// literal (`12`, `1.5`, `"text"`, `true`, `false`, `nil`); `.contains`, `.hasPrefix`, `.hasSuffix`
+/// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a key path
+/// (optionally `% n` for integers: `id % 2 == 0`) and a literal (`12`, `1.5`, `"text"`, `true`, `false`, `nil`); `.contains`, `.hasPrefix`, `.hasSuffix`
 /// on strings; a bare Bool key path. `==` and `!=` treat nil as Swift does (`IS`, `IS NOT`).
 /// Anything else is an error naming the construct, never a silently different condition.
 public struct PredicateTranslator {
@@ -91,7 +91,7 @@ public struct PredicateTranslator {
                 if ["==", "!=", "<=", ">=", "&&", "||"].contains(two) {
                     result.append((.symbol(two), column))
                     index += 2
-                } else if "()<>!.,".unicodeScalars.contains(c) {
+                } else if "()<>!.,%".unicodeScalars.contains(c) {
                     result.append((.symbol(String(c)), column))
                     index += 1
                 } else {
@@ -181,6 +181,14 @@ public struct PredicateTranslator {
             default: "substr(\(path.sql), -length(\(literal))) = \(literal)"
             }
             return path.wrap(condition)
+        }
+        if accept("%") {
+            let integerTypes: [AttributeType] = [.scalar(.int), .scalar(.int64), .scalar(.int32), .scalar(.int16)]
+            guard integerTypes.contains(where: { $0 == path.type }), case let .integer(divisor) = current, divisor != 0 else {
+                throw failure("'%' takes an integer key path and a non-zero whole number, as in 'id % 2 == 0'")
+            }
+            advance()
+            path.sql = "(\(path.sql) % \(divisor))"
         }
         let operators = ["==": "IS", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">="]
         guard case let .symbol(symbol) = current, let sqlOperator = operators[symbol] else {

@@ -20,6 +20,8 @@ public struct SchemaResolver {
     private let syntax: SchemaSyntax
     /// Where each relationship was declared, keyed "Entity.name", for later diagnostics.
     private var relationshipSyntax: [String: RelationshipSyntax] = [:]
+    /// Position of each entity by name (first declaration), for lookups.
+    private var entityPositions: [String: Int] = [:]
 
     private init(syntax: SchemaSyntax) {
         self.syntax = syntax
@@ -49,7 +51,11 @@ public struct SchemaResolver {
                 diagnostics.error("entity '\(entity.name.value)' has the same name as an enum", at: entity.name.location)
             }
         }
-        var entities = syntax.entities.map { resolveEntity($0, enums: enums, entityNames: entityNames) }
+        let knownEntities = Set(entityNames)
+        var entities = syntax.entities.map { resolveEntity($0, enums: enums, entityNames: knownEntities) }
+        for (position, entity) in entities.enumerated() where entityPositions[entity.name] == nil {
+            entityPositions[entity.name] = position
+        }
         pairInverses(&entities)
         let joinTables = assignStorage(&entities)
         resolveConstraints(&entities)
@@ -72,14 +78,11 @@ public struct SchemaResolver {
 
     /// Reports repeated names; returns the names in order.
     private mutating func uniqueNames(_ names: [Located<String>], what: String) -> [String] {
-        var seen: [String] = []
-        for name in names {
-            if seen.contains(name.value) {
-                diagnostics.error("\(what) '\(name.value)' is declared twice", at: name.location)
-            }
-            seen.append(name.value)
+        var seen: Set<String> = []
+        for name in names where !seen.insert(name.value).inserted {
+            diagnostics.error("\(what) '\(name.value)' is declared twice", at: name.location)
         }
-        return seen
+        return names.map(\.value)
     }
 
     private mutating func resolveEnums() -> [EnumType] {
@@ -99,7 +102,7 @@ public struct SchemaResolver {
 
     // MARK: - Entities, attributes, relationships
 
-    private mutating func resolveEntity(_ entity: EntitySyntax, enums: [EnumType], entityNames: [String]) -> Entity {
+    private mutating func resolveEntity(_ entity: EntitySyntax, enums: [EnumType], entityNames: Set<String>) -> Entity {
         let memberNames = entity.attributes.map(\.name) + entity.relationships.map(\.name)
         _ = uniqueNames(memberNames.sorted { $0.location < $1.location }, what: "member of '\(entity.name.value)'")
         for member in memberNames {
@@ -119,7 +122,7 @@ public struct SchemaResolver {
                       uniqueConstraints: [], indexes: [])
     }
 
-    private mutating func resolveAttribute(_ attribute: AttributeSyntax, in entity: String, enums: [EnumType], entityNames: [String]) -> Attribute? {
+    private mutating func resolveAttribute(_ attribute: AttributeSyntax, in entity: String, enums: [EnumType], entityNames: Set<String>) -> Attribute? {
         var typeName = attribute.type.value.trimmingCharacters(in: .whitespaces)
         let isOptional = typeName.hasSuffix("?")
         if isOptional { typeName.removeLast() }
@@ -202,7 +205,7 @@ public struct SchemaResolver {
         }
     }
 
-    private mutating func resolveRelationship(_ relationship: RelationshipSyntax, in entity: String, entityNames: [String]) -> Relationship? {
+    private mutating func resolveRelationship(_ relationship: RelationshipSyntax, in entity: String, entityNames: Set<String>) -> Relationship? {
         relationshipSyntax["\(entity).\(relationship.name.value)"] = relationship
         var typeName = relationship.type.value.trimmingCharacters(in: .whitespaces)
         let cardinality: Cardinality
@@ -222,7 +225,7 @@ public struct SchemaResolver {
             if ScalarType(rawValue: typeName) != nil || syntax.enums.contains(where: { $0.name.value == typeName }) {
                 diagnostics.error("relationship '\(entity).\(relationship.name.value)' has type '\(relationship.type.value)', which is not an entity; declare it under 'attributes'", at: relationship.type.location)
             } else {
-                diagnostics.error("unknown entity '\(typeName)' in the type of relationship '\(entity).\(relationship.name.value)'\(NearMiss.hint(for: typeName, among: entityNames))", at: relationship.type.location)
+                diagnostics.error("unknown entity '\(typeName)' in the type of relationship '\(entity).\(relationship.name.value)'\(NearMiss.hint(for: typeName, among: syntax.entities.map(\.name.value)))", at: relationship.type.location)
             }
             return nil
         }
@@ -266,7 +269,7 @@ public struct SchemaResolver {
                 let relationship = entities[entityIndex].relationships[relationshipIndex]
                 guard let inverseName = relationship.inverse, let syntax = declared(relationship), let inverseSyntax = syntax.inverse else { continue }
                 let qualified = "\(relationship.entity).\(relationship.name)"
-                guard let target = entities.first(where: { $0.name == relationship.target }) else { continue }
+                guard let target = entityPositions[relationship.target].map({ entities[$0] }) else { continue }
                 guard let inverse = target.relationships.first(where: { $0.name == inverseName }) else {
                     entities[entityIndex].relationships[relationshipIndex].inverse = nil
                     // A declared inverse that failed to resolve has been reported already.
@@ -329,8 +332,9 @@ public struct SchemaResolver {
     private mutating func assignStorage(_ entities: inout [Entity]) -> [JoinTable] {
         var joinTables: [JoinTable] = []
         let snapshot = entities
+        let positions = entityPositions
         func find(_ entity: String, _ name: String) -> Relationship? {
-            snapshot.first { $0.name == entity }?.relationships.first { $0.name == name }
+            positions[entity].flatMap { snapshot[$0].relationships.first { $0.name == name } }
         }
         for entityIndex in entities.indices {
             let entity = entities[entityIndex]
@@ -389,8 +393,8 @@ public struct SchemaResolver {
     }
 
     private func joinTable(for relationship: Relationship, inverse: Relationship?, entities: [Entity], name: String?) -> JoinTable {
-        let owner = entities.first { $0.name == relationship.entity }!
-        let target = entities.first { $0.name == relationship.target }!
+        let owner = entities[entityPositions[relationship.entity]!]
+        let target = entities[entityPositions[relationship.target]!]
         let ownColumn = Naming.snakeCase(owner.name) + "_id"
         var targetColumn = Naming.snakeCase(target.name) + "_id"
         if targetColumn == ownColumn { targetColumn = Naming.snakeCase(relationship.name) + "_id" }
@@ -477,7 +481,7 @@ public struct SchemaResolver {
                     diagnostics.warning("relationship '\(entity.name).\(relationship.name)' has no inverse; references to a deleted '\(relationship.target)' are set to nil (refused when required), and the inverse cannot be kept in sync in memory", at: location)
                     continue
                 }
-                let inverse = entities.first { $0.name == relationship.target }?.relationships.first { $0.name == inverseName }
+                let inverse = entityPositions[relationship.target].flatMap { entities[$0].relationships.first { $0.name == inverseName } }
                 if relationship.deleteRule == .nullify, inverse?.isRequired == true {
                     diagnostics.warning("'\(entity.name).\(relationship.name)' nullifies '\(relationship.target).\(inverseName)', which is required: deleting a '\(entity.name)' that still has \(relationship.isToMany ? "any '\(relationship.target)'" : "its '\(relationship.target)'") will be refused; use deleteRule cascade or deny, or make '\(inverseName)' optional", at: location)
                 }
@@ -486,36 +490,29 @@ public struct SchemaResolver {
     }
 
     /// A cycle of required foreign keys across tables cannot be deleted without deferred
-    /// constraints; such schemas are rejected with the cycle's path.
+    /// constraints; such schemas are rejected with the cycle's path (one error per cycle).
     private mutating func checkRequiredCycles(_ entities: [Entity]) {
-        var edges: [(from: String, to: String, relationship: Relationship)] = []
+        var edges: [Relationship] = []
         for entity in entities {
             for relationship in entity.relationships where relationship.isRequired && relationship.target != entity.name {
-                if case .foreignKey = relationship.storage { edges.append((entity.name, relationship.target, relationship)) }
+                if case .foreignKey = relationship.storage { edges.append(relationship) }
             }
         }
-        var reported: [String] = []
-        for start in entities.map(\.name) {
+        guard !edges.isEmpty else { return }
+        let components = StronglyConnected.components(nodes: entities.map(\.name), edges: edges.map { ($0.entity, $0.target) })
+        for component in components where component.count > 1 {
+            let members = Set(component)
+            // Walk the cycle from the component's first entity, following required keys inside it.
             var path: [Relationship] = []
-            var visited: [String] = []
-            func search(_ node: String) -> Bool {
-                for edge in edges where edge.from == node {
-                    path.append(edge.relationship)
-                    if edge.to == start { return true }
-                    if !visited.contains(edge.to) {
-                        visited.append(edge.to)
-                        if search(edge.to) { return true }
-                    }
-                    path.removeLast()
-                }
-                return false
+            var current = component[0]
+            var visited: Set<String> = []
+            while visited.insert(current).inserted, let next = edges.first(where: { $0.entity == current && members.contains($0.target) }) {
+                path.append(next)
+                current = next.target
             }
-            guard search(start) else { continue }
-            let members = path.map(\.entity).sorted()
-            if reported.contains(members.joined(separator: ",")) { continue }
-            reported.append(members.joined(separator: ","))
+            if let start = path.firstIndex(where: { $0.entity == current }) { path = Array(path[start...]) }
             let description = path.map { "\($0.entity).\($0.name) → \($0.target)" }.joined(separator: ", ")
-            if let location = declared(path[0])?.name.location {
+            if let first = path.first, let location = declared(first)?.name.location {
                 diagnostics.error("required to-one relationships form a cycle (\(description)); rows in such a cycle can be neither inserted nor deleted without deferred constraints: make one of them optional", at: location)
             }
         }

@@ -9,21 +9,26 @@ import Foundation
 public struct DDLGenerator {
     public let schema: ModelSchema
     public let dialect: SQLDialect
+    /// Each entity's foreign keys, by entity name (looked up, never iterated).
+    private let foreignKeysByEntity: [String: [ForeignKey]]
 
     public init(schema: ModelSchema, dialect: SQLDialect) {
         self.schema = schema
         self.dialect = dialect
+        var byEntity: [String: [ForeignKey]] = [:]
+        for foreignKey in schema.foreignKeys { byEntity[foreignKey.entity, default: []].append(foreignKey) }
+        foreignKeysByEntity = byEntity
     }
 
     /// The whole DDL file.
     public func render(header: String) -> String {
         let order = tableOrder()
-        var created: [String] = []
+        var created: Set<String> = []
         var deferredConstraints: [String] = []
         var statements: [String] = []
         for entity in order {
-            statements.append(createTable(entity, existing: created + [entity.name], deferred: &deferredConstraints))
-            created.append(entity.name)
+            created.insert(entity.name)
+            statements.append(createTable(entity, existing: created, deferred: &deferredConstraints))
         }
         for table in schema.joinTables {
             statements.append(createJoinTable(table))
@@ -49,27 +54,41 @@ public struct DDLGenerator {
         return foreignKey.isRequired ? "NO ACTION" : "SET NULL"
     }
 
-    /// Entities ordered so that a referenced table comes before the tables referencing it.
+    /// Entities ordered so that a referenced table comes before the tables referencing it:
+    /// depth first from each entity in schema order, references first. A reference back into the
+    /// path being visited (a cycle) is left for `ALTER TABLE`.
     func tableOrder() -> [Entity] {
-        let foreignKeys = schema.foreignKeys
-        var placed: [String] = []
-        var remaining = schema.entities
-        while !remaining.isEmpty {
-            let ready = remaining.firstIndex { entity in
-                foreignKeys.allSatisfy { $0.entity != entity.name || $0.target == entity.name || placed.contains($0.target) }
-            } ?? 0
-            placed.append(remaining[ready].name)
-            remaining.remove(at: ready)
+        var order: [Entity] = []
+        var state: [String: Bool] = [:] // false while visiting, true when placed
+        // Iterative, so that a long chain of references cannot exhaust the stack.
+        var stack: [(entity: Entity, next: Int)] = []
+        for root in schema.entities where state[root.name] == nil {
+            state[root.name] = false
+            stack.append((root, 0))
+            while let (entity, next) = stack.last {
+                let foreignKeys = foreignKeysByEntity[entity.name] ?? []
+                if next < foreignKeys.count {
+                    stack[stack.count - 1].next += 1
+                    if let target = schema.entity(named: foreignKeys[next].target), state[target.name] == nil {
+                        state[target.name] = false
+                        stack.append((target, 0))
+                    }
+                } else {
+                    stack.removeLast()
+                    state[entity.name] = true
+                    order.append(entity)
+                }
+            }
         }
-        return placed.compactMap { schema.entity(named: $0) }
+        return order
     }
 
-    private func createTable(_ entity: Entity, existing: [String], deferred: inout [String]) -> String {
+    private func createTable(_ entity: Entity, existing: Set<String>, deferred: inout [String]) -> String {
         var lines = [dialect.primaryKeyDefinition]
         for attribute in entity.storedAttributes {
             lines.append(columnDefinition(attribute))
         }
-        for foreignKey in schema.foreignKeys where foreignKey.entity == entity.name {
+        for foreignKey in foreignKeysByEntity[entity.name] ?? [] {
             var line = "\(q(foreignKey.column)) \(dialect.keyType)"
             if foreignKey.isRequired { line += " NOT NULL" }
             if foreignKey.isUnique { line += " UNIQUE" }
@@ -119,7 +138,7 @@ public struct DDLGenerator {
             let name = entity.tableName + "_" + columns.joined(separator: "_") + "_idx"
             statements.append("CREATE INDEX \(q(name)) ON \(q(entity.tableName)) (\(columns.map(q).joined(separator: ", ")));")
         }
-        for foreignKey in schema.foreignKeys where foreignKey.entity == entity.name && !foreignKey.isUnique {
+        for foreignKey in foreignKeysByEntity[entity.name] ?? [] where !foreignKey.isUnique {
             index([foreignKey.column])
         }
         for attribute in entity.storedAttributes where attribute.isIndexed && !attribute.isUnique {

@@ -14,17 +14,21 @@ public protocol ModelSchemaDefinition {
 public struct ModelConfiguration: Sendable {
     public var url: URL?
     public var isStoredInMemoryOnly: Bool
+    /// Whether a file store uses SQLite's write-ahead log (the default) or its rollback journal.
+    public var usesWriteAheadLog: Bool
 
-    /// A database file at `url` (WAL journal), created if absent.
-    public init(url: URL) {
+    /// A database file at `url`, created if absent; WAL unless `usesWriteAheadLog` is false.
+    public init(url: URL, usesWriteAheadLog: Bool = true) {
         self.url = url
         isStoredInMemoryOnly = false
+        self.usesWriteAheadLog = usesWriteAheadLog
     }
 
     /// An in-memory database, gone when the container is.
     public init(isStoredInMemoryOnly: Bool = true) {
         url = nil
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        usesWriteAheadLog = false
     }
 }
 
@@ -33,6 +37,8 @@ public final class ModelContainer {
     public let schema: any ModelSchemaDefinition.Type
     public let configuration: ModelConfiguration
     let database: SQLiteDatabase
+    /// Statements run on the store so far (for benchmarks and diagnostics).
+    public var statementsExecuted: Int { database.statementsExecuted }
 
     /// Opens the store, creating the tables if they are absent, with foreign keys enforced.
     public init(for schema: any ModelSchemaDefinition.Type, configurations configuration: ModelConfiguration = ModelConfiguration(isStoredInMemoryOnly: true)) throws {
@@ -40,7 +46,7 @@ public final class ModelContainer {
         self.configuration = configuration
         if let url = configuration.url, !configuration.isStoredInMemoryOnly {
             database = try SQLiteDatabase(path: url.path)
-            try database.execute("PRAGMA journal_mode = WAL")
+            if configuration.usesWriteAheadLog { try database.execute("PRAGMA journal_mode = WAL") }
         } else {
             database = try SQLiteDatabase(path: ":memory:")
         }

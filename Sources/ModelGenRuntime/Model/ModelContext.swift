@@ -31,6 +31,9 @@ public final class ModelContext {
     private var inserted: [any PersistentModel] = []
     private var changed: [any PersistentModel] = []
     private var deleted: [any PersistentModel] = []
+    /// Membership of `inserted` and `changed`, so that tracking stays linear in the objects touched.
+    private var insertedIdentities: Set<ObjectIdentifier> = []
+    private var changedIdentities: Set<ObjectIdentifier> = []
     /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
     /// `delete` save at once.
     public var autosaveEnabled = false
@@ -54,7 +57,7 @@ public final class ModelContext {
 
     private func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
-        guard backing.id == nil, !inserted.contains(where: { $0 === model }) else { return }
+        guard backing.id == nil, insertedIdentities.insert(ObjectIdentifier(model)).inserted else { return }
         backing.object = model
         backing.context = self
         inserted.append(model)
@@ -71,8 +74,8 @@ public final class ModelContext {
     /// Saving runs the entity's safe-deletion plan: cascades, deny checks, nullification.
     public func delete<Model: PersistentModel>(_ model: Model) {
         let backing = model.persistentBackingData
-        if let index = inserted.firstIndex(where: { $0 === model }) {
-            inserted.remove(at: index)
+        if insertedIdentities.remove(ObjectIdentifier(model)) != nil {
+            inserted.removeAll { $0 === model }
             backing.context = nil
             return
         }
@@ -104,7 +107,7 @@ public final class ModelContext {
     }
 
     func didChange(_ backing: ModelBackingData) {
-        guard backing.id != nil, let object = backing.object, !changed.contains(where: { $0 === object }) else { return }
+        guard backing.id != nil, let object = backing.object, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
         changed.append(object)
     }
 
@@ -123,10 +126,14 @@ public final class ModelContext {
             for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
             for object in newObjects + changed { try writeJoinRows(object) }
             var deletedIDs: [(entity: String, ids: [Int64])] = []
+            var positions: [String: Int] = [:]
             for object in deleted {
-                let entity = type(of: object).entity.name, id = object.persistentBackingData.id!
-                if let index = deletedIDs.firstIndex(where: { $0.entity == entity }) { deletedIDs[index].ids.append(id) }
-                else { deletedIDs.append((entity, [id])) }
+                let entity = type(of: object).entity.name
+                if positions[entity] == nil {
+                    positions[entity] = deletedIDs.count
+                    deletedIDs.append((entity, []))
+                }
+                deletedIDs[positions[entity]!].ids.append(object.persistentBackingData.id!)
             }
             for (entity, ids) in deletedIDs {
                 guard let program = container.schema.deletionProgram(for: entity) else { continue }
@@ -156,22 +163,26 @@ public final class ModelContext {
             backing.isDeleted = false
             backing.context = nil
         }
-        inserted = []
-        changed = []
-        deleted = []
+        clearPendingChanges()
         if hadDeletions { try refreshAfterDeletion() }
     }
 
     /// Discards unsaved inserts, changes and deletions.
     public func rollback() {
         for object in inserted { object.persistentBackingData.context = nil }
-        inserted = []
         for object in changed + deleted { object.persistentBackingData.revert() }
         for objects in registered.values {
             for object in objects.values { object.persistentBackingData.revert() }
         }
+        clearPendingChanges()
+    }
+
+    private func clearPendingChanges() {
+        inserted = []
         changed = []
         deleted = []
+        insertedIdentities = []
+        changedIdentities = []
     }
 
     /// Gives new objects row ids: one past the largest id of their table.
@@ -355,8 +366,6 @@ public final class ModelContext {
             for object in objects.values { object.persistentBackingData.context = nil }
         }
         registered = [:]
-        inserted = []
-        changed = []
-        deleted = []
+        clearPendingChanges()
     }
 }

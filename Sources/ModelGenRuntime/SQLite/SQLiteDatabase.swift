@@ -35,6 +35,8 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
 public final class SQLiteDatabase {
     let handle: OpaquePointer
     private var statementCache: [String: SQLiteStatement] = [:]
+    /// Statements run through this connection (`execute` counts each call as one).
+    public private(set) var statementsExecuted = 0
 
     /// Opens (or creates, when `create` is true) the database file at `path`; `":memory:"` for an in-memory one.
     public init(path: String, create: Bool = true) throws {
@@ -58,6 +60,7 @@ public final class SQLiteDatabase {
 
     /// Runs one or more statements that return no rows.
     public func execute(_ sql: String) throws {
+        statementsExecuted += 1
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &message)
         if status != SQLITE_OK {
@@ -81,6 +84,7 @@ public final class SQLiteDatabase {
     /// Runs a statement with bindings and returns all rows.
     @discardableResult
     public func query(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        statementsExecuted += 1
         let statement = try statement(sql)
         try statement.bind(bindings)
         var rows: [[SQLiteValue]] = []
@@ -94,6 +98,7 @@ public final class SQLiteDatabase {
     /// Runs a statement with bindings and returns how many rows it changed.
     @discardableResult
     public func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int {
+        statementsExecuted += 1
         let statement = try statement(sql)
         try statement.bind(bindings)
         while try statement.step() {}

@@ -30,6 +30,7 @@ final class DeletionFixture {
         try DeletionExecutor(database: database).run(program(for: entity), seed: seed, dryRun: dryRun)
     }
 
+    @discardableResult
     func delete(_ entity: String, ids: Int64..., dryRun: Bool = false) throws -> DeletionReport {
         try delete(entity, .ids(ids), dryRun: dryRun)
     }

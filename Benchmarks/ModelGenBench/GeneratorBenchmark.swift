@@ -1,0 +1,71 @@
+import Foundation
+import ModelGenCore
+
+/// Times `validate` (parse and resolve) and `generate` (every output, in memory) on synthetic
+/// schemas: entities of 8 attributes and 2 relationships each, in groups of 10 whose cascades
+/// form a chain closed into a cycle, plus an optional reference to the next group.
+enum GeneratorBenchmark {
+    static func schema(entities count: Int) -> String {
+        var yaml = "schema: Synthetic\nentities:\n"
+        for index in 0..<count {
+            let groupStart = index - index % 10
+            let next = index + 1 < min(groupStart + 10, count) ? index + 1 : groupStart
+            let previous = index == groupStart ? min(groupStart + 9, count - 1) : index - 1
+            yaml += """
+              E\(index):
+                attributes:
+                  name: String
+                  code: { type: String, unique: true }
+                  count: Int
+                  amount: Double?
+                  flag: { type: Bool, default: false }
+                  createdAt: Date
+                  token: UUID?
+                  note: { type: String, indexed: true }
+                relationships:
+                  children: { type: [E\(next)], inverse: parent, deleteRule: cascade }
+                  parent: { type: E\(previous)?, inverse: children }
+
+            """
+        }
+        return yaml
+    }
+
+    static func run(sizes: [Int], repetitions: Int) {
+        print("\nGenerator (release build recommended): median of \(repetitions) runs, in process, outputs kept in memory")
+        print(pad(["entities", "YAML bytes", "validate s", "generate s", "output bytes"], [9, 11, 11, 11, 13]))
+        var generateTimes: [Int: Double] = [:]
+        for size in sizes {
+            let bytes = Array(schema(entities: size).utf8)
+            var validate: [Double] = [], generate: [Double] = []
+            var outputBytes = 0
+            for _ in 0..<repetitions {
+                var start = DispatchTime.now()
+                let (loaded, _) = ModelGen.load(path: "Synthetic.yaml", bytes: bytes)
+                validate.append(Measure.elapsed(since: start))
+                precondition(loaded != nil, "the synthetic schema must be valid")
+                start = DispatchTime.now()
+                let compilation = ModelGen.generate(path: "Synthetic.yaml", bytes: bytes)
+                generate.append(Measure.elapsed(since: start))
+                precondition(!compilation.hasErrors)
+                outputBytes = compilation.files.reduce(0) { $0 + $1.contents.utf8.count }
+            }
+            generateTimes[size] = median(generate)
+            print(pad([String(size), String(bytes.count), format(median(validate)), format(median(generate)), String(outputBytes)], [9, 11, 11, 11, 13]))
+        }
+        if let large = generateTimes[10_000], let medium = generateTimes[1_000] {
+            print("generate 10,000 / 1,000 entities: \(format(large / medium))×")
+        }
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+}
+
+func format(_ value: Double) -> String { String(format: "%.3f", value) }
+
+func pad(_ cells: [String], _ widths: [Int]) -> String {
+    zip(cells, widths).map { $0.padding(toLength: max($1, $0.count), withPad: " ", startingAt: 0) }.joined(separator: " ")
+}
