@@ -117,9 +117,27 @@ public struct DeletionProgram: Equatable, Sendable {
     public var joinRowRemovals: [String]
     /// Delete, children before parents.
     public var deletions: [Deletion]
+    /// The fast path when every object of the root goes (see `WholeTableDeletion`); nil when the
+    /// schema does not allow it.
+    public var wholeTable: WholeTableDeletion?
+
+    /// Emptying the closure's tables without collecting ids: valid when every `orphanCounts`
+    /// query returns 0 (no row hangs from a NULL parent key, so every row of every table goes).
+    public struct WholeTableDeletion: Equatable, Sendable {
+        /// `SELECT count(*) … WHERE parent_key IS NULL`, one per non-root entity.
+        public var orphanCounts: [String]
+        /// Unfiltered `DELETE FROM table`, children before parents.
+        public var deletions: [Deletion]
+
+        public init(orphanCounts: [String], deletions: [Deletion]) {
+            self.orphanCounts = orphanCounts
+            self.deletions = deletions
+        }
+    }
 
     public init(targets: [Target], edges: [Edge], collections: [Collection], checks: [Check],
-                nullifications: [Nullification], detachments: [String], joinRowRemovals: [String], deletions: [Deletion]) {
+                nullifications: [Nullification], detachments: [String], joinRowRemovals: [String], deletions: [Deletion],
+                wholeTable: WholeTableDeletion? = nil) {
         self.targets = targets
         self.edges = edges
         self.collections = collections
@@ -128,6 +146,7 @@ public struct DeletionProgram: Equatable, Sendable {
         self.detachments = detachments
         self.joinRowRemovals = joinRowRemovals
         self.deletions = deletions
+        self.wholeTable = wholeTable
     }
 
     /// How many statements a run executes besides seeding, checks and cycles' repetitions.

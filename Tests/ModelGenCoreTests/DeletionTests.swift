@@ -1,3 +1,4 @@
+import FitIQWorkload
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
@@ -455,6 +456,32 @@ final class DeletionTests: XCTestCase {
         let report = try fixture.delete("Country", .matching(condition: condition, bindings: []))
         XCTAssertEqual(report.deletedCount(of: "Country"), 2)
         XCTAssertEqual(try fixture.ids("country"), [2])
+    }
+
+    func testDeletingEverythingEmptiesTheTablesDirectlyWhenNothingHangsLoose() throws {
+        let fixture = try DeletionFixture(try String(contentsOf: TestSupport.schemasDirectory.appendingPathComponent("FitIQ.yaml"), encoding: .utf8))
+        let plan = DeletionPlanner(schema: fixture.schema).plan(for: "SDUserProfile")
+        XCTAssertEqual(plan.wholeTableParentKeys?.map(\.column), ["user_profile_id", "user_profile_id", "user_profile_id", "user_profile_id", "user_profile_id", "session_id"])
+        try fixture.execute(FitIQWorkload.insertSQL(profiles: 3))
+        let report = try fixture.delete("SDUserProfile", .all)
+        XCTAssertEqual(report.totalDeleted, 3 * FitIQWorkload.rowsPerProfile)
+        XCTAssertEqual(report.statementsExecuted, 6 + 7, "orphan counts, then one DELETE per table")
+        XCTAssertEqual(try fixture.value("SELECT count(*) FROM sd_outbox_event"), .integer(Int64(FitIQWorkload.outboxEvents)))
+        try fixture.assertNoDanglingReferences()
+
+        // A stage that hangs from no session survives, so the general plan runs instead.
+        try fixture.execute(FitIQWorkload.insertSQL(profiles: 2).replacingOccurrences(of: "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 9999) INSERT INTO sd_outbox_event (id, event_type, payload, created_at) SELECT i + 1, 'sync', X'00', i FROM n;", with: ""))
+        try fixture.execute("INSERT INTO sd_sleep_stage (id, stage, start_date, end_date, session_id) VALUES (999999, 'loose', 0, 1, NULL)")
+        let general = try fixture.delete("SDUserProfile", .all)
+        XCTAssertEqual(general.totalDeleted, 2 * FitIQWorkload.rowsPerProfile)
+        XCTAssertEqual(try fixture.ids("sd_sleep_stage"), [999999])
+        try fixture.assertNoDanglingReferences()
+    }
+
+    func testTheFastPathIsNotPlannedWhenSomethingOutsideRefersIn() throws {
+        let fixture = try DeletionFixture(parentKids(rule: "nullify"))
+        XCTAssertNil(DeletionPlanner(schema: fixture.schema).plan(for: "Parent").wholeTableParentKeys)
+        XCTAssertNotNil(DeletionPlanner(schema: fixture.schema).plan(for: "Kid").wholeTableParentKeys)
     }
 
     func testStatementCountDependsOnTheSchemaNotTheData() throws {

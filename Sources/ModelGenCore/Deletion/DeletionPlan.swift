@@ -62,4 +62,10 @@ public struct DeletionPlan: Equatable, Sendable {
     public var joinTables: [JoinTable]
     /// Entities in delete order: an entity's rows go before the rows they reference.
     public var deletionOrder: [String]
+    /// When every object of the root goes: the foreign key by which each other entity of the
+    /// closure hangs from its parent. If no row has it NULL, every row of every closure entity is
+    /// deleted, so each table is emptied by an unfiltered `DELETE`, children first (SQLite's
+    /// fast path). Nil when something outside the closure refers into it, or the closure is not a
+    /// tree of such keys; the general plan runs then.
+    public var wholeTableParentKeys: [ForeignKey]?
 }

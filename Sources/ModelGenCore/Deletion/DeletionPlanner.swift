@@ -44,9 +44,31 @@ public struct DeletionPlanner {
         let collection = collectionSteps(root: root, closure: closure, edges: inside)
         let (detachments, order) = deletionOrder(closure, members)
         let joinTables = Set(closure.flatMap { joinTablesByEntity[$0] ?? [] }).sorted().map { schema.joinTables[$0] }
+        let checks = checks(closure, members)
         return DeletionPlan(root: root, closure: closure, edges: inside, collection: collection,
-                            checks: checks(closure, members), nullifications: nullifications(closure),
-                            detachments: detachments, joinTables: joinTables, deletionOrder: order)
+                            checks: checks, nullifications: nullifications(closure),
+                            detachments: detachments, joinTables: joinTables, deletionOrder: order,
+                            wholeTableParentKeys: wholeTableParentKeys(root: root, closure: closure, members: members,
+                                                                       edges: inside, checks: checks, joinTables: joinTables,
+                                                                       detachments: detachments))
+    }
+
+    /// See `DeletionPlan.wholeTableParentKeys`.
+    private func wholeTableParentKeys(root: String, closure: [String], members: Set<String>, edges: [Traversal],
+                                      checks: [ReferenceCheck], joinTables: [JoinTable], detachments: [ForeignKey]) -> [ForeignKey]? {
+        guard joinTables.isEmpty, detachments.isEmpty,
+              checks.allSatisfy({ members.contains($0.traversal.other) }),
+              foreignKeyPositions(closure, foreignKeysByTarget).allSatisfy({ members.contains(schema.foreignKeys[$0].entity) })
+        else { return nil }
+        var parentKeys: [ForeignKey] = []
+        for entity in closure where entity != root {
+            let incoming = edges.filter { $0.other == entity }
+            guard incoming.count == 1, case let .otherColumn(_, column) = incoming[0].link,
+                  let key = (foreignKeysByEntity[entity] ?? []).map({ schema.foreignKeys[$0] }).first(where: { $0.column == column })
+            else { return nil }
+            parentKeys.append(key)
+        }
+        return parentKeys
     }
 
     private func inSchemaOrder(_ entities: [String]) -> [String] {

@@ -55,10 +55,16 @@ public struct DeletionSQLRenderer {
         let deletions = plan.deletionOrder.map { entity in
             DeletionProgram.Deletion(entity: entity, sql: "DELETE FROM \(q(table(entity))) WHERE id IN (SELECT id FROM \(closureTable(entity)))")
         }
+        let wholeTable = plan.wholeTableParentKeys.map { parentKeys in
+            DeletionProgram.WholeTableDeletion(
+                orphanCounts: parentKeys.map { "SELECT count(*) FROM \(q($0.table)) WHERE \(q($0.column)) IS NULL" },
+                deletions: plan.deletionOrder.map { .init(entity: $0, sql: "DELETE FROM \(q(table($0)))") })
+        }
         return DeletionProgram(targets: targets,
                                edges: plan.edges.map { .init(source: $0.subject, relationship: $0.relationship, target: $0.other) },
                                collections: collections, checks: checks, nullifications: nullifications,
-                               detachments: detachments, joinRowRemovals: joinRowRemovals, deletions: deletions)
+                               detachments: detachments, joinRowRemovals: joinRowRemovals, deletions: deletions,
+                               wholeTable: wholeTable)
     }
 
     private func q(_ identifier: String) -> String { dialect.quote(identifier) }

@@ -136,7 +136,15 @@ public struct SwiftDeletionEmitter {
             for deletion in program.deletions {
                 lines.append("            .init(entity: \(s(deletion.entity)), sql: \(s(deletion.sql))),")
             }
-            lines.append("        ]")
+            if let wholeTable = program.wholeTable {
+                lines.append("        ],")
+                lines.append("        wholeTable: .init(")
+                lines.append("            orphanCounts: [\(wholeTable.orphanCounts.map(s).joined(separator: ", "))],")
+                lines.append("            deletions: [\(wholeTable.deletions.map { ".init(entity: \(s($0.entity)), sql: \(s($0.sql)))" }.joined(separator: ", "))]")
+                lines.append("        )")
+            } else {
+                lines.append("        ]")
+            }
             lines.append("    )")
         }
         lines.append("}")

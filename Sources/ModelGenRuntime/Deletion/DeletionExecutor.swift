@@ -33,7 +33,6 @@ public struct DeletionExecutor {
             if dryRun {
                 try database.execute(rollback)
             } else {
-                for target in program.targets { try database.execute("DELETE FROM \(target.closureTable)") }
                 try database.execute(commit)
             }
             return report
@@ -49,6 +48,18 @@ public struct DeletionExecutor {
         func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int {
             statements += 1
             return try database.run(sql, bindings)
+        }
+        // Every object of the root goes and nothing outside refers in: empty the tables directly.
+        if case .all = seed, let wholeTable = program.wholeTable {
+            statements += wholeTable.orphanCounts.count
+            if try wholeTable.orphanCounts.allSatisfy({ try database.scalar($0) == 0 }) {
+                for deletion in wholeTable.deletions {
+                    let count = try run(deletion.sql)
+                    if count > 0 { report.deletedCounts.append(.init(entity: deletion.entity, count: count)) }
+                }
+                report.statementsExecuted = statements
+                return report
+            }
         }
         for target in program.targets {
             try database.execute("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id INTEGER PRIMARY KEY, parent_id INTEGER, edge INTEGER); DELETE FROM \(target.closureTable)")
@@ -110,6 +121,8 @@ public struct DeletionExecutor {
             let count = try run(deletion.sql)
             if count > 0 { report.deletedCounts.append(.init(entity: deletion.entity, count: count)) }
         }
+        // The temporary tables are emptied, so that their pages do not outlive the delete.
+        for target in program.targets { _ = try run("DELETE FROM \(target.closureTable)") }
         report.statementsExecuted = statements
         return report
     }

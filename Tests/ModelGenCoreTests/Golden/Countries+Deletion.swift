@@ -28,6 +28,10 @@ extension Countries {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "Country", sql: "DELETE FROM country WHERE id IN (SELECT id FROM temp.modelgen_delete_country)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "Country", sql: "DELETE FROM country")]
+        )
     )
 }

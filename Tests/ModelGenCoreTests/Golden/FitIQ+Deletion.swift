@@ -59,7 +59,11 @@ extension FitIQ {
             .init(entity: "SDActivitySnapshot", sql: "DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_activity_snapshot)"),
             .init(entity: "SDPhysicalAttribute", sql: "DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_physical_attribute)"),
             .init(entity: "SDUserProfile", sql: "DELETE FROM sd_user_profile WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: ["SELECT count(*) FROM sd_dietary_and_activity_preferences WHERE user_profile_id IS NULL", "SELECT count(*) FROM sd_progress_entry WHERE user_profile_id IS NULL", "SELECT count(*) FROM sd_sleep_session WHERE user_profile_id IS NULL", "SELECT count(*) FROM sd_activity_snapshot WHERE user_profile_id IS NULL", "SELECT count(*) FROM sd_physical_attribute WHERE user_profile_id IS NULL", "SELECT count(*) FROM sd_sleep_stage WHERE session_id IS NULL"],
+            deletions: [.init(entity: "SDDietaryAndActivityPreferences", sql: "DELETE FROM sd_dietary_and_activity_preferences"), .init(entity: "SDProgressEntry", sql: "DELETE FROM sd_progress_entry"), .init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage"), .init(entity: "SDSleepSession", sql: "DELETE FROM sd_sleep_session"), .init(entity: "SDActivitySnapshot", sql: "DELETE FROM sd_activity_snapshot"), .init(entity: "SDPhysicalAttribute", sql: "DELETE FROM sd_physical_attribute"), .init(entity: "SDUserProfile", sql: "DELETE FROM sd_user_profile")]
+        )
     )
 
     /// Deleting `SDDietaryAndActivityPreferences`: 1 set-based statements.
@@ -79,7 +83,11 @@ extension FitIQ {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "SDDietaryAndActivityPreferences", sql: "DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_dietary_and_activity_preferences)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "SDDietaryAndActivityPreferences", sql: "DELETE FROM sd_dietary_and_activity_preferences")]
+        )
     )
 
     /// Deleting `SDProgressEntry`: 1 set-based statements.
@@ -99,7 +107,11 @@ extension FitIQ {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "SDProgressEntry", sql: "DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_progress_entry)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "SDProgressEntry", sql: "DELETE FROM sd_progress_entry")]
+        )
     )
 
     /// Deleting `SDSleepSession`: 3 set-based statements.
@@ -123,7 +135,11 @@ extension FitIQ {
         deletions: [
             .init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_stage)"),
             .init(entity: "SDSleepSession", sql: "DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_session)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: ["SELECT count(*) FROM sd_sleep_stage WHERE session_id IS NULL"],
+            deletions: [.init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage"), .init(entity: "SDSleepSession", sql: "DELETE FROM sd_sleep_session")]
+        )
     )
 
     /// Deleting `SDSleepStage`: 1 set-based statements.
@@ -143,7 +159,11 @@ extension FitIQ {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_stage)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage")]
+        )
     )
 
     /// Deleting `SDActivitySnapshot`: 1 set-based statements.
@@ -163,7 +183,11 @@ extension FitIQ {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "SDActivitySnapshot", sql: "DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_activity_snapshot)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "SDActivitySnapshot", sql: "DELETE FROM sd_activity_snapshot")]
+        )
     )
 
     /// Deleting `SDPhysicalAttribute`: 1 set-based statements.
@@ -183,7 +207,11 @@ extension FitIQ {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "SDPhysicalAttribute", sql: "DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_physical_attribute)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "SDPhysicalAttribute", sql: "DELETE FROM sd_physical_attribute")]
+        )
     )
 
     /// Deleting `SDOutboxEvent`: 1 set-based statements.
@@ -203,6 +231,10 @@ extension FitIQ {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "SDOutboxEvent", sql: "DELETE FROM sd_outbox_event WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_outbox_event)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "SDOutboxEvent", sql: "DELETE FROM sd_outbox_event")]
+        )
     )
 }

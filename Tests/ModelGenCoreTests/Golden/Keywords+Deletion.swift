@@ -54,7 +54,11 @@ extension Keywords {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "Select", sql: "DELETE FROM \"select\" WHERE id IN (SELECT id FROM temp.modelgen_delete_select)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "Select", sql: "DELETE FROM \"select\"")]
+        )
     )
 
     /// Deleting `Table`: 2 set-based statements.

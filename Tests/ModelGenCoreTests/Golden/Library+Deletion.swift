@@ -64,7 +64,11 @@ extension Library {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "Portrait", sql: "DELETE FROM portrait WHERE id IN (SELECT id FROM temp.modelgen_delete_portrait)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "Portrait", sql: "DELETE FROM portrait")]
+        )
     )
 
     /// Deleting `Book`: 6 set-based statements.
@@ -108,7 +112,11 @@ extension Library {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "Loan", sql: "DELETE FROM loan WHERE id IN (SELECT id FROM temp.modelgen_delete_loan)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "Loan", sql: "DELETE FROM loan")]
+        )
     )
 
     /// Deleting `Shelf`: 4 set-based statements.

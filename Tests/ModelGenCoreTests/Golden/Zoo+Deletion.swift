@@ -33,7 +33,11 @@ extension Zoo {
         deletions: [
             .init(entity: "Animal", sql: "DELETE FROM animal WHERE id IN (SELECT id FROM temp.modelgen_delete_animal)"),
             .init(entity: "AnimalCategory", sql: "DELETE FROM animal_category WHERE id IN (SELECT id FROM temp.modelgen_delete_animal_category)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: ["SELECT count(*) FROM animal WHERE category_id IS NULL"],
+            deletions: [.init(entity: "Animal", sql: "DELETE FROM animal"), .init(entity: "AnimalCategory", sql: "DELETE FROM animal_category")]
+        )
     )
 
     /// Deleting `Animal`: 1 set-based statements.
@@ -53,6 +57,10 @@ extension Zoo {
         joinRowRemovals: [],
         deletions: [
             .init(entity: "Animal", sql: "DELETE FROM animal WHERE id IN (SELECT id FROM temp.modelgen_delete_animal)"),
-        ]
+        ],
+        wholeTable: .init(
+            orphanCounts: [],
+            deletions: [.init(entity: "Animal", sql: "DELETE FROM animal")]
+        )
     )
 }
