@@ -42,7 +42,7 @@ final class CountriesAndFitIQTests: XCTestCase {
 
         context.insert(SDUserProfile(userID: "u2", name: "Bob", createdAt: Date()))
         try context.save()
-        try container.deleteAllData()
+        container.deleteAllData()
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<SDOutboxEvent>()), 0)
     }
 }

@@ -59,10 +59,21 @@ public final class ModelContainer {
     /// The context for the main actor's work (one per container).
     public private(set) lazy var mainContext = ModelContext(self)
 
+    /// Deletes every object of every entity in one transaction, as SwiftData's `deleteAllData()`:
+    /// it does not throw; should the store fail (a full disk), nothing is deleted and the error is
+    /// written to standard error. `deleteAllDataThrowing()` gives the error to the caller instead.
+    public func deleteAllData() {
+        do {
+            try deleteAllDataThrowing()
+        } catch {
+            FileHandle.standardError.write(Data("ModelContainer.deleteAllData(): nothing was deleted: \(error)\n".utf8))
+        }
+    }
+
     /// Deletes every object of every entity in one transaction. Nothing survives, so no
     /// reference can dangle: join tables, then entity tables, are emptied with foreign-key checks
-    /// deferred to the commit (SQLite's fast truncate path).
-    public func deleteAllData() throws {
+    /// deferred to the commit (the plan for "everything", SQLite's fast path).
+    public func deleteAllDataThrowing() throws {
         var tables: [String] = []
         for model in schema.models {
             for relationship in model.entity.relationships {
