@@ -35,27 +35,42 @@ public struct DeletionPlanDescription {
         }
         for plan in planner.plans() {
             for check in plan.checks where check.kind == .deny && check.traversal.subject != plan.root {
-                hazards.append("deny reachable through a cascade: deleting a \(plan.root) reaches \(check.traversal.subject) by \(cascadePath(to: check.traversal.subject, in: plan)), where \(check.relationship) (deny) can refuse it")
-            }
-            for step in plan.collection {
-                if case let .followUntilStable(indices) = step, plan.edges.firstIndex(of: plan.edges[indices[0]]) == indices[0],
-                   plan.root == plan.edges[indices[0]].subject {
-                    let cycle = indices.map { "\(plan.edges[$0].subject).\(plan.edges[$0].relationship)" }.joined(separator: ", ")
-                    hazards.append("cascade cycle: \(cycle); collected by repeating these cascades until nothing is added")
-                }
-            }
-            for foreignKey in plan.detachments where plan.root == foreignKey.entity {
-                hazards.append("reference cycle: \(foreignKey.entity).\(foreignKey.relationship) (\(foreignKey.table).\(foreignKey.column)) is set to NULL inside the deleted set first, so that rows can go children first")
-            }
-            let reached = plan.edges.map(\.other)
-            for entity in plan.closure where entity != plan.root && reached.filter({ $0 == entity }).count > 1 && plan.root == schema.entities.first(where: { plan.closure.contains($0.name) })?.name {
-                let paths = plan.edges.filter { $0.other == entity }.map { "\($0.subject).\($0.relationship)" }.joined(separator: ", ")
-                hazards.append("several cascade paths to \(entity) from \(plan.root): \(paths); each object is deleted once")
+                hazards.append("deny reachable through a cascade: a delete of \(plan.root) reaches \(check.traversal.subject) by \(cascadePath(to: check.traversal.subject, in: plan)), where \(check.relationship) (deny) can refuse it")
             }
         }
+        hazards += graphHazards()
         var unique: [String] = []
-        for hazard in hazards where !unique.contains(hazard) { unique.append(hazard) }
+        var seen: Set<String> = []
+        for hazard in hazards where seen.insert(hazard).inserted { unique.append(hazard) }
         return unique
+    }
+
+    /// Cycles of cascades, cycles of references, and entities reached by several cascades, each
+    /// reported once, from the schema's graphs.
+    private func graphHazards() -> [String] {
+        var hazards: [String] = []
+        let entities = schema.entities.map(\.name)
+        let cascades = schema.entities.flatMap { entity in entity.relationships.filter { $0.deleteRule == .cascade } }
+        for component in StronglyConnected.components(nodes: entities, edges: cascades.map { ($0.entity, $0.target) }) {
+            let members = Set(component)
+            let inside = cascades.filter { members.contains($0.entity) && members.contains($0.target) }
+            guard !inside.isEmpty else { continue }
+            hazards.append("cascade cycle: \(inside.map { "\($0.entity).\($0.name)" }.joined(separator: ", ")); collected by repeating these cascades until nothing is added")
+        }
+        let foreignKeys = schema.foreignKeys
+        for component in StronglyConnected.components(nodes: entities, edges: foreignKeys.map { ($0.entity, $0.target) }) {
+            let members = Set(component)
+            for foreignKey in foreignKeys where !foreignKey.isRequired && members.contains(foreignKey.entity) && members.contains(foreignKey.target) {
+                hazards.append("reference cycle: \(foreignKey.entity).\(foreignKey.relationship) (\(foreignKey.table).\(foreignKey.column)) is set to NULL inside the deleted set first, so that rows can go children first")
+            }
+        }
+        for entity in entities {
+            let incoming = cascades.filter { $0.target == entity }
+            if incoming.count > 1 {
+                hazards.append("several cascade paths to \(entity): \(incoming.map { "\($0.entity).\($0.name)" }.joined(separator: ", ")); each object is deleted once")
+            }
+        }
+        return hazards
     }
 
     private func cascadePath(to entity: String, in plan: DeletionPlan) -> String {
