@@ -5,6 +5,27 @@ import ModelGenCore
 /// schemas: entities of 8 attributes and 2 relationships each, in groups of 10 whose cascades
 /// form a chain closed into a cycle, plus an optional reference to the next group.
 enum GeneratorBenchmark {
+    /// One run of each stage of `generate` on the largest schema, to show where the time goes.
+    static func printStages(entities: Int) {
+        let bytes = Array(schema(entities: entities).utf8)
+        var start = DispatchTime.now()
+        guard let model = ModelGen.load(path: "Synthetic.yaml", bytes: bytes).0 else { return }
+        var stages: [(String, Double)] = [("parse + resolve", Measure.elapsed(since: start))]
+        func time(_ name: String, _ work: () throws -> String) rethrows {
+            start = DispatchTime.now()
+            _ = try work()
+            stages.append((name, Measure.elapsed(since: start)))
+        }
+        time("deletion plans") { String(DeletionPlanner(schema: model).plans().count) }
+        time("SQLite DDL") { DDLGenerator(schema: model, dialect: .sqlite).render(header: "") }
+        time("PostgreSQL DDL") { DDLGenerator(schema: model, dialect: .postgresql).render(header: "") }
+        time("PostgreSQL functions") { PostgreSQLDeletionFunctions(schema: model).render() }
+        time("+Models.swift") { (try? SwiftModelsEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "")) ?? "" }
+        time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: "") }
+        time("+Deletion.swift") { SwiftDeletionEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "") }
+        print("stages at \(entities) entities: " + stages.map { "\($0.0) \(format($0.1)) s" }.joined(separator: ", "))
+    }
+
     static func schema(entities count: Int) -> String {
         var yaml = "schema: Synthetic\nentities:\n"
         for index in 0..<count {
@@ -52,6 +73,9 @@ enum GeneratorBenchmark {
             }
             generateTimes[size] = median(generate)
             print(pad([String(size), String(bytes.count), format(median(validate)), format(median(generate)), String(outputBytes)], [9, 11, 11, 11, 13]))
+        }
+        if let size = sizes.max() {
+            printStages(entities: size)
         }
         if let large = generateTimes[10_000], let medium = generateTimes[1_000] {
             print("generate 10,000 / 1,000 entities: \(format(large / medium))×")

@@ -134,6 +134,10 @@ enum SwiftTypes {
     }
 
     static func stringLiteral(_ text: String) -> String {
+        // Most texts (names, SQL without quoted identifiers) need no escaping at all.
+        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 == 0x7F }) {
+            return "\"" + text + "\""
+        }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
