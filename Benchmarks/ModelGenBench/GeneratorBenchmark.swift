@@ -16,13 +16,17 @@ enum GeneratorBenchmark {
             _ = try work()
             stages.append((name, Measure.elapsed(since: start)))
         }
-        time("deletion plans") { String(DeletionPlanner(schema: model).plans().count) }
+        var plans: [DeletionPlan] = []
+        time("deletion plans") {
+            plans = DeletionPlanner(schema: model).plans()
+            return ""
+        }
         time("SQLite DDL") { DDLGenerator(schema: model, dialect: .sqlite).render(header: "") }
         time("PostgreSQL DDL") { DDLGenerator(schema: model, dialect: .postgresql).render(header: "") }
-        time("PostgreSQL functions") { PostgreSQLDeletionFunctions(schema: model).render() }
+        time("PostgreSQL functions") { PostgreSQLDeletionFunctions(schema: model, plans: plans).render() }
         time("+Models.swift") { (try? SwiftModelsEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "")) ?? "" }
         time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: "") }
-        time("+Deletion.swift") { SwiftDeletionEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "") }
+        time("+Deletion.swift") { SwiftDeletionEmitter(schema: model, plans: plans, sourceFile: "Synthetic.yaml").render(header: "") }
         print("stages at \(entities) entities: " + stages.map { "\($0.0) \(format($0.1)) s" }.joined(separator: ", "))
     }
 

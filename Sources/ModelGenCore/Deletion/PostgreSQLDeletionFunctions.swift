@@ -6,16 +6,18 @@ import ModelGenProgram
 /// call then changes nothing.
 public struct PostgreSQLDeletionFunctions {
     public let schema: ModelSchema
+    /// One plan per entity, in schema order (`DeletionPlanner.plans()`).
+    public let plans: [DeletionPlan]
 
-    public init(schema: ModelSchema) {
+    public init(schema: ModelSchema, plans: [DeletionPlan]) {
         self.schema = schema
+        self.plans = plans
     }
 
     public func render() -> String {
-        let planner = DeletionPlanner(schema: schema)
         let renderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
-        return schema.entities.map { entity in
-            function(for: entity, program: renderer.program(for: planner.plan(for: entity.name)))
+        return zip(schema.entities, plans).map { entity, plan in
+            function(for: entity, program: renderer.program(for: plan))
         }.joined(separator: "\n\n")
     }
 

@@ -75,15 +75,17 @@ public struct SwiftSchemaEmitter {
 /// runtime runs, planned here at generation time.
 public struct SwiftDeletionEmitter {
     public let schema: ModelSchema
+    /// One plan per entity, in schema order (`DeletionPlanner.plans()`).
+    public let plans: [DeletionPlan]
     public let sourceFile: String
 
-    public init(schema: ModelSchema, sourceFile: String) {
+    public init(schema: ModelSchema, plans: [DeletionPlan], sourceFile: String) {
         self.schema = schema
+        self.plans = plans
         self.sourceFile = sourceFile
     }
 
     public func render(header: String) -> String {
-        let planner = DeletionPlanner(schema: schema)
         let renderer = DeletionSQLRenderer(schema: schema, dialect: .sqlite)
         let s = SwiftTypes.stringLiteral
         var lines = ["// \(header)", "", "import ModelGenRuntime", "", "extension \(Naming.swiftIdentifier(schema.name)) {"]
@@ -97,7 +99,7 @@ public struct SwiftDeletionEmitter {
         lines.append("        }")
         lines.append("    }")
         for (index, entity) in schema.entities.enumerated() {
-            let program = renderer.program(for: planner.plan(for: entity.name))
+            let program = renderer.program(for: plans[index])
             lines.append("")
             lines.append("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statements.")
             lines.append("    private static let deletionProgram\(index) = DeletionProgram(")
