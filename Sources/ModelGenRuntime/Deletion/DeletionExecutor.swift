@@ -55,7 +55,7 @@ public struct DeletionExecutor {
             if try wholeTable.orphanCounts.allSatisfy({ try database.scalar($0) == 0 }) {
                 for deletion in wholeTable.deletions {
                     let count = try run(deletion.sql)
-                    if count > 0 { report.deletedCounts.append(.init(entity: deletion.entity, count: count)) }
+                    if count > 0 { report.deletedCounts.append(.init(name: deletion.entity, count: count)) }
                 }
                 report.statementsExecuted = statements
                 return report
@@ -113,13 +113,13 @@ public struct DeletionExecutor {
         if !blockers.isEmpty { throw DeletionRefused(blockers: blockers) }
 
         for nullification in program.nullifications {
-            report.nullifiedCounts.append(.init(entity: nullification.relationship, count: try run(nullification.sql)))
+            report.nullifiedCounts.append(.init(name: nullification.relationship, count: try run(nullification.sql)))
         }
         for sql in program.detachments { _ = try run(sql) }
         for sql in program.joinRowRemovals { report.joinRowsRemoved += try run(sql) }
         for deletion in program.deletions {
             let count = try run(deletion.sql)
-            if count > 0 { report.deletedCounts.append(.init(entity: deletion.entity, count: count)) }
+            if count > 0 { report.deletedCounts.append(.init(name: deletion.entity, count: count)) }
         }
         // The temporary tables are emptied, so that their pages do not outlive the delete.
         for target in program.targets { _ = try run("DELETE FROM \(target.closureTable)") }

@@ -3,14 +3,11 @@ import Foundation
 /// What a delete did (or, for a dry run, would do).
 public struct DeletionReport: Equatable, Sendable {
     /// Rows deleted per entity, in the order they were deleted; entities with none are left out.
-    public var deleted: [(entity: String, count: Int)] {
-        get { deletedCounts.map { ($0.entity, $0.count) } }
-        set { deletedCounts = newValue.map { EntityCount(entity: $0.entity, count: $0.count) } }
-    }
+    public var deleted: [(entity: String, count: Int)] { deletedCounts.map { ($0.name, $0.count) } }
     /// Foreign-key cells of surviving rows set to NULL.
     public var nullified: Int { nullifiedCounts.reduce(0) { $0 + $1.count } }
     /// Nullified references per relationship (`Entity.relationship`), in plan order.
-    public var nullifiedByRelationship: [(relationship: String, count: Int)] { nullifiedCounts.map { ($0.entity, $0.count) } }
+    public var nullifiedByRelationship: [(relationship: String, count: Int)] { nullifiedCounts.map { ($0.name, $0.count) } }
     /// Join-table rows removed (not counted in `nullified`).
     public var joinRowsRemoved: Int
     /// Requested ids that did not exist; they were ignored.
@@ -20,17 +17,20 @@ public struct DeletionReport: Equatable, Sendable {
     /// SQL statements executed, seeding and bookkeeping included.
     public var statementsExecuted: Int
 
-    struct EntityCount: Equatable, Sendable {
-        var entity: String
+    /// A count for an entity (`deletedCounts`) or a relationship (`nullifiedCounts`).
+    struct NamedCount: Equatable, Sendable {
+        var name: String
         var count: Int
     }
 
-    var deletedCounts: [EntityCount] = []
-    var nullifiedCounts: [EntityCount] = []
+    /// Rows deleted per entity name.
+    var deletedCounts: [NamedCount] = []
+    /// Cells nullified per `Entity.relationship`.
+    var nullifiedCounts: [NamedCount] = []
 
     /// The number of rows deleted from one entity.
     public func deletedCount(of entity: String) -> Int {
-        deletedCounts.first { $0.entity == entity }?.count ?? 0
+        deletedCounts.first { $0.name == entity }?.count ?? 0
     }
 
     /// All rows deleted.
@@ -45,8 +45,8 @@ public struct DeletionReport: Equatable, Sendable {
 
     /// `{"deleted": {"Entity": count, …}, "nullified": n, "dryRun": bool}`, keys in a fixed order.
     public var json: String {
-        let deleted = deletedCounts.filter { $0.count > 0 }.sorted { $0.entity < $1.entity }
-            .map { "\(jsonString($0.entity)): \($0.count)" }.joined(separator: ", ")
+        let deleted = deletedCounts.filter { $0.count > 0 }.sorted { $0.name < $1.name }
+            .map { "\(jsonString($0.name)): \($0.count)" }.joined(separator: ", ")
         return "{\"deleted\": {\(deleted)}, \"nullified\": \(nullified), \"dryRun\": \(isDryRun)}"
     }
 
