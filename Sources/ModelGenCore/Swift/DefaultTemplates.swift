@@ -13,6 +13,7 @@ import ModelGenRuntime
 /// Generated from enum `{{name}}` in {{sourceFile}}.
 public enum {{swiftName}}: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, PersistentValue {
 {{#cases}}
+    /// Case `{{name}}` of enum `{{enumName}}` in {{sourceFile}}.
     case {{swiftName}}
 {{/cases}}
 }

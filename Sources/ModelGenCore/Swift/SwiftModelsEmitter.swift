@@ -4,7 +4,7 @@ import Mustache
 /// Renders `<Base>+Models.swift` from the `Models.swift.mustache` template.
 ///
 /// The template context (documented in README "Templates"): `header`, `sourceFile`, `enums`
-/// (`name`, `swiftName`, `cases` with `swiftName`) and `entities` (`name`, `swiftName`,
+/// (`name`, `swiftName`, `cases` with `name`, `swiftName`, `enumName`) and `entities` (`name`, `swiftName`,
 /// `attributes`, `relationships`, `initParameters`, `transientDefaults`), each attribute with
 /// `name`, `swiftName`, `index`, `schemaType`, `swiftType`, `parameterName`, `isTransient`, and each
 /// relationship with `name`, `swiftName`, `index`, `schemaType`, `swiftType`, `getter`, `setter`,
@@ -39,7 +39,7 @@ public struct SwiftModelsEmitter {
             "sourceFile": sourceFile,
             "enums": schema.enums.map { enumeration in
                 ["name": enumeration.name, "swiftName": Naming.swiftIdentifier(enumeration.name),
-                 "cases": enumeration.cases.map { ["swiftName": Naming.swiftIdentifier($0)] }] as [String: Any]
+                 "cases": enumeration.cases.map { ["name": $0, "swiftName": Naming.swiftIdentifier($0), "enumName": enumeration.name] }] as [String: Any]
             },
             "entities": schema.entities.map(entityContext),
         ]

@@ -5,8 +5,11 @@ import ModelGenRuntime
 
 /// Generated from enum `Status` in Keywords.yaml.
 public enum Status: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, PersistentValue {
+    /// Case `open` of enum `Status` in Keywords.yaml.
     case `open`
+    /// Case `closed` of enum `Status` in Keywords.yaml.
     case closed
+    /// Case `default` of enum `Status` in Keywords.yaml.
     case `default`
 }
 

@@ -5,8 +5,11 @@ import ModelGenRuntime
 
 /// Generated from enum `Diet` in Zoo.yaml.
 public enum Diet: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, PersistentValue {
+    /// Case `herbivorous` of enum `Diet` in Zoo.yaml.
     case herbivorous
+    /// Case `carnivorous` of enum `Diet` in Zoo.yaml.
     case carnivorous
+    /// Case `omnivorous` of enum `Diet` in Zoo.yaml.
     case omnivorous
 }
 
