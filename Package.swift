@@ -14,11 +14,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
-        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
     ],
     targets: [
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
-        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram", .product(name: "Mustache", package: "swift-mustache")]),
+        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram"]),
         // The executable form of deletion plans, shared by the generator and the runtime. No dependencies.
         .target(name: "ModelGenProgram"),
         // The system SQLite library (Debian: libsqlite3-dev).

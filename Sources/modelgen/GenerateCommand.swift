@@ -30,14 +30,14 @@ struct GenerateCommand: ParsableCommand {
     var swiftOnly = false
 
     func run() throws {
-        var modelsTemplate: String?
+        var modelsTemplate: TemplateFile?
         if let templates {
             let path = URL(fileURLWithPath: templates).appendingPathComponent("Models.swift.mustache").path
             guard let data = FileManager.default.contents(atPath: path) else {
                 printError("error: cannot read template '\(path)'")
                 throw ExitCode(ExitStatus.schemaError)
             }
-            modelsTemplate = String(decoding: data, as: UTF8.self)
+            modelsTemplate = TemplateFile(path: path, text: String(decoding: data, as: UTF8.self))
         }
         var compilation = ModelGen.generate(path: schema, bytes: try SchemaInput.read(schema), modelsTemplate: modelsTemplate)
         SchemaInput.report(compilation.diagnostics)

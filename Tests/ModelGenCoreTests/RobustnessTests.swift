@@ -82,4 +82,28 @@ final class RobustnessTests: XCTestCase {
         XCTAssertGreaterThan(rejected, 1_000, "the mutations should break most schemas")
         XCTAssertGreaterThan(compiled, 10, "some mutations (comments, reordering) still compile")
     }
+
+    func testMutatedTemplatesNeverCrashAndErrorsAreLocated() throws {
+        var generator = Generator(state: 1)
+        let zoo = [UInt8](try Data(contentsOf: TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml")))
+        var rendered = 0, rejected = 0
+        for round in 0..<1_000 {
+            var bytes = Array(DefaultTemplates.models.utf8)
+            for _ in 0...(round % 3) { bytes = Self.mutate(bytes, &generator) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let compilation = ModelGen.generate(path: "Zoo.yaml", bytes: zoo, modelsTemplate: TemplateFile(path: "mutant.mustache", text: text))
+            if compilation.hasErrors {
+                rejected += 1
+                XCTAssertTrue(compilation.files.isEmpty, "files were produced despite errors")
+                let location = try XCTUnwrap(compilation.diagnostics.first?.location)
+                XCTAssertEqual(location.file, "mutant.mustache")
+                XCTAssertTrue((1...text.split(separator: "\n", omittingEmptySubsequences: false).count).contains(location.line), "\(location)")
+                XCTAssertGreaterThanOrEqual(location.column, 1)
+            } else {
+                rendered += 1
+            }
+        }
+        XCTAssertGreaterThan(rejected, 100, "the mutations should break some templates")
+        XCTAssertGreaterThan(rendered, 100, "most mutations (text, reordering) still render")
+    }
 }

@@ -3,7 +3,6 @@
 public enum DefaultTemplates {
     /// `Templates/Models.swift.mustache`.
     public static let models = #"""
-{{% CONTENT_TYPE: TEXT}}
 // {{header}}
 
 import Foundation

@@ -1,5 +1,4 @@
 import Foundation
-import Mustache
 
 /// Renders `<Base>+Models.swift` from the `Models.swift.mustache` template.
 ///
@@ -10,10 +9,6 @@ import Mustache
 /// relationship with `name`, `swiftName`, `index`, `schemaType`, `swiftType`, `getter`, `setter`,
 /// `inverseDescription`, `deleteRule`; `entitySwiftName` is available inside both lists.
 public struct SwiftModelsEmitter {
-    public struct TemplateError: Error, CustomStringConvertible {
-        public var description: String
-    }
-
     public let schema: ModelSchema
     public let sourceFile: String
 
@@ -23,54 +18,56 @@ public struct SwiftModelsEmitter {
     }
 
     /// Renders with `template` (the default template when nil).
-    public func render(header: String, template: String? = nil) throws -> String {
-        let mustache: MustacheTemplate
-        do {
-            mustache = try MustacheTemplate(string: template ?? DefaultTemplates.models)
-        } catch {
-            throw TemplateError(description: "cannot parse the Models.swift.mustache template: \(error)")
-        }
-        return mustache.render(context(header: header))
+    public func render(header: String, template: MustacheTemplate? = nil) -> String {
+        (template ?? Self.defaultTemplate).render(context(header: header))
     }
 
-    func context(header: String) -> [String: Any] {
-        [
-            "header": header,
-            "sourceFile": sourceFile,
-            "enums": schema.enums.map { enumeration in
-                ["name": enumeration.name, "swiftName": Naming.swiftIdentifier(enumeration.name),
-                 "cases": enumeration.cases.map { ["name": $0, "swiftName": Naming.swiftIdentifier($0), "enumName": enumeration.name] }] as [String: Any]
-            },
-            "entities": schema.entities.map(entityContext),
-        ]
+    /// `DefaultTemplates.models`, parsed once; a test renders it, so it always parses.
+    static let defaultTemplate = try! MustacheTemplate(DefaultTemplates.models)
+
+    func context(header: String) -> TemplateValue {
+        .object([
+            "header": .text(header),
+            "sourceFile": .text(sourceFile),
+            "enums": .list(schema.enums.map { enumeration in
+                .object([
+                    "name": .text(enumeration.name), "swiftName": .text(Naming.swiftIdentifier(enumeration.name)),
+                    "cases": .list(enumeration.cases.map {
+                        .object(["name": .text($0), "swiftName": .text(Naming.swiftIdentifier($0)), "enumName": .text(enumeration.name)])
+                    }),
+                ])
+            }),
+            "entities": .list(schema.entities.map(entityContext)),
+        ])
     }
 
-    private func entityContext(_ entity: Entity) -> [String: Any] {
-        let entitySwiftName = Naming.swiftIdentifier(entity.name)
-        let attributes = entity.attributes.enumerated().map { index, attribute -> [String: Any] in
-            [
-                "name": attribute.name, "swiftName": Naming.swiftIdentifier(attribute.name), "index": index,
-                "schemaType": schemaType(attribute), "swiftType": SwiftTypes.swiftType(attribute),
-                "parameterName": Naming.swiftIdentifier(attribute.name), "isTransient": attribute.isTransient,
+    private func entityContext(_ entity: Entity) -> TemplateValue {
+        let entitySwiftName = TemplateValue.text(Naming.swiftIdentifier(entity.name))
+        let attributes = entity.attributes.enumerated().map { index, attribute -> TemplateValue in
+            let swiftName = TemplateValue.text(Naming.swiftIdentifier(attribute.name))
+            return .object([
+                "name": .text(attribute.name), "swiftName": swiftName, "index": .text(String(index)),
+                "schemaType": .text(schemaType(attribute)), "swiftType": .text(SwiftTypes.swiftType(attribute)),
+                "parameterName": swiftName, "isTransient": .bool(attribute.isTransient),
                 "entitySwiftName": entitySwiftName,
-            ]
+            ])
         }
-        let relationships = entity.relationships.enumerated().map { index, relationship -> [String: Any] in
+        let relationships = entity.relationships.enumerated().map { index, relationship -> TemplateValue in
             let target = Naming.swiftIdentifier(relationship.target)
             let swiftType: String = switch relationship.cardinality {
             case .toMany: "[\(target)]"
             case .toOne: "\(target)?"
             }
-            return [
-                "name": relationship.name, "swiftName": Naming.swiftIdentifier(relationship.name), "index": index,
-                "schemaType": relationship.isToMany ? "[\(relationship.target)]" : relationship.target + (relationship.isRequired ? "" : "?"),
-                "swiftType": swiftType,
-                "getter": relationship.isToMany ? "toMany" : "toOne",
-                "setter": relationship.isToMany ? "setToMany" : "setToOne",
-                "inverseDescription": relationship.inverse.map { "`\(relationship.target).\($0)`" } ?? "none",
-                "deleteRule": relationship.deleteRule.rawValue,
+            return .object([
+                "name": .text(relationship.name), "swiftName": .text(Naming.swiftIdentifier(relationship.name)), "index": .text(String(index)),
+                "schemaType": .text(relationship.isToMany ? "[\(relationship.target)]" : relationship.target + (relationship.isRequired ? "" : "?")),
+                "swiftType": .text(swiftType),
+                "getter": .text(relationship.isToMany ? "toMany" : "toOne"),
+                "setter": .text(relationship.isToMany ? "setToMany" : "setToOne"),
+                "inverseDescription": .text(relationship.inverse.map { "`\(relationship.target).\($0)`" } ?? "none"),
+                "deleteRule": .text(relationship.deleteRule.rawValue),
                 "entitySwiftName": entitySwiftName,
-            ]
+            ])
         }
         let parameters = entity.attributes.map { attribute -> String in
             var parameter = "\(Naming.swiftIdentifier(attribute.name)): \(SwiftTypes.swiftType(attribute))"
@@ -81,16 +78,18 @@ public struct SwiftModelsEmitter {
             }
             return parameter
         }
-        let transientDefaults = entity.attributes.enumerated().filter { $0.element.isTransient }.map { index, attribute -> [String: Any] in
-            ["index": index, "swiftType": SwiftTypes.swiftType(attribute),
-             "value": attribute.defaultValue.map { SwiftTypes.literal($0, type: attribute.type) } ?? "nil"]
+        let transientDefaults = entity.attributes.enumerated().filter { $0.element.isTransient }.map { index, attribute -> TemplateValue in
+            .object([
+                "index": .text(String(index)), "swiftType": .text(SwiftTypes.swiftType(attribute)),
+                "value": .text(attribute.defaultValue.map { SwiftTypes.literal($0, type: attribute.type) } ?? "nil"),
+            ])
         }
-        return [
-            "name": entity.name, "swiftName": entitySwiftName,
-            "attributes": attributes, "relationships": relationships,
-            "initParameters": parameters.joined(separator: ", "),
-            "transientDefaults": transientDefaults,
-        ]
+        return .object([
+            "name": .text(entity.name), "swiftName": entitySwiftName,
+            "attributes": .list(attributes), "relationships": .list(relationships),
+            "initParameters": .text(parameters.joined(separator: ", ")),
+            "transientDefaults": .list(transientDefaults),
+        ])
     }
 
     private func schemaType(_ attribute: Attribute) -> String {
