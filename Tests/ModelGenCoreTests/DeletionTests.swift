@@ -463,10 +463,14 @@ final class DeletionTests: XCTestCase {
         let plan = DeletionPlanner(schema: fixture.schema).plan(for: "SDUserProfile")
         XCTAssertEqual(plan.wholeTableParentKeys?.map(\.column), ["user_profile_id", "user_profile_id", "user_profile_id", "user_profile_id", "user_profile_id", "session_id"])
         try fixture.execute(FitIQWorkload.insertSQL(profiles: 3))
+        let dryRun = try fixture.delete("SDUserProfile", .all, dryRun: true)
+        XCTAssertEqual(dryRun.totalDeleted, 3 * FitIQWorkload.rowsPerProfile)
+        XCTAssertEqual(try fixture.value("SELECT count(*) FROM sd_sleep_stage"), .integer(3 * 500), "a dry run changes nothing")
         let report = try fixture.delete("SDUserProfile", .all)
         XCTAssertEqual(report.totalDeleted, 3 * FitIQWorkload.rowsPerProfile)
         XCTAssertEqual(report.statementsExecuted, 6 + 7, "orphan counts, then one DELETE per table")
         XCTAssertEqual(try fixture.value("SELECT count(*) FROM sd_outbox_event"), .integer(Int64(FitIQWorkload.outboxEvents)))
+        XCTAssertEqual(try fixture.value("PRAGMA foreign_keys"), .integer(1), "checks are off only while the tables are emptied")
         try fixture.assertNoDanglingReferences()
 
         // A stage that hangs from no session survives, so the general plan runs instead.

@@ -20,7 +20,24 @@ public struct DeletionExecutor {
         self.database = database
     }
 
+    /// Deletes the seed's objects and everything the program reaches from them, or deletes
+    /// nothing and throws `DeletionRefused` naming every blocker.
     public func run(_ program: DeletionProgram, seed: DeletionSeed, dryRun: Bool = false) throws -> DeletionReport {
+        if case .all = seed, let wholeTable = program.wholeTable {
+            // Every object of the root goes and, as the plan proved from the schema, nothing outside
+            // the closure refers into it. Outside a caller's transaction, foreign-key checks can be
+            // off while the tables are emptied, so SQLite truncates them instead of visiting rows.
+            let emptied = database.isInTransaction
+                ? try transaction(dryRun: dryRun) { try emptyTables(wholeTable, dryRun: dryRun) }
+                : try database.withoutForeignKeyEnforcement { try transaction(dryRun: dryRun) { try emptyTables(wholeTable, dryRun: dryRun) } }
+            if let emptied { return emptied }
+        }
+        return try transaction(dryRun: dryRun) { try perform(program, seed: seed, dryRun: dryRun) }
+    }
+
+    /// Runs `body` in one transaction (a savepoint inside a caller's transaction), committed unless
+    /// `body` throws or this is a dry run.
+    private func transaction<T>(dryRun: Bool, _ body: () throws -> T) throws -> T {
         // Outside a transaction, take the write lock at once and end with a real COMMIT or
         // ROLLBACK (a rolled-back dry run then leaves the file byte for byte as it was).
         let ownsTransaction = !database.isInTransaction
@@ -29,17 +46,26 @@ public struct DeletionExecutor {
             : ("SAVEPOINT modelgen_delete", "RELEASE modelgen_delete", "ROLLBACK TO modelgen_delete; RELEASE modelgen_delete")
         try database.execute(begin)
         do {
-            let report = try perform(program, seed: seed, dryRun: dryRun)
-            if dryRun {
-                try database.execute(rollback)
-            } else {
-                try database.execute(commit)
-            }
-            return report
+            let result = try body()
+            try database.execute(dryRun ? rollback : commit)
+            return result
         } catch {
             try? database.execute(rollback)
             throw error
         }
+    }
+
+    /// Empties the closure's tables, children first, when no row hangs from a NULL parent key (so
+    /// every row goes); nil, having changed nothing, when some row does.
+    private func emptyTables(_ wholeTable: DeletionProgram.WholeTableDeletion, dryRun: Bool) throws -> DeletionReport? {
+        var report = DeletionReport(isDryRun: dryRun)
+        report.statementsExecuted = wholeTable.orphanCounts.count + wholeTable.deletions.count
+        guard try wholeTable.orphanCounts.allSatisfy({ try database.scalar($0) == 0 }) else { return nil }
+        for deletion in wholeTable.deletions {
+            let count = try database.run(deletion.sql)
+            if count > 0 { report.deletedCounts.append(.init(name: deletion.entity, count: count)) }
+        }
+        return report
     }
 
     private func perform(_ program: DeletionProgram, seed: DeletionSeed, dryRun: Bool) throws -> DeletionReport {
@@ -48,18 +74,6 @@ public struct DeletionExecutor {
         func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int {
             statements += 1
             return try database.run(sql, bindings)
-        }
-        // Every object of the root goes and nothing outside refers in: empty the tables directly.
-        if case .all = seed, let wholeTable = program.wholeTable {
-            statements += wholeTable.orphanCounts.count
-            if try wholeTable.orphanCounts.allSatisfy({ try database.scalar($0) == 0 }) {
-                for deletion in wholeTable.deletions {
-                    let count = try run(deletion.sql)
-                    if count > 0 { report.deletedCounts.append(.init(name: deletion.entity, count: count)) }
-                }
-                report.statementsExecuted = statements
-                return report
-            }
         }
         for target in program.targets {
             try database.execute("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id INTEGER PRIMARY KEY, parent_id INTEGER, edge INTEGER); DELETE FROM \(target.closureTable)")

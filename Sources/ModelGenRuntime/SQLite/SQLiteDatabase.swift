@@ -117,6 +117,21 @@ public final class SQLiteDatabase {
     /// True while a transaction is open.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// Runs `body`, which opens and ends its own transaction, with foreign-key enforcement off, then
+    /// restores it (`PRAGMA foreign_keys` cannot change inside a transaction). Only for callers
+    /// that have proven nothing can be left dangling: it lets an unfiltered `DELETE FROM table` take
+    /// SQLite's truncate optimization (pages dropped without visiting rows), which checks disable.
+    /// A transaction `body` leaves open is rolled back.
+    public func withoutForeignKeyEnforcement<T>(_ body: () throws -> T) throws -> T {
+        precondition(!isInTransaction, "PRAGMA foreign_keys cannot change inside a transaction")
+        guard try scalar("PRAGMA foreign_keys") == 1 else { return try body() }
+        try execute("PRAGMA foreign_keys = OFF")
+        let result = Result { try body() }
+        if isInTransaction { try execute("ROLLBACK") }
+        try execute("PRAGMA foreign_keys = ON")
+        return try result.get()
+    }
+
     func error(_ status: Int32, sql: String?) -> SQLiteError {
         SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
