@@ -119,9 +119,10 @@ public final class SQLiteDatabase {
 
     /// Runs `body`, which opens and ends its own transaction, with foreign-key enforcement off, then
     /// restores it (`PRAGMA foreign_keys` cannot change inside a transaction). Only for callers
-    /// that have proven nothing can be left dangling: it lets an unfiltered `DELETE FROM table` take
-    /// SQLite's truncate optimization (pages dropped without visiting rows), which checks disable.
-    /// A transaction `body` leaves open is rolled back.
+    /// that guarantee by construction that nothing is left dangling, such as a deletion plan: without
+    /// checks, a multi-row `DELETE` keeps no rowids and probes no child table per row, and an
+    /// unfiltered `DELETE FROM table` takes SQLite's truncate optimization. A transaction `body`
+    /// leaves open is rolled back.
     public func withoutForeignKeyEnforcement<T>(_ body: () throws -> T) throws -> T {
         precondition(!isInTransaction, "PRAGMA foreign_keys cannot change inside a transaction")
         guard try scalar("PRAGMA foreign_keys") == 1 else { return try body() }
