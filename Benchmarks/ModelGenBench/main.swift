@@ -6,7 +6,7 @@ import ModelGenRuntime
 // the modelgen CLI, then the generator's growth. See BENCHMARKS.md.
 //
 //   swift build -c release && swift run -c release modelgen-bench [--sizes 100,1000,3000]
-//       [--repetitions 5] [--per-object-up-to 1000] [--generator-sizes 100,1000,10000] [--skip-deletion] [--skip-generator]
+//       [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000] [--generator-sizes 100,1000,10000] [--skip-deletion] [--skip-generator]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -89,13 +89,14 @@ if !arguments.contains("--skip-deletion") {
         fatalError("\(modelgen.path) is missing: run 'swift build -c release' first (it builds modelgen beside modelgen-bench)")
     }
     let sizes = integers("--sizes", default: [100, 1_000, 3_000])
+    let scenarios = option("--scenarios").map { $0.split(separator: ",").compactMap { Scenario(rawValue: String($0)) } } ?? Scenario.allCases
     print("Safe deletion on the FitIQ workload (\(FitIQWorkload.rowsPerProfile) rows per profile + \(FitIQWorkload.outboxEvents) outbox events);")
     print("median of \(repetitions) interleaved runs, a fresh copy of the database each run, SQLite's default journal, synchronous=FULL.")
     print("ratio = median / median of SQLite's own ON DELETE CASCADE in the same run; statements = SQL statements executed.")
     print(pad(["scenario", "N", "method", "median s", "ratio", "rows/s", "statements", "peak MB"], [9, 6, 15, 10, 7, 12, 11, 8]))
     for profiles in sizes {
         let base = try buildBase(profiles: profiles)
-        for scenario in Scenario.allCases {
+        for scenario in scenarios {
             var methods: [Method] = [.sqliteCascade, .runtime, .cli]
             if scenario == .all { methods.append(.deleteModel) }
             if profiles <= perObjectLimit { methods.append(.perObject) }
