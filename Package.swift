@@ -17,6 +17,8 @@ let package = Package(
     ],
     targets: [
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
+        // Yams is here for the libyaml it vendors (module CYaml): the YAML reader works on libyaml's
+        // events directly, so the tool needs no system YAML library on any platform.
         .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram"]),
         // The executable form of deletion plans, shared by the generator and the runtime. No dependencies.
         .target(name: "ModelGenProgram"),

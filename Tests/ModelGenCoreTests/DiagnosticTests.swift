@@ -67,7 +67,7 @@ final class DiagnosticTests: XCTestCase {
     }
 
     func testDuplicateKeysAreReported() {
-        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      name: String\n      name: Int\n", "test.yaml:5:7: error: duplicate key 'name'")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      name: String\n      name: Int\n", "test.yaml:6:7: error: duplicate key 'name' in a mapping (first at 5:7)")
     }
 
     func testMissingSchemaNameAndEntities() {
@@ -106,6 +106,15 @@ final class DiagnosticTests: XCTestCase {
         XCTAssertTrue(diagnostics.contains { $0.contains("error: the document expands to more than") }, diagnostics.joined(separator: "\n"))
     }
 
+    func testAliasesReadAsACopyOfTheAnchoredNode() throws {
+        let yaml = "schema: S\nentities:\n  A:\n    attributes: &common\n      name: String\n      createdAt: Date\n  B:\n    attributes: *common\n"
+        let (schema, diagnostics) = ModelGen.load(path: "test.yaml", bytes: Array(yaml.utf8))
+        XCTAssertEqual(diagnostics.map(\.description), [])
+        XCTAssertEqual(schema?.entity(named: "B")?.attributes.map(\.name), ["name", "createdAt"])
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes: *nothing\n", "test.yaml:4:17: error: unknown alias; define the anchor (&name) before using it (*name)")
+        assertDiagnostic("schema: S\n---\nentities: {}\n", "test.yaml:2:1: error: a second YAML document starts here; a schema file holds one document")
+    }
+
     func testVeryDeepNestingIsAnErrorNotACrash() {
         let yaml = "schema: S\nentities: " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "\n"
         let diagnostics = TestSupport.diagnostics(yaml)
@@ -127,7 +136,7 @@ final class DiagnosticTests: XCTestCase {
         assertDiagnostic("schema: S\nentities:\n  Bad-Name: {}\n", "test.yaml:3:3: error: entity name 'Bad-Name' is not a valid Swift identifier")
         assertDiagnostic("schema: S\nentities:\n  ModelContext: {}\n", "test.yaml:3:3: error: entity name 'ModelContext' is reserved by the ModelGen runtime")
         assertDiagnostic("schema: S\nentities:\n  S: {}\n", "test.yaml:3:3: error: entity 'S' has the same name as the schema")
-        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: Int\n      x: String\n", "test.yaml:5:7: error: duplicate key 'x'")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: Int\n      x: String\n", "test.yaml:6:7: error: duplicate key 'x' in a mapping (first at 5:7)")
         assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: Int\n    relationships:\n      x: { type: A? }\n", "test.yaml:7:7: error: member of 'A' 'x' is declared twice")
     }
 

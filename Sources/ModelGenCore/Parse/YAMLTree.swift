@@ -1,5 +1,4 @@
-import Foundation
-import Yams
+import CYaml
 
 /// A YAML node with its position, the only YAML shape the rest of the pipeline sees.
 public struct YAMLNode: Sendable {
@@ -39,9 +38,11 @@ public struct YAMLNode: Sendable {
 
 /// Reads schema text into a located YAML tree, never crashing and never hanging.
 ///
-/// Guards: bytes that are not UTF-8 are reported at their position; libyaml limits nesting
-/// (1,000 levels); aliases are expanded under a node budget, so an alias-expansion bomb is
-/// an error rather than an exhausted machine.
+/// The tree is built straight from libyaml's events (the copy Yams vendors as its `CYaml`
+/// module): no intermediate document, no tag resolution (the schema language reads scalars as
+/// text). Guards: bytes that are not UTF-8 are reported at their position; libyaml limits nesting
+/// (1,000 levels); aliases are expanded (a copy of the anchored node) under a node budget, so an
+/// alias-expansion bomb is an error rather than an exhausted machine.
 public enum YAMLReader {
     /// The most nodes a document may expand to (aliases included).
     public static let nodeBudget = 2_000_000
@@ -53,78 +54,148 @@ public enum YAMLReader {
             return .failure(.error("the schema is not valid UTF-8 text (invalid byte 0x\(String(bytes[offset], radix: 16, uppercase: true)))",
                                    at: SourceLocation(file: file, line: line, column: column)))
         }
-        if text.unicodeScalars.contains(where: { $0.value == 0 }) {
+        if text.utf8.contains(0) {
             let offset = bytes.firstIndex(of: 0) ?? 0
             let (line, column) = lineAndColumn(ofByte: offset, in: bytes)
             return .failure(.error("the schema contains a NUL byte", at: SourceLocation(file: file, line: line, column: column)))
         }
-        let start = SourceLocation(file: file, line: 1, column: 1)
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: text, .basic)
-        } catch let error as YamlError {
-            return .failure(diagnostic(for: error, file: file, bytes: bytes))
-        } catch {
-            return .failure(.error("cannot read YAML: \(error)", at: start))
-        }
-        guard let root else {
-            return .failure(.error("the schema file is empty; it needs at least 'schema:' and 'entities:'", at: start))
-        }
-        var budget = nodeBudget
-        do {
-            return .success(try convert(root, file: file, budget: &budget))
-        } catch let overflow as BudgetExceeded {
-            return .failure(.error("the document expands to more than \(nodeBudget) YAML nodes (an alias-expansion bomb?); write the schema out without such aliases", at: overflow.location))
-        } catch {
-            return .failure(.error("cannot read YAML: \(error)", at: start))
-        }
+        var builder = TreeBuilder(file: file, bytes: bytes)
+        return builder.build()
     }
 
-    private struct BudgetExceeded: Error {
-        var location: SourceLocation
-    }
-
-    private static func convert(_ node: Node, file: String, budget: inout Int) throws -> YAMLNode {
-        let location = SourceLocation(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
-        budget -= 1
-        if budget < 0 { throw BudgetExceeded(location: location) }
-        switch node {
-        case let .scalar(scalar):
-            return YAMLNode(value: .scalar(scalar.string, isPlain: scalar.style == .plain), location: location)
-        case let .sequence(sequence):
+    /// Turns libyaml's event stream into a `YAMLNode`.
+    private struct TreeBuilder {
+        /// A collection whose end event has not come yet.
+        private struct OpenCollection {
+            var isMapping: Bool
+            var location: SourceLocation
+            var anchor: String?
             var items: [YAMLNode] = []
-            for item in sequence {
-                items.append(try convert(item, file: file, budget: &budget))
-            }
-            return YAMLNode(value: .sequence(items), location: location)
-        case let .mapping(mapping):
-            var pairs: [(key: YAMLNode, value: YAMLNode)] = []
-            for (key, value) in mapping {
-                pairs.append((try convert(key, file: file, budget: &budget), try convert(value, file: file, budget: &budget)))
-            }
-            return YAMLNode(value: .mapping(pairs), location: location)
-        case let .alias(alias):
-            let aliasLocation = SourceLocation(file: file, line: alias.mark?.line ?? 1, column: alias.mark?.column ?? 1)
-            return YAMLNode(value: .scalar("*", isPlain: false), location: aliasLocation)
+            /// Nodes in the collection, itself and aliases' expansions included.
+            var size = 1
         }
-    }
 
-    private static func diagnostic(for error: YamlError, file: String, bytes: [UInt8]) -> Diagnostic {
-        func located(_ mark: Mark) -> SourceLocation {
-            SourceLocation(file: file, line: max(1, mark.line), column: max(1, mark.column))
+        let file: String
+        let bytes: [UInt8]
+        private var open: [OpenCollection] = []
+        private var root: YAMLNode?
+        /// Anchored nodes and their sizes, for the aliases that follow.
+        private var anchors: [String: (node: YAMLNode, size: Int)] = [:]
+        private var budget = YAMLReader.nodeBudget
+
+        init(file: String, bytes: [UInt8]) {
+            self.file = file
+            self.bytes = bytes
         }
-        switch error {
-        case let .scanner(context, problem, mark, _), let .parser(context, problem, mark, _), let .composer(context, problem, mark, _):
-            let while_ = context.map { " \($0.text)" } ?? ""
-            return .error("invalid YAML: \(problem)\(while_)", at: located(mark))
-        case let .reader(problem, offset, _, _):
-            let (line, column) = lineAndColumn(ofByte: offset ?? 0, in: bytes)
-            return .error("invalid YAML: \(problem)", at: SourceLocation(file: file, line: line, column: column))
-        case let .duplicatedKeysInMapping(duplicates, context):
-            let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-            return .error("duplicate key \(keys) in a mapping; each key may appear once", at: located(context.mark))
-        default:
-            return .error("invalid YAML: \(error)", at: SourceLocation(file: file, line: 1, column: 1))
+
+        mutating func build() -> Result<YAMLNode, Diagnostic> {
+            var parser = yaml_parser_t()
+            guard yaml_parser_initialize(&parser) == 1 else { return .failure(.error("out of memory reading YAML", at: location(line: 0, column: 0))) }
+            defer { yaml_parser_delete(&parser) }
+            let input = bytes.isEmpty ? [UInt8(ascii: "\n")] : bytes
+            return input.withUnsafeBufferPointer { buffer in
+                yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+                yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+                var documents = 0
+                while true {
+                    var event = yaml_event_t()
+                    guard yaml_parser_parse(&parser, &event) == 1 else { return .failure(diagnostic(for: parser)) }
+                    defer { yaml_event_delete(&event) }
+                    let here = location(line: event.start_mark.line, column: event.start_mark.column)
+                    switch event.type {
+                    case YAML_STREAM_END_EVENT:
+                        guard let root else {
+                            return .failure(.error("the schema file is empty; it needs at least 'schema:' and 'entities:'", at: location(line: 0, column: 0)))
+                        }
+                        return .success(root)
+                    case YAML_DOCUMENT_START_EVENT:
+                        documents += 1
+                        if documents > 1 {
+                            return .failure(.error("a second YAML document starts here; a schema file holds one document", at: here))
+                        }
+                    case YAML_SCALAR_EVENT:
+                        let scalar = event.data.scalar
+                        let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+                        let node = YAMLNode(value: .scalar(text, isPlain: scalar.style == YAML_PLAIN_SCALAR_STYLE), location: here)
+                        if let error = add(node, size: 1, anchor: name(scalar.anchor)) { return .failure(error) }
+                    case YAML_ALIAS_EVENT:
+                        guard let alias = name(event.data.alias.anchor), let anchored = anchors[alias] else {
+                            return .failure(.error("unknown alias; define the anchor (&name) before using it (*name)", at: here))
+                        }
+                        if let error = add(anchored.node, size: anchored.size, anchor: nil) { return .failure(error) }
+                    case YAML_SEQUENCE_START_EVENT:
+                        open.append(OpenCollection(isMapping: false, location: here, anchor: name(event.data.sequence_start.anchor)))
+                    case YAML_MAPPING_START_EVENT:
+                        open.append(OpenCollection(isMapping: true, location: here, anchor: name(event.data.mapping_start.anchor)))
+                    case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                        let collection = open.removeLast()
+                        let node: YAMLNode
+                        if collection.isMapping {
+                            if let duplicate = duplicateKey(in: collection.items) { return .failure(duplicate) }
+                            let pairs = stride(from: 0, to: collection.items.count - 1, by: 2).map { (key: collection.items[$0], value: collection.items[$0 + 1]) }
+                            node = YAMLNode(value: .mapping(pairs), location: collection.location)
+                        } else {
+                            node = YAMLNode(value: .sequence(collection.items), location: collection.location)
+                        }
+                        if let error = add(node, size: collection.size, anchor: collection.anchor) { return .failure(error) }
+                    default:
+                        break
+                    }
+                }
+            }
+        }
+
+        /// Adds a finished node of `size` nodes to the open collection (keys and values alternate in
+        /// a mapping), or makes it the root; an error when the document grows past the budget.
+        private mutating func add(_ node: YAMLNode, size: Int, anchor: String?) -> Diagnostic? {
+            budget -= size
+            if budget < 0 {
+                return .error("the document expands to more than \(YAMLReader.nodeBudget) YAML nodes (an alias-expansion bomb?); write the schema out without such aliases", at: node.location)
+            }
+            if let anchor { anchors[anchor] = (node, size) }
+            if open.isEmpty {
+                root = node
+            } else {
+                open[open.count - 1].items.append(node)
+                open[open.count - 1].size += size
+            }
+            return nil
+        }
+
+        private func name(_ anchor: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+            anchor.map { String(cString: $0) }
+        }
+
+        /// The second occurrence of a scalar key, pointing back at the first.
+        private func duplicateKey(in items: [YAMLNode]) -> Diagnostic? {
+            var seen: [String: SourceLocation] = [:]
+            for index in stride(from: 0, to: items.count, by: 2) {
+                guard let key = items[index].scalar else { continue }
+                if let first = seen[key] {
+                    return .error("duplicate key '\(key)' in a mapping (first at \(first.line):\(first.column)); each key may appear once", at: items[index].location)
+                }
+                seen[key] = items[index].location
+            }
+            return nil
+        }
+
+        /// libyaml counts lines and columns from 0.
+        private func location(line: Int, column: Int) -> SourceLocation {
+            SourceLocation(file: file, line: line + 1, column: column + 1)
+        }
+
+        private func diagnostic(for parser: yaml_parser_t) -> Diagnostic {
+            let problem = parser.problem.map { String(cString: $0) } ?? "unknown problem"
+            switch parser.error {
+            case YAML_READER_ERROR:
+                let (line, column) = YAMLReader.lineAndColumn(ofByte: parser.problem_offset, in: bytes)
+                return .error("invalid YAML: \(problem)", at: SourceLocation(file: file, line: line, column: column))
+            case YAML_SCANNER_ERROR, YAML_PARSER_ERROR:
+                let context = parser.context.map { " " + String(cString: $0) } ?? ""
+                return .error("invalid YAML: \(problem)\(context)", at: location(line: parser.problem_mark.line, column: parser.problem_mark.column))
+            default:
+                return .error("cannot read YAML: \(problem)", at: location(line: parser.problem_mark.line, column: parser.problem_mark.column))
+            }
         }
     }
 
