@@ -66,9 +66,9 @@ enum GeneratorBenchmark {
             var outputBytes = 0
             for _ in 0..<repetitions {
                 var start = DispatchTime.now()
-                let (loaded, _) = ModelGen.load(path: "Synthetic.yaml", bytes: bytes)
+                let (loaded, diagnostics) = ModelGen.load(path: "Synthetic.yaml", bytes: bytes)
                 validate.append(Measure.elapsed(since: start))
-                precondition(loaded != nil, "the synthetic schema must be valid")
+                precondition(loaded != nil, "the synthetic schema must be valid: \(diagnostics.prefix(3))")
                 start = DispatchTime.now()
                 let compilation = ModelGen.generate(path: "Synthetic.yaml", bytes: bytes)
                 generate.append(Measure.elapsed(since: start))

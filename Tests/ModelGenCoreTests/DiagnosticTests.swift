@@ -115,6 +115,16 @@ final class DiagnosticTests: XCTestCase {
         assertDiagnostic("schema: S\n---\nentities: {}\n", "test.yaml:2:1: error: a second YAML document starts here; a schema file holds one document")
     }
 
+    func testTheNodeBudgetCountsEachNodeOnce() {
+        // 700,000 nodes three levels deep: well inside the budget, however deep they sit.
+        let cases = (0..<700_000).map { "c\($0)" }.joined(separator: ", ")
+        let yaml = "schema: S\nenums:\n  Big: [\(cases)]\n"
+        guard case let .success(root) = YAMLReader.read(Array(yaml.utf8), file: "test.yaml") else { return XCTFail("not read") }
+        guard case let .mapping(pairs) = root.value, case let .mapping(enums) = pairs[1].value.value, case let .sequence(items) = enums[0].value.value
+        else { return XCTFail("wrong shape") }
+        XCTAssertEqual(items.count, 700_000)
+    }
+
     func testVeryDeepNestingIsAnErrorNotACrash() {
         let yaml = "schema: S\nentities: " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "\n"
         let diagnostics = TestSupport.diagnostics(yaml)

@@ -122,7 +122,7 @@ public enum YAMLReader {
                         guard let alias = name(event.data.alias.anchor), let anchored = anchors[alias] else {
                             return .failure(.error("unknown alias; define the anchor (&name) before using it (*name)", at: here))
                         }
-                        if let error = add(anchored.node, size: anchored.size, anchor: nil) { return .failure(error) }
+                        if let error = add(anchored.node, size: anchored.size, anchor: nil, isAliasCopy: true) { return .failure(error) }
                     case YAML_SEQUENCE_START_EVENT:
                         open.append(OpenCollection(isMapping: false, location: here, anchor: name(event.data.sequence_start.anchor)))
                     case YAML_MAPPING_START_EVENT:
@@ -147,8 +147,10 @@ public enum YAMLReader {
 
         /// Adds a finished node of `size` nodes to the open collection (keys and values alternate in
         /// a mapping), or makes it the root; an error when the document grows past the budget.
-        private mutating func add(_ node: YAMLNode, size: Int, anchor: String?) -> Diagnostic? {
-            budget -= size
+        /// A node read from events costs one (its children were counted as they came); a copy made by
+        /// an alias costs its whole size.
+        private mutating func add(_ node: YAMLNode, size: Int, anchor: String?, isAliasCopy: Bool = false) -> Diagnostic? {
+            budget -= isAliasCopy ? size : 1
             if budget < 0 {
                 return .error("the document expands to more than \(YAMLReader.nodeBudget) YAML nodes (an alias-expansion bomb?); write the schema out without such aliases", at: node.location)
             }
