@@ -1,5 +1,5 @@
 /// Plans, for each entity, what deleting its objects does (SPEC §3), from the schema alone.
-public struct DeletionPlanner {
+public struct DeletionPlanner: Sendable {
     public let schema: ModelSchema
     /// Indexes by entity name (looked up, never iterated), so that a plan costs what its closure
     /// touches and planning every entity stays linear in the schema's size.
@@ -34,7 +34,7 @@ public struct DeletionPlanner {
 
     /// One plan per entity, in schema order.
     public func plans() -> [DeletionPlan] {
-        schema.entities.map { plan(for: $0.name) }
+        schema.entities.concurrentMap { plan(for: $0.name) }
     }
 
     public func plan(for root: String) -> DeletionPlan {
