@@ -11,14 +11,25 @@ public struct DeletionSQLRenderer {
     /// Rows a check returns at most; a refusal lists this many blockers per check.
     public static let blockerLimit = 100
 
+    /// Each entity's table and closure table as written in SQL, quoted once here rather than in
+    /// every statement that names them.
+    private let names: [String: (table: String, closureTable: String)]
+
     public init(schema: ModelSchema, dialect: SQLDialect = .sqlite) {
         self.schema = schema
         self.dialect = dialect
+        let temporarySchema = dialect == .sqlite ? "temp." : "pg_temp."
+        var names: [String: (table: String, closureTable: String)] = [:]
+        names.reserveCapacity(schema.entities.count)
+        for entity in schema.entities {
+            names[entity.name] = (dialect.quote(entity.tableName), temporarySchema + dialect.quote("modelgen_delete_" + entity.tableName))
+        }
+        self.names = names
     }
 
     public func program(for plan: DeletionPlan) -> DeletionProgram {
         let targets = plan.closure.map { entity in
-            DeletionProgram.Target(entity: entity, table: q(table(entity)), closureTable: closureTable(entity))
+            DeletionProgram.Target(entity: entity, table: quotedTable(entity), closureTable: closureTable(entity))
         }
         let collections = plan.collection.map { step -> DeletionProgram.Collection in
             switch step {
@@ -53,12 +64,12 @@ public struct DeletionSQLRenderer {
             return "DELETE FROM \(q(joinTable.name)) WHERE " + conditions.joined(separator: " OR ")
         }
         let deletions = plan.deletionOrder.map { entity in
-            DeletionProgram.Deletion(entity: entity, sql: "DELETE FROM \(q(table(entity))) WHERE id IN (SELECT id FROM \(closureTable(entity)))")
+            DeletionProgram.Deletion(entity: entity, sql: "DELETE FROM \(quotedTable(entity)) WHERE id IN (SELECT id FROM \(closureTable(entity)))")
         }
         let wholeTable = plan.wholeTableParentKeys.map { parentKeys in
             DeletionProgram.WholeTableDeletion(
                 orphanCounts: parentKeys.map { "SELECT count(*) FROM \(q($0.table)) WHERE \(q($0.column)) IS NULL" },
-                deletions: plan.deletionOrder.map { .init(entity: $0, sql: "DELETE FROM \(q(table($0)))") })
+                deletions: plan.deletionOrder.map { .init(entity: $0, sql: "DELETE FROM \(quotedTable($0))") })
         }
         return DeletionProgram(targets: targets,
                                edges: plan.edges.map { .init(source: $0.subject, relationship: $0.relationship, target: $0.other) },
@@ -69,12 +80,10 @@ public struct DeletionSQLRenderer {
 
     private func q(_ identifier: String) -> String { dialect.quote(identifier) }
 
-    private func table(_ entity: String) -> String { schema.entity(named: entity)!.tableName }
+    private func quotedTable(_ entity: String) -> String { names[entity]!.table }
 
     /// `temp.modelgen_delete_<table>` (PostgreSQL: `pg_temp.…`).
-    func closureTable(_ entity: String) -> String {
-        (dialect == .sqlite ? "temp." : "pg_temp.") + q("modelgen_delete_" + table(entity))
-    }
+    func closureTable(_ entity: String) -> String { names[entity]!.closureTable }
 
     /// `SELECT subject, other` for every reference of `traversal` from a collected subject.
     func pairs(_ traversal: Traversal) -> String {

@@ -29,26 +29,32 @@ public struct PostgreSQLDeletionFunctions {
     private func literal(_ text: String) -> String { SQLDialect.postgresql.literal(text) }
 
     private func function(for entity: Entity, program: DeletionProgram) -> String {
-        var body: [String] = []
-        for target in program.targets {
-            body.append("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer);")
-            body.append("DELETE FROM \(target.closureTable);")
+        // The body's lines, each indented by four spaces and ended by a line break.
+        var body = ""
+        func line(_ text: String) {
+            body += "    "
+            body += text
+            body += "\n"
         }
-        body.append("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY(ids);")
+        for target in program.targets {
+            line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer);")
+            line("DELETE FROM \(target.closureTable);")
+        }
+        line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY(ids);")
         for collection in program.collections {
             switch collection {
             case let .once(sql):
-                body.append(sql + ";")
+                line(sql + ";")
             case let .untilStable(statements):
-                body.append("LOOP")
-                body.append("    added := 0;")
+                line("LOOP")
+                line("    added := 0;")
                 for sql in statements {
-                    body.append("    \(sql);")
-                    body.append("    GET DIAGNOSTICS changed = ROW_COUNT;")
-                    body.append("    added := added + changed;")
+                    line("    \(sql);")
+                    line("    GET DIAGNOSTICS changed = ROW_COUNT;")
+                    line("    added := added + changed;")
                 }
-                body.append("    EXIT WHEN added = 0;")
-                body.append("END LOOP;")
+                line("    EXIT WHEN added = 0;")
+                line("END LOOP;")
             }
         }
         for check in program.checks {
@@ -57,32 +63,32 @@ public struct PostgreSQLDeletionFunctions {
             case .required: "the required relationship \(check.relationship) of surviving \(check.other)# would be left empty"
             case .dangling: "a dangling reference would remain through \(check.relationship) from surviving \(check.other)#"
             }
-            body.append("FOR blocker IN \(check.sql) LOOP")
-            body.append("    problems := problems || format(\(literal("\n  %s#%s cannot be deleted: %s%s")), \(literal(check.subject)), blocker.subject, \(literal(reason)), blocker.other);")
-            body.append("END LOOP;")
+            line("FOR blocker IN \(check.sql) LOOP")
+            line("    problems := problems || format(\(literal("\n  %s#%s cannot be deleted: %s%s")), \(literal(check.subject)), blocker.subject, \(literal(reason)), blocker.other);")
+            line("END LOOP;")
         }
         if !program.checks.isEmpty {
-            body.append("IF problems <> '' THEN")
-            body.append("    RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';")
-            body.append("END IF;")
+            line("IF problems <> '' THEN")
+            line("    RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';")
+            line("END IF;")
         }
         for nullification in program.nullifications {
-            body.append(nullification.sql + ";")
-            body.append("GET DIAGNOSTICS changed = ROW_COUNT;")
-            body.append("nullified := nullified + changed;")
+            line(nullification.sql + ";")
+            line("GET DIAGNOSTICS changed = ROW_COUNT;")
+            line("nullified := nullified + changed;")
         }
         for sql in program.detachments + program.joinRowRemovals {
-            body.append(sql + ";")
+            line(sql + ";")
         }
         for deletion in program.deletions {
-            body.append(deletion.sql + ";")
-            body.append("GET DIAGNOSTICS changed = ROW_COUNT;")
-            body.append("IF changed > 0 THEN deleted := deleted || jsonb_build_object(\(literal(deletion.entity)), changed); END IF;")
+            line(deletion.sql + ";")
+            line("GET DIAGNOSTICS changed = ROW_COUNT;")
+            line("IF changed > 0 THEN deleted := deleted || jsonb_build_object(\(literal(deletion.entity)), changed); END IF;")
         }
         for target in program.targets {
-            body.append("DELETE FROM \(target.closureTable);")
+            line("DELETE FROM \(target.closureTable);")
         }
-        body.append("RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);")
+        line("RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);")
         return """
         -- Safely deletes the \(entity.name) objects with these ids (ModelGen's plan for \(entity.name)).
         CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[]) RETURNS jsonb
@@ -95,8 +101,7 @@ public struct PostgreSQLDeletionFunctions {
             blocker record;
             problems text := '';
         BEGIN
-        \(body.map { "    " + $0 }.joined(separator: "\n"))
-        END
+        \(body)END
         $modelgen$;
         """
     }

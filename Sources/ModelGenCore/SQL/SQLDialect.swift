@@ -27,8 +27,8 @@ public enum SQLDialect: String, CaseIterable, Sendable {
     /// The identifier as written in SQL: plain when it is a lowercase name and not a keyword,
     /// double-quoted otherwise.
     public func quote(_ identifier: String) -> String {
-        let isPlain = identifier.unicodeScalars.first.map { ($0 >= "a" && $0 <= "z") || $0 == "_" } ?? false
-            && identifier.unicodeScalars.allSatisfy { ($0 >= "a" && $0 <= "z") || ($0 >= "0" && $0 <= "9") || $0 == "_" }
+        let isPlain = identifier.utf8.first.map { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "_") } ?? false
+            && identifier.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_") }
         if isPlain && !Self.keywords.contains(identifier) { return identifier }
         return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -134,7 +134,8 @@ enum SwiftTypes {
 
     static func stringLiteral(_ text: String) -> String {
         // Most texts (names, SQL without quoted identifiers) need no escaping at all.
-        if !text.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 == 0x7F }) {
+        let needsEscaping: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 == 0x7F }
+        if !(text.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscaping) } ?? text.utf8.contains(where: needsEscaping)) {
             return "\"" + text + "\""
         }
         var result = "\""

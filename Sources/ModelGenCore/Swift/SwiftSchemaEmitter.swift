@@ -88,68 +88,78 @@ public struct SwiftDeletionEmitter {
     public func render(header: String) -> String {
         let renderer = DeletionSQLRenderer(schema: schema, dialect: .sqlite)
         let s = SwiftTypes.stringLiteral
-        var lines = ["// \(header)", "", "import ModelGenRuntime", "", "extension \(Naming.swiftIdentifier(schema.name)) {"]
-        lines.append("    /// The safe-deletion program of an entity, planned from \(sourceFile) (see `modelgen plan`).")
-        lines.append("    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {")
-        lines.append("        switch entity {")
-        for (index, entity) in schema.entities.enumerated() {
-            lines.append("        case \(s(entity.name)): return deletionProgram\(index)")
+        // The file's lines, each ended by a line break.
+        var text = ""
+        func line(_ content: String) {
+            text += content
+            text += "\n"
         }
-        lines.append("        default: return nil")
-        lines.append("        }")
-        lines.append("    }")
+        line("// \(header)")
+        line("")
+        line("import ModelGenRuntime")
+        line("")
+        line("extension \(Naming.swiftIdentifier(schema.name)) {")
+        line("    /// The safe-deletion program of an entity, planned from \(sourceFile) (see `modelgen plan`).")
+        line("    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {")
+        line("        switch entity {")
+        for (index, entity) in schema.entities.enumerated() {
+            line("        case \(s(entity.name)): return deletionProgram\(index)")
+        }
+        line("        default: return nil")
+        line("        }")
+        line("    }")
         for (index, entity) in schema.entities.enumerated() {
             let program = renderer.program(for: plans[index])
-            lines.append("")
-            lines.append("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statements.")
-            lines.append("    private static let deletionProgram\(index) = DeletionProgram(")
-            lines.append("        targets: [")
+            line("")
+            line("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statements.")
+            line("    private static let deletionProgram\(index) = DeletionProgram(")
+            line("        targets: [")
             for target in program.targets {
-                lines.append("            .init(entity: \(s(target.entity)), table: \(s(target.table)), closureTable: \(s(target.closureTable))),")
+                line("            .init(entity: \(s(target.entity)), table: \(s(target.table)), closureTable: \(s(target.closureTable))),")
             }
-            lines.append("        ],")
-            lines.append("        edges: [")
+            line("        ],")
+            line("        edges: [")
             for edge in program.edges {
-                lines.append("            .init(source: \(s(edge.source)), relationship: \(s(edge.relationship)), target: \(s(edge.target))),")
+                line("            .init(source: \(s(edge.source)), relationship: \(s(edge.relationship)), target: \(s(edge.target))),")
             }
-            lines.append("        ],")
-            lines.append("        collections: [")
+            line("        ],")
+            line("        collections: [")
             for collection in program.collections {
                 switch collection {
-                case let .once(sql): lines.append("            .once(\(s(sql))),")
-                case let .untilStable(statements): lines.append("            .untilStable([\(statements.map(s).joined(separator: ", "))]),")
+                case let .once(sql): line("            .once(\(s(sql))),")
+                case let .untilStable(statements): line("            .untilStable([\(statements.map(s).joined(separator: ", "))]),")
                 }
             }
-            lines.append("        ],")
-            lines.append("        checks: [")
+            line("        ],")
+            line("        checks: [")
             for check in program.checks {
-                lines.append("            .init(kind: .\(check.kind.rawValue), subject: \(s(check.subject)), other: \(s(check.other)), relationship: \(s(check.relationship)), rule: \(s(check.rule)),")
-                lines.append("                  sql: \(s(check.sql))),")
+                line("            .init(kind: .\(check.kind.rawValue), subject: \(s(check.subject)), other: \(s(check.other)), relationship: \(s(check.relationship)), rule: \(s(check.rule)),")
+                line("                  sql: \(s(check.sql))),")
             }
-            lines.append("        ],")
-            lines.append("        nullifications: [")
+            line("        ],")
+            line("        nullifications: [")
             for nullification in program.nullifications {
-                lines.append("            .init(relationship: \(s(nullification.relationship)), sql: \(s(nullification.sql))),")
+                line("            .init(relationship: \(s(nullification.relationship)), sql: \(s(nullification.sql))),")
             }
-            lines.append("        ],")
-            lines.append("        detachments: [\(program.detachments.map(s).joined(separator: ", "))],")
-            lines.append("        joinRowRemovals: [\(program.joinRowRemovals.map(s).joined(separator: ", "))],")
-            lines.append("        deletions: [")
+            line("        ],")
+            line("        detachments: [\(program.detachments.map(s).joined(separator: ", "))],")
+            line("        joinRowRemovals: [\(program.joinRowRemovals.map(s).joined(separator: ", "))],")
+            line("        deletions: [")
             for deletion in program.deletions {
-                lines.append("            .init(entity: \(s(deletion.entity)), sql: \(s(deletion.sql))),")
+                line("            .init(entity: \(s(deletion.entity)), sql: \(s(deletion.sql))),")
             }
             if let wholeTable = program.wholeTable {
-                lines.append("        ],")
-                lines.append("        wholeTable: .init(")
-                lines.append("            orphanCounts: [\(wholeTable.orphanCounts.map(s).joined(separator: ", "))],")
-                lines.append("            deletions: [\(wholeTable.deletions.map { ".init(entity: \(s($0.entity)), sql: \(s($0.sql)))" }.joined(separator: ", "))]")
-                lines.append("        )")
+                line("        ],")
+                line("        wholeTable: .init(")
+                line("            orphanCounts: [\(wholeTable.orphanCounts.map(s).joined(separator: ", "))],")
+                line("            deletions: [\(wholeTable.deletions.map { ".init(entity: \(s($0.entity)), sql: \(s($0.sql)))" }.joined(separator: ", "))]")
+                line("        )")
             } else {
-                lines.append("        ]")
+                line("        ]")
             }
-            lines.append("    )")
+            line("    )")
         }
-        lines.append("}")
-        return lines.joined(separator: "\n") + "\n"
+        line("}")
+        return text
     }
 }
