@@ -225,4 +225,14 @@ final class DDLSnippetTests: XCTestCase {
         XCTAssertEqual(ModelGen.outputFileNames(forSchemaFile: "dir/Things.yaml"),
                        ["Things.sqlite.sql", "Things.postgresql.sql", "Things+Models.swift", "Things+Schema.swift", "Things+Deletion.swift"])
     }
+
+    func testSnakeCaseNames() {
+        let expected = ["AnimalCategory": "animal_category", "SDUserProfile": "sd_user_profile", "userID": "user_id",
+                        "HTTPServer2Go": "http_server2_go", "already_snake": "already_snake", "A": "a", "ABC": "abc", "aB_C": "a_b_c", "x2Y": "x2_y"]
+        for (name, snake) in expected.sorted(by: { $0.key < $1.key }) {
+            XCTAssertEqual(Naming.snakeCase(name), snake, name)
+            // ASCII names take a byte-level path; behind a non-ASCII prefix the general one runs.
+            XCTAssertEqual(Naming.snakeCase("é_" + name), "é_" + snake, name)
+        }
+    }
 }

@@ -170,13 +170,23 @@ public enum YAMLReader {
 
         /// The second occurrence of a scalar key, pointing back at the first.
         private func duplicateKey(in items: [YAMLNode]) -> Diagnostic? {
-            var seen: [String: SourceLocation] = [:]
-            for index in stride(from: 0, to: items.count, by: 2) {
-                guard let key = items[index].scalar else { continue }
-                if let first = seen[key] {
-                    return .error("duplicate key '\(key)' in a mapping (first at \(first.line):\(first.column)); each key may appear once", at: items[index].location)
+            func duplicate(_ first: YAMLNode, _ second: YAMLNode) -> Diagnostic {
+                .error("duplicate key '\(second.scalar ?? "")' in a mapping (first at \(first.location.line):\(first.location.column)); each key may appear once", at: second.location)
+            }
+            let keys = stride(from: 0, to: items.count, by: 2).map { items[$0] }
+            // Most mappings have a handful of keys: comparing pairs beats hashing them.
+            if keys.count <= 16 {
+                for (position, key) in keys.enumerated() {
+                    guard let text = key.scalar else { continue }
+                    if let first = keys[..<position].first(where: { $0.scalar == text }) { return duplicate(first, key) }
                 }
-                seen[key] = items[index].location
+                return nil
+            }
+            var seen: [String: YAMLNode] = [:]
+            for key in keys {
+                guard let text = key.scalar else { continue }
+                if let first = seen[text] { return duplicate(first, key) }
+                seen[text] = key
             }
             return nil
         }

@@ -2,6 +2,7 @@
 public enum Naming {
     /// `AnimalCategory` → `animal_category`, `SDUserProfile` → `sd_user_profile`, `userID` → `user_id`.
     public static func snakeCase(_ name: String) -> String {
+        if let ascii = asciiSnakeCase(name) { return ascii }
         let characters = Array(name)
         var result = ""
         for (index, character) in characters.enumerated() {
@@ -15,6 +16,28 @@ public enum Naming {
             result.append(contentsOf: character.lowercased())
         }
         return result
+    }
+
+    /// `snakeCase` for ASCII names (nearly all of them), on bytes; nil for any other name.
+    private static func asciiSnakeCase(_ name: String) -> String? {
+        let bytes = Array(name.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+        func isLower(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") }
+        func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + 4)
+        for (index, byte) in bytes.enumerated() {
+            if isUpper(byte), index > 0 {
+                let previous = bytes[index - 1]
+                let nextIsLower = index + 1 < bytes.count && isLower(bytes[index + 1])
+                if isLower(previous) || isDigit(previous) || (isUpper(previous) && nextIsLower), result.last != UInt8(ascii: "_") {
+                    result.append(UInt8(ascii: "_"))
+                }
+            }
+            result.append(isUpper(byte) ? byte + 32 : byte)
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// A Swift identifier: letters, digits and `_`, not starting with a digit.

@@ -123,7 +123,8 @@ public struct SchemaResolver {
     }
 
     private mutating func resolveAttribute(_ attribute: AttributeSyntax, in entity: String, enums: [EnumType], entityNames: Set<String>) -> Attribute? {
-        var typeName = attribute.type.value.trimmingCharacters(in: .whitespaces)
+        var typeName = attribute.type.value
+        if typeName.first?.isWhitespace == true || typeName.last?.isWhitespace == true { typeName = typeName.trimmingCharacters(in: .whitespaces) }
         let isOptional = typeName.hasSuffix("?")
         if isOptional { typeName.removeLast() }
         let type: AttributeType
