@@ -141,5 +141,5 @@ if !arguments.contains("--skip-deletion") {
 }
 
 if !arguments.contains("--skip-generator") {
-    GeneratorBenchmark.run(sizes: integers("--generator-sizes", default: [100, 1_000, 10_000]), repetitions: 3)
+    GeneratorBenchmark.run(sizes: integers("--generator-sizes", default: [100, 1_000, 10_000]), repetitions: 5)
 }

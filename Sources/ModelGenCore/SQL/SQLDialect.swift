@@ -35,7 +35,8 @@ public enum SQLDialect: String, CaseIterable, Sendable {
 
     /// A string literal.
     public func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+        return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     /// The column type of a scalar attribute. See README "SQL mapping".
