@@ -210,69 +210,135 @@ public struct DeletionPlanner: Sendable {
         }
         let detachments = inside.filter { !$0.isRequired && componentOf[$0.entity] == componentOf[$0.target] }
         let remaining = inside.filter { !detachments.contains($0) && $0.entity != $0.target }
-        var order: [String] = []
-        var pending = inSchemaOrder(closure)
-        while !pending.isEmpty {
-            // The first entity (in schema order) that no pending entity still references.
-            let next = pending.firstIndex { candidate in
-                !remaining.contains { $0.target == candidate && pending.contains($0.entity) }
-            } ?? 0
-            order.append(pending.remove(at: next))
+        return (detachments, Self.childrenFirst(inSchemaOrder(closure), references: remaining.map { ($0.entity, $0.target) }))
+    }
+
+    /// Kahn's algorithm: repeatedly the first entity (in the given order) that no entity still to be
+    /// ordered references; if a cycle leaves none, the first one left. Linear up to the heap's log.
+    static func childrenFirst(_ entities: [String], references: [(from: String, to: String)]) -> [String] {
+        let position = Dictionary(entities.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var referencedBy = [Int](repeating: 0, count: entities.count)
+        var targets = [[Int]](repeating: [], count: entities.count)
+        for (from, to) in references {
+            guard let from = position[from], let to = position[to] else { continue }
+            referencedBy[to] += 1
+            targets[from].append(to)
         }
-        return (detachments, order)
+        var ready = MinimumHeap(entities.indices.filter { referencedBy[$0] == 0 })
+        var placed = [Bool](repeating: false, count: entities.count)
+        var order: [String] = []
+        order.reserveCapacity(entities.count)
+        var firstUnplaced = 0
+        while order.count < entities.count {
+            let next: Int
+            if let candidate = ready.popMinimum() {
+                next = candidate
+            } else {
+                while placed[firstUnplaced] { firstUnplaced += 1 }
+                next = firstUnplaced
+            }
+            guard !placed[next] else { continue }
+            placed[next] = true
+            order.append(entities[next])
+            for target in targets[next] {
+                referencedBy[target] -= 1
+                if referencedBy[target] == 0, !placed[target] { ready.insert(target) }
+            }
+        }
+        return order
     }
 }
 
 /// Tarjan's algorithm, deterministic and iterative (no recursion, whatever the graph's depth):
 /// components come in topological order (sources first), nodes inside a component in the given order.
+/// Every edge's ends must be among `nodes`; the work is linear in nodes plus edges.
 enum StronglyConnected {
     static func components(nodes: [String], edges: [(String, String)]) -> [[String]] {
-        var successors: [String: [String]] = [:]
-        for (from, to) in edges { successors[from, default: []].append(to) }
-        let positions = Dictionary(nodes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let position = Dictionary(nodes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var successors = [[Int]](repeating: [], count: nodes.count)
+        for (from, to) in edges {
+            guard let from = position[from], let to = position[to] else { continue }
+            successors[from].append(to)
+        }
+        let unvisited = -1
         var counter = 0
-        var indices: [String: Int] = [:], lowLinks: [String: Int] = [:]
-        var stack: [String] = [], onStack: Set<String> = []
+        var indices = [Int](repeating: unvisited, count: nodes.count), lowLinks = indices
+        var stack: [Int] = [], onStack = [Bool](repeating: false, count: nodes.count)
         var result: [[String]] = []
-        for root in nodes where indices[root] == nil {
-            var work: [(node: String, next: Int)] = [(root, 0)]
-            indices[root] = counter
-            lowLinks[root] = counter
+        func visit(_ node: Int) {
+            indices[node] = counter
+            lowLinks[node] = counter
             counter += 1
-            stack.append(root)
-            onStack.insert(root)
+            stack.append(node)
+            onStack[node] = true
+        }
+        for root in nodes.indices where indices[root] == unvisited {
+            var work: [(node: Int, next: Int)] = [(root, 0)]
+            visit(root)
             while let (node, next) = work.last {
-                let targets = successors[node] ?? []
-                if next < targets.count {
+                if next < successors[node].count {
                     work[work.count - 1].next += 1
-                    let target = targets[next]
-                    if indices[target] == nil {
-                        indices[target] = counter
-                        lowLinks[target] = counter
-                        counter += 1
-                        stack.append(target)
-                        onStack.insert(target)
+                    let target = successors[node][next]
+                    if indices[target] == unvisited {
+                        visit(target)
                         work.append((target, 0))
-                    } else if onStack.contains(target) {
-                        lowLinks[node] = min(lowLinks[node]!, indices[target]!)
+                    } else if onStack[target] {
+                        lowLinks[node] = min(lowLinks[node], indices[target])
                     }
                     continue
                 }
                 work.removeLast()
                 if let parent = work.last?.node {
-                    lowLinks[parent] = min(lowLinks[parent]!, lowLinks[node]!)
+                    lowLinks[parent] = min(lowLinks[parent], lowLinks[node])
                 }
                 if lowLinks[node] == indices[node] {
-                    var component: [String] = []
+                    var component: [Int] = []
                     while let top = stack.popLast() {
-                        onStack.remove(top)
+                        onStack[top] = false
                         component.append(top)
                         if top == node { break }
                     }
-                    result.append(component.sorted { (positions[$0] ?? 0) < (positions[$1] ?? 0) })
+                    result.append(component.sorted().map { nodes[$0] })
                 }
             }
         }
         return result.reversed()
+    }
+}
+
+/// A binary min-heap of positions: the smallest first.
+struct MinimumHeap {
+    private var elements: [Int] = []
+
+    init(_ values: [Int]) {
+        for value in values { insert(value) }
+    }
+
+    mutating func insert(_ value: Int) {
+        elements.append(value)
+        var child = elements.count - 1
+        while child > 0, elements[(child - 1) / 2] > elements[child] {
+            elements.swapAt(child, (child - 1) / 2)
+            child = (child - 1) / 2
+        }
+    }
+
+    mutating func popMinimum() -> Int? {
+        guard let first = elements.first else { return nil }
+        let last = elements.removeLast()
+        if !elements.isEmpty {
+            elements[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < elements.count, elements[left] < elements[smallest] { smallest = left }
+                if right < elements.count, elements[right] < elements[smallest] { smallest = right }
+                if smallest == parent { break }
+                elements.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        return first
     }
 }

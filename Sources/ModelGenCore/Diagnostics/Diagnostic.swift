@@ -1,6 +1,6 @@
 /// A message about a schema, printed as `file:line:column: error: message`.
-public struct Diagnostic: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Severity: String, Sendable {
+public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Severity: String, Hashable, Sendable {
         case error
         case warning
     }
@@ -49,12 +49,9 @@ public struct DiagnosticCollector: Sendable {
 
     /// Diagnostics sorted by position (stable for equal positions), duplicates removed.
     public var sorted: [Diagnostic] {
-        var seen: [Diagnostic] = []
-        for diagnostic in diagnostics.enumerated().sorted(by: { lhs, rhs in
+        var seen: Set<Diagnostic> = []
+        return diagnostics.enumerated().sorted(by: { lhs, rhs in
             lhs.element.location == rhs.element.location ? lhs.offset < rhs.offset : lhs.element.location < rhs.element.location
-        }).map(\.element) where !seen.contains(diagnostic) {
-            seen.append(diagnostic)
-        }
-        return seen
+        }).map(\.element).filter { seen.insert($0).inserted }
     }
 }
