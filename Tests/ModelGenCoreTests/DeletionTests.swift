@@ -509,19 +509,20 @@ final class DeletionTests: XCTestCase {
         XCTAssertEqual(smallReport.statementsExecuted, largeReport.statementsExecuted)
     }
 
-    /// A 1,000-entity cascade chain: planned in time linear in the chain (the order used to be
-    /// found by rescanning every pending entity, cubic in the closure), deepest entity first.
+    /// A 2,000-entity cascade chain: planned in time linear in the chain (the order used to be
+    /// found by rescanning every pending entity, cubic in the closure, and collection steps by
+    /// scanning every edge per component), deepest entity first.
     func testALongCascadeChainIsDeletedDeepestFirst() throws {
         var yaml = "schema: Chain\nentities:\n"
-        for index in 0..<1_000 {
+        for index in 0..<2_000 {
             yaml += "  E\(index):\n    attributes:\n      name: String\n    relationships:\n"
             if index > 0 { yaml += "      parent: { type: E\(index - 1), inverse: child }\n" }
-            if index < 999 { yaml += "      child: { type: E\(index + 1)?, inverse: parent, deleteRule: cascade }\n" }
+            if index < 1_999 { yaml += "      child: { type: E\(index + 1)?, inverse: parent, deleteRule: cascade }\n" }
         }
         let (schema, diagnostics) = ModelGen.load(path: "Chain.yaml", bytes: Array(yaml.utf8))
         let model = try XCTUnwrap(schema, diagnostics.prefix(3).map(\.description).joined(separator: "\n"))
         let plan = DeletionPlanner(schema: model).plan(for: "E0")
-        XCTAssertEqual(plan.closure.count, 1_000)
-        XCTAssertEqual(plan.deletionOrder, (0..<1_000).reversed().map { "E\($0)" })
+        XCTAssertEqual(plan.closure.count, 2_000)
+        XCTAssertEqual(plan.deletionOrder, (0..<2_000).reversed().map { "E\($0)" })
     }
 }

@@ -61,8 +61,9 @@ public struct DeletionPlanner: Sendable {
               foreignKeyPositions(closure, foreignKeysByTarget).allSatisfy({ members.contains(schema.foreignKeys[$0].entity) })
         else { return nil }
         var parentKeys: [ForeignKey] = []
+        let incomingEdges = Dictionary(grouping: edges, by: \.other)
         for entity in closure where entity != root {
-            let incoming = edges.filter { $0.other == entity }
+            let incoming = incomingEdges[entity] ?? []
             guard incoming.count == 1, case let .otherColumn(_, column) = incoming[0].link,
                   let key = (foreignKeysByEntity[entity] ?? []).map({ schema.foreignKeys[$0] }).first(where: { $0.column == column })
             else { return nil }
@@ -129,15 +130,25 @@ public struct DeletionPlanner: Sendable {
     /// order from the root; a cyclic component is followed until stable, then its outgoing edges once.
     private func collectionSteps(root: String, closure: [String], edges: [Traversal]) -> [CollectionStep] {
         let components = StronglyConnected.components(nodes: closure, edges: edges.map { ($0.subject, $0.other) })
+        var componentOf: [String: Int] = [:]
+        for (position, component) in components.enumerated() {
+            for entity in component { componentOf[entity] = position }
+        }
+        var internalEdges = [[Int]](repeating: [], count: components.count), outgoingEdges = internalEdges
+        for (index, edge) in edges.enumerated() {
+            guard let subject = componentOf[edge.subject] else { continue }
+            if componentOf[edge.other] == subject {
+                internalEdges[subject].append(index)
+            } else {
+                outgoingEdges[subject].append(index)
+            }
+        }
         var steps: [CollectionStep] = []
-        for component in components {
-            let internalEdges = edges.indices.filter { component.contains(edges[$0].subject) && component.contains(edges[$0].other) }
-            if !internalEdges.isEmpty {
-                steps.append(.followUntilStable(internalEdges))
+        for position in components.indices {
+            if !internalEdges[position].isEmpty {
+                steps.append(.followUntilStable(internalEdges[position]))
             }
-            for index in edges.indices where component.contains(edges[index].subject) && !component.contains(edges[index].other) {
-                steps.append(.follow(index))
-            }
+            steps += outgoingEdges[position].map { .follow($0) }
         }
         return steps
     }
@@ -209,7 +220,8 @@ public struct DeletionPlanner: Sendable {
             for entity in component { componentOf[entity] = index }
         }
         let detachments = inside.filter { !$0.isRequired && componentOf[$0.entity] == componentOf[$0.target] }
-        let remaining = inside.filter { !detachments.contains($0) && $0.entity != $0.target }
+        let detached = Set(detachments)
+        let remaining = inside.filter { !detached.contains($0) && $0.entity != $0.target }
         return (detachments, Self.childrenFirst(inSchemaOrder(closure), references: remaining.map { ($0.entity, $0.target) }))
     }
 

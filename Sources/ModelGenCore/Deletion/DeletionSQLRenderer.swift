@@ -28,6 +28,7 @@ public struct DeletionSQLRenderer {
     }
 
     public func program(for plan: DeletionPlan) -> DeletionProgram {
+        let members = Set(plan.closure)
         let targets = plan.closure.map { entity in
             DeletionProgram.Target(entity: entity, table: quotedTable(entity), closureTable: closureTable(entity))
         }
@@ -41,11 +42,11 @@ public struct DeletionSQLRenderer {
             DeletionProgram.Check(kind: DeletionProgram.CheckKind(rawValue: check.kind.rawValue)!,
                                   subject: check.traversal.subject, other: check.traversal.other,
                                   relationship: check.relationship, rule: check.rule.rawValue,
-                                  sql: survivingPairs(check.traversal, closure: plan.closure) + " LIMIT \(Self.blockerLimit)")
+                                  sql: survivingPairs(check.traversal, members: members) + " LIMIT \(Self.blockerLimit)")
         }
         let nullifications = plan.nullifications.map { foreignKey in
             var sql = "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(q(foreignKey.column)) IN (SELECT id FROM \(closureTable(foreignKey.target)))"
-            if plan.closure.contains(foreignKey.entity) {
+            if members.contains(foreignKey.entity) {
                 sql += " AND id NOT IN (SELECT id FROM \(closureTable(foreignKey.entity)))"
             }
             return DeletionProgram.Nullification(relationship: "\(foreignKey.entity).\(foreignKey.relationship)", sql: sql)
@@ -55,10 +56,10 @@ public struct DeletionSQLRenderer {
         }
         let joinRowRemovals = plan.joinTables.map { joinTable in
             var conditions: [String] = []
-            if plan.closure.contains(joinTable.entity) {
+            if members.contains(joinTable.entity) {
                 conditions.append("\(q(joinTable.column)) IN (SELECT id FROM \(closureTable(joinTable.entity)))")
             }
-            if plan.closure.contains(joinTable.target) {
+            if members.contains(joinTable.target) {
                 conditions.append("\(q(joinTable.targetColumn)) IN (SELECT id FROM \(closureTable(joinTable.target)))")
             }
             return "DELETE FROM \(q(joinTable.name)) WHERE " + conditions.joined(separator: " OR ")
@@ -99,8 +100,8 @@ public struct DeletionSQLRenderer {
     }
 
     /// Pairs whose other object is not collected: the survivors involved.
-    private func survivingPairs(_ traversal: Traversal, closure: [String]) -> String {
-        guard closure.contains(traversal.other) else { return "SELECT subject, other FROM (\(pairs(traversal))) AS p" }
+    private func survivingPairs(_ traversal: Traversal, members: Set<String>) -> String {
+        guard members.contains(traversal.other) else { return "SELECT subject, other FROM (\(pairs(traversal))) AS p" }
         return "SELECT subject, other FROM (\(pairs(traversal))) AS p WHERE other NOT IN (SELECT id FROM \(closureTable(traversal.other)))"
     }
 

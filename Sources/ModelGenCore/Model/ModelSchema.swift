@@ -149,7 +149,7 @@ public struct Relationship: Equatable, Sendable {
 }
 
 /// A foreign-key column, seen from the table that holds it.
-public struct ForeignKey: Equatable, Sendable {
+public struct ForeignKey: Hashable, Sendable {
     public var entity: String
     public var table: String
     public var column: String
