@@ -83,7 +83,14 @@ public enum ModelGen {
         let plans = DeletionPlanner(schema: schema).plans()
         // The files are independent of one another: rendered side by side, the slowest first.
         let renderers: [@Sendable () -> String] = [
-            { DDLGenerator(schema: schema, dialect: .postgresql).render(header: header) + "\n" + PostgreSQLDeletionFunctions(schema: schema, plans: plans).render() + "\n" },
+            {
+                let tables = DDLGenerator(schema: schema, dialect: .postgresql).render(header: header)
+                let functions = PostgreSQLDeletionFunctions(schema: schema, plans: plans).render()
+                var file = ""
+                file.reserveCapacity(tables.utf8.count + functions.utf8.count + 2)
+                for part in [tables, "\n", functions, "\n"] { file += part }
+                return file
+            },
             { SwiftDeletionEmitter(schema: schema, plans: plans, sourceFile: fileName).render(header: header) },
             { SwiftModelsEmitter(schema: schema, sourceFile: fileName).render(header: header, template: template) },
             { SwiftSchemaEmitter(schema: schema, sourceFile: fileName).render(header: header, sqliteDDL: sqlite) },
