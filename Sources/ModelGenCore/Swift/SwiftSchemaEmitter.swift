@@ -111,7 +111,7 @@ public struct SwiftDeletionEmitter {
         for (index, entity) in schema.entities.enumerated() {
             let program = renderer.program(for: plans[index])
             line("")
-            line("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statements.")
+            line("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statement\(program.statementCount == 1 ? "" : "s").")
             line("    private static let deletionProgram\(index) = DeletionProgram(")
             line("        targets: [")
             for target in program.targets {

@@ -11,7 +11,7 @@ extension Countries {
         }
     }
 
-    /// Deleting `Country`: 1 set-based statements.
+    /// Deleting `Country`: 1 set-based statement.
     private static let deletionProgram0 = DeletionProgram(
         targets: [
             .init(entity: "Country", table: "country", closureTable: "temp.modelgen_delete_country"),

@@ -66,7 +66,7 @@ extension FitIQ {
         )
     )
 
-    /// Deleting `SDDietaryAndActivityPreferences`: 1 set-based statements.
+    /// Deleting `SDDietaryAndActivityPreferences`: 1 set-based statement.
     private static let deletionProgram1 = DeletionProgram(
         targets: [
             .init(entity: "SDDietaryAndActivityPreferences", table: "sd_dietary_and_activity_preferences", closureTable: "temp.modelgen_delete_sd_dietary_and_activity_preferences"),
@@ -90,7 +90,7 @@ extension FitIQ {
         )
     )
 
-    /// Deleting `SDProgressEntry`: 1 set-based statements.
+    /// Deleting `SDProgressEntry`: 1 set-based statement.
     private static let deletionProgram2 = DeletionProgram(
         targets: [
             .init(entity: "SDProgressEntry", table: "sd_progress_entry", closureTable: "temp.modelgen_delete_sd_progress_entry"),
@@ -142,7 +142,7 @@ extension FitIQ {
         )
     )
 
-    /// Deleting `SDSleepStage`: 1 set-based statements.
+    /// Deleting `SDSleepStage`: 1 set-based statement.
     private static let deletionProgram4 = DeletionProgram(
         targets: [
             .init(entity: "SDSleepStage", table: "sd_sleep_stage", closureTable: "temp.modelgen_delete_sd_sleep_stage"),
@@ -166,7 +166,7 @@ extension FitIQ {
         )
     )
 
-    /// Deleting `SDActivitySnapshot`: 1 set-based statements.
+    /// Deleting `SDActivitySnapshot`: 1 set-based statement.
     private static let deletionProgram5 = DeletionProgram(
         targets: [
             .init(entity: "SDActivitySnapshot", table: "sd_activity_snapshot", closureTable: "temp.modelgen_delete_sd_activity_snapshot"),
@@ -190,7 +190,7 @@ extension FitIQ {
         )
     )
 
-    /// Deleting `SDPhysicalAttribute`: 1 set-based statements.
+    /// Deleting `SDPhysicalAttribute`: 1 set-based statement.
     private static let deletionProgram6 = DeletionProgram(
         targets: [
             .init(entity: "SDPhysicalAttribute", table: "sd_physical_attribute", closureTable: "temp.modelgen_delete_sd_physical_attribute"),
@@ -214,7 +214,7 @@ extension FitIQ {
         )
     )
 
-    /// Deleting `SDOutboxEvent`: 1 set-based statements.
+    /// Deleting `SDOutboxEvent`: 1 set-based statement.
     private static let deletionProgram7 = DeletionProgram(
         targets: [
             .init(entity: "SDOutboxEvent", table: "sd_outbox_event", closureTable: "temp.modelgen_delete_sd_outbox_event"),

@@ -37,7 +37,7 @@ extension Keywords {
         ]
     )
 
-    /// Deleting `Select`: 1 set-based statements.
+    /// Deleting `Select`: 1 set-based statement.
     private static let deletionProgram1 = DeletionProgram(
         targets: [
             .init(entity: "Select", table: "\"select\"", closureTable: "temp.modelgen_delete_select"),

@@ -47,7 +47,7 @@ extension Library {
         ]
     )
 
-    /// Deleting `Portrait`: 1 set-based statements.
+    /// Deleting `Portrait`: 1 set-based statement.
     private static let deletionProgram1 = DeletionProgram(
         targets: [
             .init(entity: "Portrait", table: "portrait", closureTable: "temp.modelgen_delete_portrait"),
@@ -95,7 +95,7 @@ extension Library {
         ]
     )
 
-    /// Deleting `Loan`: 1 set-based statements.
+    /// Deleting `Loan`: 1 set-based statement.
     private static let deletionProgram3 = DeletionProgram(
         targets: [
             .init(entity: "Loan", table: "loan", closureTable: "temp.modelgen_delete_loan"),

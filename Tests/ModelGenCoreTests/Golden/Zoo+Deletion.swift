@@ -40,7 +40,7 @@ extension Zoo {
         )
     )
 
-    /// Deleting `Animal`: 1 set-based statements.
+    /// Deleting `Animal`: 1 set-based statement.
     private static let deletionProgram1 = DeletionProgram(
         targets: [
             .init(entity: "Animal", table: "animal", closureTable: "temp.modelgen_delete_animal"),
