@@ -54,7 +54,7 @@ struct DeleteCommand: ParsableCommand {
         if all {
             seed = .all
         } else if let predicate {
-            switch PredicateTranslator.translate(predicate, entity: target, schema: model) {
+            switch WhereClauseTranslator.translate(predicate, entity: target, schema: model) {
             case let .success(condition): seed = .matching(condition: condition, bindings: [])
             case let .failure(failure):
                 printError("error: invalid --where predicate: \(failure.message) (column \(failure.column))")

@@ -452,7 +452,7 @@ final class DeletionTests: XCTestCase {
         let fixture = try DeletionFixture(try String(contentsOf: TestSupport.schemasDirectory.appendingPathComponent("Countries.yaml"), encoding: .utf8))
         try fixture.execute("INSERT INTO country (id, name, visited) VALUES (1, 'France', 1), (2, 'Peru', 0), (3, 'Japan', 1);")
         let entity = try XCTUnwrap(fixture.schema.entity(named: "Country"))
-        let condition = try PredicateTranslator.translate("$0.visited", entity: entity, schema: fixture.schema).get()
+        let condition = try WhereClauseTranslator.translate("$0.visited", entity: entity, schema: fixture.schema).get()
         let report = try fixture.delete("Country", .matching(condition: condition, bindings: []))
         XCTAssertEqual(report.deletedCount(of: "Country"), 2)
         XCTAssertEqual(try fixture.ids("country"), [2])

@@ -10,7 +10,7 @@
 /// (optionally `% n` for integers: `id % 2 == 0`) and a literal (`12`, `1.5`, `"text"`, `true`, `false`, `nil`); `.contains`, `.hasPrefix`, `.hasSuffix`
 /// on strings; a bare Bool key path. `==` and `!=` treat nil as Swift does (`IS`, `IS NOT`).
 /// Anything else is an error naming the construct, never a silently different condition.
-public struct PredicateTranslator {
+public struct WhereClauseTranslator {
     public struct Failure: Error, Equatable, CustomStringConvertible {
         /// 1-based column in the predicate text.
         public var column: Int
@@ -37,7 +37,7 @@ public struct PredicateTranslator {
 
     /// The SQL condition for `text` on `entity`'s table (columns unqualified).
     public static func translate(_ text: String, entity: Entity, schema: ModelSchema) -> Result<String, Failure> {
-        var translator = PredicateTranslator(schema: schema, entity: entity)
+        var translator = WhereClauseTranslator(schema: schema, entity: entity)
         do {
             translator.tokens = try tokenize(text)
             let condition = try translator.parseOr()
