@@ -2,8 +2,8 @@ import Foundation
 import ModelGenCore
 
 /// Times `validate` (parse and resolve) and `generate` (every output, in memory) on synthetic
-/// schemas: entities of 8 attributes and 2 relationships each, in groups of 10 whose cascades
-/// form a chain closed into a cycle, plus an optional reference to the next group.
+/// schemas: entities of 8 attributes and 2 relationships each (a cascading to-many `children` and
+/// its inverse `parent`), in groups of 10 whose cascades form a chain closed into a cycle.
 enum GeneratorBenchmark {
     /// One run of each stage of `generate` on the largest schema, to show where the time goes.
     static func printStages(entities: Int) {
