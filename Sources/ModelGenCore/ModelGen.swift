@@ -84,12 +84,14 @@ public enum ModelGen {
         // rendered side by side, the slowest first; each renderer returns its files by position.
         let renderers: [@Sendable () -> [(Int, String)]] = [
             {
-                let tables = DDLGenerator(schema: schema, dialect: .postgresql).render(header: header)
-                let functions = PostgreSQLDeletionFunctions(schema: schema, plans: plans).render()
-                var file = ""
-                file.reserveCapacity(tables.utf8.count + functions.utf8.count + 2)
-                for part in [tables, "\n", functions, "\n"] { file += part }
-                return [(1, file)]
+                // Tables, then the functions two line breaks apart, joined once into an exact allocation.
+                var parts = [DDLGenerator(schema: schema, dialect: .postgresql).render(header: header), "\n"]
+                for (index, function) in PostgreSQLDeletionFunctions(schema: schema, plans: plans).functions().enumerated() {
+                    if index > 0 { parts.append("\n\n") }
+                    parts.append(function)
+                }
+                parts.append("\n")
+                return [(1, parts.joined())]
             },
             { [(4, SwiftDeletionEmitter(schema: schema, plans: plans, sourceFile: fileName).render(header: header))] },
             { [(2, SwiftModelsEmitter(schema: schema, sourceFile: fileName).render(header: header, template: template))] },

@@ -15,10 +15,15 @@ public struct PostgreSQLDeletionFunctions {
     }
 
     public func render() -> String {
+        functions().joined(separator: "\n\n")
+    }
+
+    /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order.
+    public func functions() -> [String] {
         let renderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
         return zip(schema.entities, plans).map { entity, plan in
             function(for: entity, program: renderer.program(for: plan))
-        }.joined(separator: "\n\n")
+        }
     }
 
     /// `<table>_safe_delete`, quoted as needed.

@@ -86,7 +86,6 @@ public struct SwiftDeletionEmitter {
     }
 
     public func render(header: String) -> String {
-        let renderer = DeletionSQLRenderer(schema: schema, dialect: .sqlite)
         let s = SwiftTypes.stringLiteral
         // The file's lines, each ended by a line break.
         var text = ""
@@ -108,58 +107,70 @@ public struct SwiftDeletionEmitter {
         line("        default: return nil")
         line("        }")
         line("    }")
-        for (index, entity) in schema.entities.enumerated() {
-            let program = renderer.program(for: plans[index])
-            line("")
-            line("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statement\(program.statementCount == 1 ? "" : "s").")
-            line("    private static let deletionProgram\(index) = DeletionProgram(")
-            line("        targets: [")
-            for target in program.targets {
-                line("            .init(entity: \(s(target.entity)), table: \(s(target.table)), closureTable: \(s(target.closureTable))),")
-            }
-            line("        ],")
-            line("        edges: [")
-            for edge in program.edges {
-                line("            .init(source: \(s(edge.source)), relationship: \(s(edge.relationship)), target: \(s(edge.target))),")
-            }
-            line("        ],")
-            line("        collections: [")
-            for collection in program.collections {
-                switch collection {
-                case let .once(sql): line("            .once(\(s(sql))),")
-                case let .untilStable(statements): line("            .untilStable([\(statements.map(s).joined(separator: ", "))]),")
-                }
-            }
-            line("        ],")
-            line("        checks: [")
-            for check in program.checks {
-                line("            .init(kind: .\(check.kind.rawValue), subject: \(s(check.subject)), other: \(s(check.other)), relationship: \(s(check.relationship)), rule: \(s(check.rule)),")
-                line("                  sql: \(s(check.sql))),")
-            }
-            line("        ],")
-            line("        nullifications: [")
-            for nullification in program.nullifications {
-                line("            .init(relationship: \(s(nullification.relationship)), sql: \(s(nullification.sql))),")
-            }
-            line("        ],")
-            line("        detachments: [\(program.detachments.map(s).joined(separator: ", "))],")
-            line("        joinRowRemovals: [\(program.joinRowRemovals.map(s).joined(separator: ", "))],")
-            line("        deletions: [")
-            for deletion in program.deletions {
-                line("            .init(entity: \(s(deletion.entity)), sql: \(s(deletion.sql))),")
-            }
-            if let wholeTable = program.wholeTable {
-                line("        ],")
-                line("        wholeTable: .init(")
-                line("            orphanCounts: [\(wholeTable.orphanCounts.map(s).joined(separator: ", "))],")
-                line("            deletions: [\(wholeTable.deletions.map { ".init(entity: \(s($0.entity)), sql: \(s($0.sql)))" }.joined(separator: ", "))]")
-                line("        )")
-            } else {
-                line("        ]")
-            }
-            line("    )")
+        // One piece per program, joined once: the file is written into a single exact allocation.
+        let renderer = DeletionSQLRenderer(schema: schema, dialect: .sqlite)
+        let programs = schema.entities.indices.map { index in
+            programLiteral(index: index, entity: schema.entities[index], program: renderer.program(for: plans[index]))
         }
-        line("}")
+        return ([text] + programs + ["}\n"]).joined()
+    }
+
+    /// `deletionProgram<index>`: the program as a Swift literal, each line ended by a line break.
+    private func programLiteral(index: Int, entity: Entity, program: DeletionProgram) -> String {
+        let s = SwiftTypes.stringLiteral
+        var text = ""
+        func line(_ content: String) {
+            text += content
+            text += "\n"
+        }
+        line("")
+        line("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statement\(program.statementCount == 1 ? "" : "s").")
+        line("    private static let deletionProgram\(index) = DeletionProgram(")
+        line("        targets: [")
+        for target in program.targets {
+            line("            .init(entity: \(s(target.entity)), table: \(s(target.table)), closureTable: \(s(target.closureTable))),")
+        }
+        line("        ],")
+        line("        edges: [")
+        for edge in program.edges {
+            line("            .init(source: \(s(edge.source)), relationship: \(s(edge.relationship)), target: \(s(edge.target))),")
+        }
+        line("        ],")
+        line("        collections: [")
+        for collection in program.collections {
+            switch collection {
+            case let .once(sql): line("            .once(\(s(sql))),")
+            case let .untilStable(statements): line("            .untilStable([\(statements.map(s).joined(separator: ", "))]),")
+            }
+        }
+        line("        ],")
+        line("        checks: [")
+        for check in program.checks {
+            line("            .init(kind: .\(check.kind.rawValue), subject: \(s(check.subject)), other: \(s(check.other)), relationship: \(s(check.relationship)), rule: \(s(check.rule)),")
+            line("                  sql: \(s(check.sql))),")
+        }
+        line("        ],")
+        line("        nullifications: [")
+        for nullification in program.nullifications {
+            line("            .init(relationship: \(s(nullification.relationship)), sql: \(s(nullification.sql))),")
+        }
+        line("        ],")
+        line("        detachments: [\(program.detachments.map(s).joined(separator: ", "))],")
+        line("        joinRowRemovals: [\(program.joinRowRemovals.map(s).joined(separator: ", "))],")
+        line("        deletions: [")
+        for deletion in program.deletions {
+            line("            .init(entity: \(s(deletion.entity)), sql: \(s(deletion.sql))),")
+        }
+        if let wholeTable = program.wholeTable {
+            line("        ],")
+            line("        wholeTable: .init(")
+            line("            orphanCounts: [\(wholeTable.orphanCounts.map(s).joined(separator: ", "))],")
+            line("            deletions: [\(wholeTable.deletions.map { ".init(entity: \(s($0.entity)), sql: \(s($0.sql)))" }.joined(separator: ", "))]")
+            line("        )")
+        } else {
+            line("        ]")
+        }
+        line("    )")
         return text
     }
 }
