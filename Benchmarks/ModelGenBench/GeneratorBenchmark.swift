@@ -21,11 +21,15 @@ enum GeneratorBenchmark {
             plans = DeletionPlanner(schema: model).plans()
             return ""
         }
-        time("SQLite DDL") { DDLGenerator(schema: model, dialect: .sqlite).render(header: "") }
+        var sqliteDDL = ""
+        time("SQLite DDL") {
+            sqliteDDL = DDLGenerator(schema: model, dialect: .sqlite).render(header: "")
+            return sqliteDDL
+        }
         time("PostgreSQL DDL") { DDLGenerator(schema: model, dialect: .postgresql).render(header: "") }
         time("PostgreSQL functions") { PostgreSQLDeletionFunctions(schema: model, plans: plans).render() }
         time("+Models.swift") { SwiftModelsEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "") }
-        time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: "") }
+        time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: sqliteDDL) }
         time("+Deletion.swift") { SwiftDeletionEmitter(schema: model, plans: plans, sourceFile: "Synthetic.yaml").render(header: "") }
         print("stages at \(entities) entities: " + stages.map { "\($0.0) \(format($0.1)) s" }.joined(separator: ", "))
     }

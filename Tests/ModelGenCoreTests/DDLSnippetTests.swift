@@ -235,4 +235,13 @@ final class DDLSnippetTests: XCTestCase {
             XCTAssertEqual(Naming.snakeCase("é_" + name), "é_" + snake, name)
         }
     }
+
+    /// `+Schema.swift` embeds the DDL in a raw string whose delimiter outlasts every `"#…` in it.
+    func testTheEmbeddedDDLLiteralOutlastsHashesInTheSchema() throws {
+        let yaml = "schema: S\nentities:\n  A:\n    attributes:\n      note: { type: String, default: 'say \"## or \\\\### here' }\n"
+        let compilation = ModelGen.generate(path: "S.yaml", bytes: Array(yaml.utf8))
+        let schemaFile = try XCTUnwrap(compilation.files.first { $0.name == "S+Schema.swift" }?.contents, "\(compilation.diagnostics)")
+        XCTAssertTrue(schemaFile.contains("public static let sqliteDDL = ####\"\"\"\n"), schemaFile)
+        XCTAssertTrue(schemaFile.contains("\n\"\"\"####\n"), schemaFile)
+    }
 }

@@ -154,9 +154,20 @@ enum SwiftTypes {
     }
 
     /// A multi-line raw string literal holding `text` exactly.
+    /// The delimiter has one `#` more than the longest run of `#` after a `"` or `\` in the text,
+    /// found in one pass over its bytes.
     static func rawStringLiteral(_ text: String) -> String {
-        var hashes = "#"
-        while text.contains("\"" + hashes) || text.contains("\\" + hashes) { hashes += "#" }
+        var longestRun = 0, run = 0, counting = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "#"), counting {
+                run += 1
+                longestRun = max(longestRun, run)
+            } else {
+                counting = byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                run = 0
+            }
+        }
+        let hashes = String(repeating: "#", count: longestRun + 1)
         return "\(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes)"
     }
 }
