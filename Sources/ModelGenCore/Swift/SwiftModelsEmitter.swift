@@ -134,10 +134,7 @@ enum SwiftTypes {
 
     static func stringLiteral(_ text: String) -> String {
         // Most texts (names, SQL without quoted identifiers) need no escaping at all.
-        let needsEscaping: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 == 0x7F }
-        if !(text.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscaping) } ?? text.utf8.contains(where: needsEscaping)) {
-            return "\"" + text + "\""
-        }
+        if !needsEscaping(text) { return "\"" + text + "\"" }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -151,6 +148,12 @@ enum SwiftTypes {
             }
         }
         return result + "\""
+    }
+
+    /// Whether `text` holds a backslash, a double quote or a control character.
+    static func needsEscaping(_ text: String) -> Bool {
+        let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 < 0x20 || $0 == 0x7F }
+        return text.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) } ?? text.utf8.contains(where: special)
     }
 
     /// A multi-line raw string literal holding `text` exactly.

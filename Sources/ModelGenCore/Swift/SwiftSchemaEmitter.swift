@@ -117,7 +117,6 @@ public struct SwiftDeletionEmitter {
 
     /// `deletionProgram<index>`: the program as a Swift literal, each line ended by a line break.
     private func programLiteral(index: Int, entity: Entity, program: DeletionProgram) -> String {
-        let s = SwiftTypes.stringLiteral
         var text = ""
         func line(_ content: String) {
             text += content
@@ -128,49 +127,71 @@ public struct SwiftDeletionEmitter {
         line("    private static let deletionProgram\(index) = DeletionProgram(")
         line("        targets: [")
         for target in program.targets {
-            line("            .init(entity: \(s(target.entity)), table: \(s(target.table)), closureTable: \(s(target.closureTable))),")
+            line("            .init(entity: \(literal: target.entity), table: \(literal: target.table), closureTable: \(literal: target.closureTable)),")
         }
         line("        ],")
         line("        edges: [")
         for edge in program.edges {
-            line("            .init(source: \(s(edge.source)), relationship: \(s(edge.relationship)), target: \(s(edge.target))),")
+            line("            .init(source: \(literal: edge.source), relationship: \(literal: edge.relationship), target: \(literal: edge.target)),")
         }
         line("        ],")
         line("        collections: [")
         for collection in program.collections {
             switch collection {
-            case let .once(sql): line("            .once(\(s(sql))),")
-            case let .untilStable(statements): line("            .untilStable([\(statements.map(s).joined(separator: ", "))]),")
+            case let .once(sql): line("            .once(\(literal: sql)),")
+            case let .untilStable(statements): line("            .untilStable([\(literals: statements)]),")
             }
         }
         line("        ],")
         line("        checks: [")
         for check in program.checks {
-            line("            .init(kind: .\(check.kind.rawValue), subject: \(s(check.subject)), other: \(s(check.other)), relationship: \(s(check.relationship)), rule: \(s(check.rule)),")
-            line("                  sql: \(s(check.sql))),")
+            line("            .init(kind: .\(check.kind.rawValue), subject: \(literal: check.subject), other: \(literal: check.other), relationship: \(literal: check.relationship), rule: \(literal: check.rule),")
+            line("                  sql: \(literal: check.sql)),")
         }
         line("        ],")
         line("        nullifications: [")
         for nullification in program.nullifications {
-            line("            .init(relationship: \(s(nullification.relationship)), sql: \(s(nullification.sql))),")
+            line("            .init(relationship: \(literal: nullification.relationship), sql: \(literal: nullification.sql)),")
         }
         line("        ],")
-        line("        detachments: [\(program.detachments.map(s).joined(separator: ", "))],")
-        line("        joinRowRemovals: [\(program.joinRowRemovals.map(s).joined(separator: ", "))],")
+        line("        detachments: [\(literals: program.detachments)],")
+        line("        joinRowRemovals: [\(literals: program.joinRowRemovals)],")
         line("        deletions: [")
         for deletion in program.deletions {
-            line("            .init(entity: \(s(deletion.entity)), sql: \(s(deletion.sql))),")
+            line("            .init(entity: \(literal: deletion.entity), sql: \(literal: deletion.sql)),")
         }
         if let wholeTable = program.wholeTable {
             line("        ],")
             line("        wholeTable: .init(")
-            line("            orphanCounts: [\(wholeTable.orphanCounts.map(s).joined(separator: ", "))],")
-            line("            deletions: [\(wholeTable.deletions.map { ".init(entity: \(s($0.entity)), sql: \(s($0.sql)))" }.joined(separator: ", "))]")
+            line("            orphanCounts: [\(literals: wholeTable.orphanCounts)],")
+            line("            deletions: [\(wholeTable.deletions.map { ".init(entity: \(literal: $0.entity), sql: \(literal: $0.sql))" }.joined(separator: ", "))]")
             line("        )")
         } else {
             line("        ]")
         }
         line("    )")
         return text
+    }
+}
+
+extension DefaultStringInterpolation {
+    /// `\(literal: text)`: `text` as a Swift string literal, written straight into the string
+    /// being built (the emitters write millions of them for a large schema).
+    mutating func appendInterpolation(literal text: String) {
+        if SwiftTypes.needsEscaping(text) {
+            appendLiteral(SwiftTypes.stringLiteral(text))
+        } else {
+            appendLiteral("\"")
+            appendLiteral(text)
+            appendLiteral("\"")
+        }
+    }
+
+    /// `\(literals: texts)`: Swift string literals separated by `, `.
+    mutating func appendInterpolation(literals texts: [String]) {
+        for (index, text) in texts.enumerated() {
+            if index > 0 { appendLiteral(", ") }
+            appendInterpolation(literal: text)
+        }
     }
 }
