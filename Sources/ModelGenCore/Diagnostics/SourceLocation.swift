@@ -14,6 +14,20 @@ public struct SourceLocation: Hashable, Comparable, Sendable, CustomStringConver
     /// `file:line:column`, the form editors and compilers understand.
     public var description: String { "\(file):\(line):\(column)" }
 
+    /// 1-based line and column (in Unicode scalars, counting invalid bytes as one) of a byte offset.
+    static func lineAndColumn(ofByte offset: Int, in bytes: [UInt8]) -> (Int, Int) {
+        var line = 1, column = 1
+        for byte in bytes.prefix(max(0, offset)) {
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1
+            }
+        }
+        return (line, column)
+    }
+
     public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
         (lhs.file, lhs.line, lhs.column) < (rhs.file, rhs.line, rhs.column)
     }

@@ -50,13 +50,13 @@ public enum YAMLReader {
     public static func read(_ bytes: [UInt8], file: String) -> Result<YAMLNode, Diagnostic> {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             let offset = firstInvalidUTF8Offset(bytes)
-            let (line, column) = lineAndColumn(ofByte: offset, in: bytes)
+            let (line, column) = SourceLocation.lineAndColumn(ofByte: offset, in: bytes)
             return .failure(.error("the schema is not valid UTF-8 text (invalid byte 0x\(String(bytes[offset], radix: 16, uppercase: true)))",
                                    at: SourceLocation(file: file, line: line, column: column)))
         }
         if text.utf8.contains(0) {
             let offset = bytes.firstIndex(of: 0) ?? 0
-            let (line, column) = lineAndColumn(ofByte: offset, in: bytes)
+            let (line, column) = SourceLocation.lineAndColumn(ofByte: offset, in: bytes)
             return .failure(.error("the schema contains a NUL byte", at: SourceLocation(file: file, line: line, column: column)))
         }
         var builder = TreeBuilder(file: file, bytes: bytes)
@@ -200,7 +200,7 @@ public enum YAMLReader {
             let problem = parser.problem.map { String(cString: $0) } ?? "unknown problem"
             switch parser.error {
             case YAML_READER_ERROR:
-                let (line, column) = YAMLReader.lineAndColumn(ofByte: parser.problem_offset, in: bytes)
+                let (line, column) = SourceLocation.lineAndColumn(ofByte: parser.problem_offset, in: bytes)
                 return .error("invalid YAML: \(problem)", at: SourceLocation(file: file, line: line, column: column))
             case YAML_SCANNER_ERROR, YAML_PARSER_ERROR:
                 let context = parser.context.map { " " + String(cString: $0) } ?? ""
@@ -238,19 +238,5 @@ public enum YAMLReader {
             index += length
         }
         return max(0, bytes.count - 1)
-    }
-
-    /// 1-based line and column (in Unicode scalars, counting invalid bytes as one) of a byte offset.
-    static func lineAndColumn(ofByte offset: Int, in bytes: [UInt8]) -> (Int, Int) {
-        var line = 1, column = 1
-        for byte in bytes.prefix(max(0, offset)) {
-            if byte == UInt8(ascii: "\n") {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
-        return (line, column)
     }
 }

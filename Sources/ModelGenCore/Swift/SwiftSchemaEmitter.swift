@@ -86,7 +86,6 @@ public struct SwiftDeletionEmitter {
     }
 
     public func render(header: String) -> String {
-        let s = SwiftTypes.stringLiteral
         // The file's lines, each ended by a line break.
         var text = ""
         func line(_ content: String) {
@@ -102,7 +101,7 @@ public struct SwiftDeletionEmitter {
         line("    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {")
         line("        switch entity {")
         for (index, entity) in schema.entities.enumerated() {
-            line("        case \(s(entity.name)): return deletionProgram\(index)")
+            line("        case \(literal: entity.name): return deletionProgram\(index)")
         }
         line("        default: return nil")
         line("        }")

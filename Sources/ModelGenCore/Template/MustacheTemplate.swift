@@ -141,7 +141,7 @@ extension MustacheTemplate {
                     guard sections.count > 1 else { throw error("{{/\(name)}} closes no section", at: open) }
                     let section = sections.removeLast()
                     guard section.name == name else {
-                        let (line, column) = lineAndColumn(of: section.offset)
+                        let (line, column) = SourceLocation.lineAndColumn(ofByte: section.offset, in: bytes)
                         throw error("{{/\(name)}} does not close {{\(section.inverted ? "^" : "#")\(section.name)}} opened at \(line):\(column)", at: open)
                     }
                     sections[sections.count - 1].nodes.append(.section(path: try path(name, at: section.offset), inverted: section.inverted, body: section.nodes))
@@ -225,17 +225,8 @@ extension MustacheTemplate {
             text(range).trimmingSpaces
         }
 
-        private func lineAndColumn(of offset: Int) -> (Int, Int) {
-            var line = 1, lineStart = 0
-            for index in 0..<offset where bytes[index] == UInt8(ascii: "\n") {
-                line += 1
-                lineStart = index + 1
-            }
-            return (line, text(lineStart..<offset).count + 1)
-        }
-
         private func error(_ message: String, at offset: Int) -> ParseError {
-            let (line, column) = lineAndColumn(of: offset)
+            let (line, column) = SourceLocation.lineAndColumn(ofByte: offset, in: bytes)
             return ParseError(message: message, line: line, column: column)
         }
     }
