@@ -128,8 +128,10 @@ public final class SQLiteDatabase {
         guard try scalar("PRAGMA foreign_keys") == 1 else { return try body() }
         try execute("PRAGMA foreign_keys = OFF")
         let result = Result { try body() }
-        if isInTransaction { try execute("ROLLBACK") }
+        // Enforcement is switched back on even when the rollback fails; its error is thrown after.
+        let rollback = Result { if isInTransaction { try execute("ROLLBACK") } }
         try execute("PRAGMA foreign_keys = ON")
+        try rollback.get()
         return try result.get()
     }
 
