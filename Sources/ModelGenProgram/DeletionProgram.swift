@@ -6,8 +6,8 @@
 /// statements depends on the schema, not on the data (a cycle of cascades repeats its statements
 /// until nothing is added, once per level of the data's depth).
 public struct DeletionProgram: Equatable, Sendable {
-    /// An entity whose objects this delete may remove, with its table and the temporary table
-    /// that collects the ids to delete (`id`, and for explanations `parent_id` and `edge`).
+    /// An entity whose ids this delete collects, with its table and the temporary table
+    /// that holds the ids to delete (`id`, and for explanations `parent_id` and `edge`).
     public struct Target: Equatable, Sendable {
         public var entity: String
         /// The entity's table, quoted as needed.
@@ -88,7 +88,8 @@ public struct DeletionProgram: Equatable, Sendable {
         }
     }
 
-    /// A `DELETE` of the collected rows of one entity.
+    /// A `DELETE` of the deleted rows of one entity: its collected ids, or its rows whose key
+    /// points at a collected parent.
     public struct Deletion: Equatable, Sendable {
         public var entity: String
         public var sql: String
@@ -101,7 +102,8 @@ public struct DeletionProgram: Equatable, Sendable {
 
     /// The entity the delete starts from: `targets[0]`.
     public var root: Target { targets[0] }
-    /// Every entity the delete may reach, the root first.
+    /// Every entity whose ids the delete collects, the root first (an entity nothing needs the ids
+    /// of is deleted through its keys to collected parents, without a temporary table).
     public var targets: [Target]
     /// The cascade edges, indexed by the `edge` column of the closure tables.
     public var edges: [Edge]

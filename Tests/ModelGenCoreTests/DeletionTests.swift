@@ -274,10 +274,42 @@ final class DeletionTests: XCTestCase {
             INSERT INTO bottom (id, left_id, right_id) VALUES (1, 1, 1), (2, 1, 2), (3, NULL, 2);
             """)
         let report = try fixture.delete("Top", ids: 1)
+        let plan = DeletionPlanner(schema: fixture.schema).plan(for: "Top")
+        XCTAssertEqual(plan.deletedThroughParentKeys["Bottom"]?.count, 2, "Bottom goes by either of its two keys")
         XCTAssertEqual(report.deletedCount(of: "Bottom"), 2)
         XCTAssertEqual(report.totalDeleted, 1 + 1 + 1 + 2)
         XCTAssertEqual(try fixture.ids("bottom"), [3])
         try fixture.assertNoDanglingReferences()
+    }
+
+    /// Leaves are deleted through their keys to collected parents: Bottom hangs from Left and from
+    /// Right, so its rows go when either key points at a deleted object, and no id of it is copied.
+    func testLeavesAreDeletedThroughTheirParentKeysWithoutCollectingTheirIds() throws {
+        let fixture = try DeletionFixture(try String(contentsOf: TestSupport.schemasDirectory.appendingPathComponent("FitIQ.yaml"), encoding: .utf8))
+        let plan = DeletionPlanner(schema: fixture.schema).plan(for: "SDUserProfile")
+        let program = DeletionSQLRenderer(schema: fixture.schema).program(for: plan)
+        XCTAssertEqual(program.targets.map(\.entity), ["SDUserProfile", "SDSleepSession"])
+        XCTAssertEqual(plan.closure.filter { plan.deletedThroughParentKeys[$0] != nil },
+                       ["SDDietaryAndActivityPreferences", "SDProgressEntry", "SDActivitySnapshot", "SDPhysicalAttribute", "SDSleepStage"])
+        XCTAssertEqual(program.deletions.first { $0.entity == "SDSleepStage" }?.sql,
+                       "DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_session)")
+        try fixture.execute(FitIQWorkload.insertSQL(profiles: 4))
+        let report = try fixture.delete("SDUserProfile", .matching(condition: "id % 2 = 0", bindings: []))
+        XCTAssertEqual(report.deletedCount(of: "SDSleepStage"), 2 * 500)
+        XCTAssertEqual(report.totalDeleted, 2 * FitIQWorkload.rowsPerProfile)
+        XCTAssertEqual(try fixture.ids("sd_user_profile"), [1, 3])
+        XCTAssertEqual(try fixture.ids("sd_sleep_stage").count, 2 * 500)
+        try fixture.assertNoDanglingReferences()
+    }
+
+    /// An entity whose ids a check, a nullification or a further cascade needs is still collected.
+    func testEntitiesWhoseIdsAStepNeedsAreCollected() throws {
+        let fixture = try DeletionFixture(try String(contentsOf: TestSupport.fixturesDirectory.appendingPathComponent("Library.yaml"), encoding: .utf8))
+        let plan = DeletionPlanner(schema: fixture.schema).plan(for: "Author")
+        XCTAssertTrue(plan.checks.contains { $0.traversal.subject == "Book" })
+        XCTAssertNil(plan.deletedThroughParentKeys["Book"])
+        XCTAssertNotNil(plan.deletedThroughParentKeys["Portrait"])
+        XCTAssertNil(plan.deletedThroughParentKeys["Author"], "the root is always collected")
     }
 
     private let profiles = """

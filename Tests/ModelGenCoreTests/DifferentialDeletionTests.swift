@@ -69,7 +69,7 @@ final class DifferentialDeletionTests: XCTestCase {
 
     func testPlansAgreeWithSQLitesOwnCascadeOnRandomSchemas() throws {
         var generator = Generator(state: 7)
-        var deletedAnything = 0
+        var deletedAnything = 0, deletedThroughKeys = 0
         for round in 0..<150 {
             let yaml = Self.randomSchema(&generator)
             let compilation = TestSupport.compile(yaml)
@@ -95,7 +95,9 @@ final class DifferentialDeletionTests: XCTestCase {
             let ids = deletesAll ? existing : existing.filter { _ in generator.below(3) == 0 }
             let before = try snapshot(oracle, schema)
 
-            let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
+            let plan = DeletionPlanner(schema: schema).plan(for: entity.name)
+            if !plan.deletedThroughParentKeys.isEmpty { deletedThroughKeys += 1 }
+            let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: plan)
             let report = try DeletionExecutor(database: subject).run(program, seed: deletesAll ? .all : .ids(ids))
             try oracle.run("DELETE FROM \(entity.tableName) WHERE id IN (SELECT value FROM json_each(?))", [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
 
@@ -118,6 +120,7 @@ final class DifferentialDeletionTests: XCTestCase {
             if report.totalDeleted > 0 { deletedAnything += 1 }
         }
         XCTAssertGreaterThan(deletedAnything, 50, "the random cases should mostly delete something")
+        XCTAssertGreaterThan(deletedThroughKeys, 5, "some random plans should delete leaves through their parents' keys")
     }
 
     /// The same plans as PostgreSQL functions: same survivors, same counts as on SQLite.

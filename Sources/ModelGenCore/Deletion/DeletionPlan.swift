@@ -45,6 +45,11 @@ public enum CollectionStep: Equatable, Sendable {
 /// Run in one transaction: collect the closure S (cascades, through cycles); refuse when a
 /// check finds a row; set survivors' references into S to NULL; break cycles inside S; remove
 /// join rows touching S; delete S children first. See README "Safe deletion".
+///
+/// The ids of an entity are collected only when something needs them: an entity that cascades to
+/// nothing and that no check, nullification, detachment or join table involves (a leaf such as a
+/// sleep stage) is deleted through the keys by which its rows hang from collected parents, so its
+/// rows are never copied into a temporary table.
 public struct DeletionPlan: Equatable, Sendable {
     /// The entity the delete starts from.
     public var root: String
@@ -52,7 +57,12 @@ public struct DeletionPlan: Equatable, Sendable {
     public var closure: [String]
     /// Cascades followed inside the closure.
     public var edges: [Traversal]
+    /// The steps that collect ids: every edge into a collected entity.
     public var collection: [CollectionStep]
+    /// Closure entities whose ids are not collected, with the edges (indices into `edges`, each
+    /// `.otherColumn`) by which their rows hang from collected parents: their rows are deleted by
+    /// `DELETE … WHERE key IN (the parents' collected ids)`. Looked up, never iterated.
+    public var deletedThroughParentKeys: [String: [Int]]
     public var checks: [ReferenceCheck]
     /// Foreign keys of surviving rows that point into S and are set to NULL.
     public var nullifications: [ForeignKey]

@@ -106,6 +106,10 @@ public struct DeletionPlanDescription {
                     add("repeat until nothing is added: " + indices.map { "collect \(plan.edges[$0].other) ← \(plan.edges[$0].subject).\(plan.edges[$0].relationship) (cascade)" }.joined(separator: "; "))
                 }
             }
+            for index in keyEdges(plan) {
+                let edge = plan.edges[index]
+                add("\(edge.other) ← \(edge.subject).\(edge.relationship) (cascade): deleted by its key to the collected \(edge.subject) objects, nothing to collect")
+            }
             for check in plan.checks {
                 switch check.kind {
                 case .deny: add("refuse if \(check.relationship) (deny) points at a \(check.traversal.other) that survives")
@@ -131,6 +135,11 @@ public struct DeletionPlanDescription {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The edges by which uncollected entities are deleted, in closure order.
+    private func keyEdges(_ plan: DeletionPlan) -> [Int] {
+        plan.closure.flatMap { plan.deletedThroughParentKeys[$0] ?? [] }
+    }
+
     // MARK: - JSON
 
     public func json(entities: [String]) -> String {
@@ -149,6 +158,7 @@ public struct DeletionPlanDescription {
             let checks = plan.checks.map { "{\"kind\": \(string($0.kind.rawValue)), \"relationship\": \(string($0.relationship)), \"rule\": \(string($0.rule.rawValue))}" }
             return """
             {"entity": \(string(name)), "closure": \(list(plan.closure.map(string))), "collect": \(list(collection)), \
+            "deleteByKey": \(list(keyEdges(plan).map { string("\(plan.edges[$0].subject).\(plan.edges[$0].relationship)") })), \
             "checks": \(list(checks)), "nullify": \(list(plan.nullifications.map { string("\($0.entity).\($0.relationship)") })), \
             "detach": \(list(plan.detachments.map { string("\($0.entity).\($0.relationship)") })), \
             "joinTables": \(list(plan.joinTables.map { string($0.name) })), "deleteOrder": \(list(plan.deletionOrder.map(string)))}

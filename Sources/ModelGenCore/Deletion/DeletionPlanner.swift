@@ -41,16 +41,43 @@ public struct DeletionPlanner: Sendable {
         let closure = reachable(from: root)
         let members = Set(closure)
         let inside = closure.flatMap { cascadesBySubject[$0] ?? [] }
-        let collection = collectionSteps(root: root, closure: closure, edges: inside)
         let (detachments, order) = deletionOrder(closure, members)
         let joinTables = Set(closure.flatMap { joinTablesByEntity[$0] ?? [] }).sorted().map { schema.joinTables[$0] }
         let checks = checks(closure, members)
+        let nullifications = nullifications(closure)
+        let uncollected = deletedThroughParentKeys(root: root, edges: inside, checks: checks,
+                                                   nullifications: nullifications, detachments: detachments, joinTables: joinTables)
+        let collection = collectionSteps(root: root, closure: closure, edges: inside).filter { step in
+            guard case let .follow(index) = step else { return true }
+            return uncollected[inside[index].other] == nil
+        }
         return DeletionPlan(root: root, closure: closure, edges: inside, collection: collection,
-                            checks: checks, nullifications: nullifications(closure),
+                            deletedThroughParentKeys: uncollected,
+                            checks: checks, nullifications: nullifications,
                             detachments: detachments, joinTables: joinTables, deletionOrder: order,
                             wholeTableParentKeys: wholeTableParentKeys(root: root, closure: closure, members: members,
                                                                        edges: inside, checks: checks, joinTables: joinTables,
                                                                        detachments: detachments))
+    }
+
+    /// See `DeletionPlan.deletedThroughParentKeys`: the closure entities, root aside, that cascade to
+    /// nothing, that no other step of the plan involves, and whose every incoming cascade is a key on
+    /// their own rows.
+    private func deletedThroughParentKeys(root: String, edges: [Traversal], checks: [ReferenceCheck],
+                                          nullifications: [ForeignKey], detachments: [ForeignKey],
+                                          joinTables: [JoinTable]) -> [String: [Int]] {
+        var needsIDs: Set<String> = [root]
+        needsIDs.formUnion(edges.map(\.subject))
+        needsIDs.formUnion(checks.flatMap { [$0.traversal.subject, $0.traversal.other] })
+        needsIDs.formUnion((nullifications + detachments).flatMap { [$0.entity, $0.target] })
+        needsIDs.formUnion(joinTables.flatMap { [$0.entity, $0.target] })
+        var incoming: [String: [Int]] = [:]
+        for (index, edge) in edges.enumerated() where !needsIDs.contains(edge.other) {
+            incoming[edge.other, default: []].append(index)
+        }
+        return incoming.filter { _, indices in
+            indices.allSatisfy { if case .otherColumn = edges[$0].link { true } else { false } }
+        }
     }
 
     /// See `DeletionPlan.wholeTableParentKeys`.

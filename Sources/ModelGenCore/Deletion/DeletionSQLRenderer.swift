@@ -3,8 +3,9 @@ import ModelGenProgram
 /// Renders a `DeletionPlan` as the SQL statements of a `DeletionProgram`, for SQLite (run by the
 /// runtime) or PostgreSQL (wrapped in a function by `PostgreSQLDeletionFunctions`).
 ///
-/// Each entity the delete may reach gets a temporary table `modelgen_delete_<table>(id, parent_id,
-/// edge)` holding the ids to delete and, for explanations, how each was reached.
+/// Each entity whose ids the plan collects gets a temporary table `modelgen_delete_<table>(id,
+/// parent_id, edge)` holding the ids to delete and, for explanations, how each was reached; the
+/// others are deleted through their keys to collected parents.
 public struct DeletionSQLRenderer {
     public let schema: ModelSchema
     public let dialect: SQLDialect
@@ -29,7 +30,7 @@ public struct DeletionSQLRenderer {
 
     public func program(for plan: DeletionPlan) -> DeletionProgram {
         let members = Set(plan.closure)
-        let targets = plan.closure.map { entity in
+        let targets = plan.closure.filter { plan.deletedThroughParentKeys[$0] == nil }.map { entity in
             DeletionProgram.Target(entity: entity, table: quotedTable(entity), closureTable: closureTable(entity))
         }
         let collections = plan.collection.map { step -> DeletionProgram.Collection in
@@ -65,7 +66,7 @@ public struct DeletionSQLRenderer {
             return "DELETE FROM \(q(joinTable.name)) WHERE " + conditions.joined(separator: " OR ")
         }
         let deletions = plan.deletionOrder.map { entity in
-            DeletionProgram.Deletion(entity: entity, sql: "DELETE FROM \(quotedTable(entity)) WHERE id IN (SELECT id FROM \(closureTable(entity)))")
+            DeletionProgram.Deletion(entity: entity, sql: "DELETE FROM \(quotedTable(entity)) WHERE " + deletedRows(of: entity, in: plan))
         }
         let wholeTable = plan.wholeTableParentKeys.map { parentKeys in
             DeletionProgram.WholeTableDeletion(
@@ -77,6 +78,17 @@ public struct DeletionSQLRenderer {
                                collections: collections, checks: checks, nullifications: nullifications,
                                detachments: detachments, joinRowRemovals: joinRowRemovals, deletions: deletions,
                                wholeTable: wholeTable)
+    }
+
+    /// The condition on `entity`'s rows that selects the deleted ones: collected ids, or keys
+    /// pointing at collected parents (`DeletionPlan.deletedThroughParentKeys`).
+    private func deletedRows(of entity: String, in plan: DeletionPlan) -> String {
+        guard let parentEdges = plan.deletedThroughParentKeys[entity] else { return "id IN (SELECT id FROM \(closureTable(entity)))" }
+        return parentEdges.map { index -> String in
+            let edge = plan.edges[index]
+            guard case let .otherColumn(_, column) = edge.link else { preconditionFailure("planner invariant: a parent key is on the deleted rows") }
+            return "\(q(column)) IN (SELECT id FROM \(closureTable(edge.subject)))"
+        }.joined(separator: " OR ")
     }
 
     private func q(_ identifier: String) -> String { dialect.quote(identifier) }

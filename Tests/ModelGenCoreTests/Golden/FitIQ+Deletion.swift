@@ -18,16 +18,11 @@ extension FitIQ {
         }
     }
 
-    /// Deleting `SDUserProfile`: 13 set-based statements.
+    /// Deleting `SDUserProfile`: 8 set-based statements.
     private static let deletionProgram0 = DeletionProgram(
         targets: [
             .init(entity: "SDUserProfile", table: "sd_user_profile", closureTable: "temp.modelgen_delete_sd_user_profile"),
-            .init(entity: "SDDietaryAndActivityPreferences", table: "sd_dietary_and_activity_preferences", closureTable: "temp.modelgen_delete_sd_dietary_and_activity_preferences"),
-            .init(entity: "SDProgressEntry", table: "sd_progress_entry", closureTable: "temp.modelgen_delete_sd_progress_entry"),
             .init(entity: "SDSleepSession", table: "sd_sleep_session", closureTable: "temp.modelgen_delete_sd_sleep_session"),
-            .init(entity: "SDActivitySnapshot", table: "sd_activity_snapshot", closureTable: "temp.modelgen_delete_sd_activity_snapshot"),
-            .init(entity: "SDPhysicalAttribute", table: "sd_physical_attribute", closureTable: "temp.modelgen_delete_sd_physical_attribute"),
-            .init(entity: "SDSleepStage", table: "sd_sleep_stage", closureTable: "temp.modelgen_delete_sd_sleep_stage"),
         ],
         edges: [
             .init(source: "SDUserProfile", relationship: "dietaryAndActivityPreferences", target: "SDDietaryAndActivityPreferences"),
@@ -38,12 +33,7 @@ extension FitIQ {
             .init(source: "SDSleepSession", relationship: "stages", target: "SDSleepStage"),
         ],
         collections: [
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_dietary_and_activity_preferences (id, parent_id, edge) SELECT other, subject, 0 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_dietary_and_activity_preferences AS o WHERE o.user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile))"),
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_progress_entry (id, parent_id, edge) SELECT other, subject, 1 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_progress_entry AS o WHERE o.user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile))"),
             .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT other, subject, 2 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile))"),
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_activity_snapshot (id, parent_id, edge) SELECT other, subject, 3 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_activity_snapshot AS o WHERE o.user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile))"),
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_physical_attribute (id, parent_id, edge) SELECT other, subject, 4 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_physical_attribute AS o WHERE o.user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile))"),
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_sleep_stage (id, parent_id, edge) SELECT other, subject, 5 FROM (SELECT o.session_id AS subject, o.id AS other FROM sd_sleep_stage AS o WHERE o.session_id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_session))"),
         ],
         checks: [
         ],
@@ -52,12 +42,12 @@ extension FitIQ {
         detachments: [],
         joinRowRemovals: [],
         deletions: [
-            .init(entity: "SDDietaryAndActivityPreferences", sql: "DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_dietary_and_activity_preferences)"),
-            .init(entity: "SDProgressEntry", sql: "DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_progress_entry)"),
-            .init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_stage)"),
+            .init(entity: "SDDietaryAndActivityPreferences", sql: "DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile)"),
+            .init(entity: "SDProgressEntry", sql: "DELETE FROM sd_progress_entry WHERE user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile)"),
+            .init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_session)"),
             .init(entity: "SDSleepSession", sql: "DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_session)"),
-            .init(entity: "SDActivitySnapshot", sql: "DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_activity_snapshot)"),
-            .init(entity: "SDPhysicalAttribute", sql: "DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_physical_attribute)"),
+            .init(entity: "SDActivitySnapshot", sql: "DELETE FROM sd_activity_snapshot WHERE user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile)"),
+            .init(entity: "SDPhysicalAttribute", sql: "DELETE FROM sd_physical_attribute WHERE user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile)"),
             .init(entity: "SDUserProfile", sql: "DELETE FROM sd_user_profile WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile)"),
         ],
         wholeTable: .init(
@@ -114,17 +104,15 @@ extension FitIQ {
         )
     )
 
-    /// Deleting `SDSleepSession`: 3 set-based statements.
+    /// Deleting `SDSleepSession`: 2 set-based statements.
     private static let deletionProgram3 = DeletionProgram(
         targets: [
             .init(entity: "SDSleepSession", table: "sd_sleep_session", closureTable: "temp.modelgen_delete_sd_sleep_session"),
-            .init(entity: "SDSleepStage", table: "sd_sleep_stage", closureTable: "temp.modelgen_delete_sd_sleep_stage"),
         ],
         edges: [
             .init(source: "SDSleepSession", relationship: "stages", target: "SDSleepStage"),
         ],
         collections: [
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_sleep_stage (id, parent_id, edge) SELECT other, subject, 0 FROM (SELECT o.session_id AS subject, o.id AS other FROM sd_sleep_stage AS o WHERE o.session_id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_session))"),
         ],
         checks: [
         ],
@@ -133,7 +121,7 @@ extension FitIQ {
         detachments: [],
         joinRowRemovals: [],
         deletions: [
-            .init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_stage)"),
+            .init(entity: "SDSleepStage", sql: "DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_session)"),
             .init(entity: "SDSleepSession", sql: "DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM temp.modelgen_delete_sd_sleep_session)"),
         ],
         wholeTable: .init(

@@ -13,17 +13,15 @@ extension Keywords {
         }
     }
 
-    /// Deleting `Order`: 4 set-based statements.
+    /// Deleting `Order`: 3 set-based statements.
     private static let deletionProgram0 = DeletionProgram(
         targets: [
             .init(entity: "Order", table: "\"order\"", closureTable: "temp.modelgen_delete_order"),
-            .init(entity: "Select", table: "\"select\"", closureTable: "temp.modelgen_delete_select"),
         ],
         edges: [
             .init(source: "Order", relationship: "select", target: "Select"),
         ],
         collections: [
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_select (id, parent_id, edge) SELECT other, subject, 0 FROM (SELECT o.order_id AS subject, o.id AS other FROM \"select\" AS o WHERE o.order_id IN (SELECT id FROM temp.modelgen_delete_order))"),
         ],
         checks: [
         ],
@@ -32,7 +30,7 @@ extension Keywords {
         detachments: [],
         joinRowRemovals: ["DELETE FROM order_tags WHERE order_id IN (SELECT id FROM temp.modelgen_delete_order)"],
         deletions: [
-            .init(entity: "Select", sql: "DELETE FROM \"select\" WHERE id IN (SELECT id FROM temp.modelgen_delete_select)"),
+            .init(entity: "Select", sql: "DELETE FROM \"select\" WHERE order_id IN (SELECT id FROM temp.modelgen_delete_order)"),
             .init(entity: "Order", sql: "DELETE FROM \"order\" WHERE id IN (SELECT id FROM temp.modelgen_delete_order)"),
         ]
     )

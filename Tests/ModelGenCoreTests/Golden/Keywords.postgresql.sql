@@ -43,19 +43,15 @@ DECLARE
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer);
     DELETE FROM pg_temp.modelgen_delete_order;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer);
-    DELETE FROM pg_temp.modelgen_delete_select;
     INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE t.id = ANY(ids);
-    INSERT INTO pg_temp.modelgen_delete_select (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.order_id AS subject, o.id AS other FROM "select" AS o WHERE o.order_id IN (SELECT id FROM pg_temp.modelgen_delete_order)) AS p ON CONFLICT DO NOTHING;
     DELETE FROM order_tags WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
-    DELETE FROM "select" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_select);
+    DELETE FROM "select" WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
     DELETE FROM "order" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_order);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Order', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_order;
-    DELETE FROM pg_temp.modelgen_delete_select;
     RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
 END
 $modelgen$;

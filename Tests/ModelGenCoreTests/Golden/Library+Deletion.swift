@@ -15,12 +15,11 @@ extension Library {
         }
     }
 
-    /// Deleting `Author`: 11 set-based statements.
+    /// Deleting `Author`: 10 set-based statements.
     private static let deletionProgram0 = DeletionProgram(
         targets: [
             .init(entity: "Author", table: "author", closureTable: "temp.modelgen_delete_author"),
             .init(entity: "Book", table: "book", closureTable: "temp.modelgen_delete_book"),
-            .init(entity: "Portrait", table: "portrait", closureTable: "temp.modelgen_delete_portrait"),
         ],
         edges: [
             .init(source: "Author", relationship: "books", target: "Book"),
@@ -28,7 +27,6 @@ extension Library {
         ],
         collections: [
             .once("INSERT OR IGNORE INTO temp.modelgen_delete_book (id, parent_id, edge) SELECT other, subject, 0 FROM (SELECT o.author_id AS subject, o.id AS other FROM book AS o WHERE o.author_id IN (SELECT id FROM temp.modelgen_delete_author))"),
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_portrait (id, parent_id, edge) SELECT other, subject, 1 FROM (SELECT o.author_id AS subject, o.id AS other FROM portrait AS o WHERE o.author_id IN (SELECT id FROM temp.modelgen_delete_author))"),
         ],
         checks: [
             .init(kind: .deny, subject: "Book", other: "Loan", relationship: "Book.loans", rule: "deny",
@@ -41,7 +39,7 @@ extension Library {
         detachments: ["UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book)", "UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM temp.modelgen_delete_book)"],
         joinRowRemovals: ["DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM temp.modelgen_delete_book)"],
         deletions: [
-            .init(entity: "Portrait", sql: "DELETE FROM portrait WHERE id IN (SELECT id FROM temp.modelgen_delete_portrait)"),
+            .init(entity: "Portrait", sql: "DELETE FROM portrait WHERE author_id IN (SELECT id FROM temp.modelgen_delete_author)"),
             .init(entity: "Book", sql: "DELETE FROM book WHERE id IN (SELECT id FROM temp.modelgen_delete_book)"),
             .init(entity: "Author", sql: "DELETE FROM author WHERE id IN (SELECT id FROM temp.modelgen_delete_author)"),
         ]

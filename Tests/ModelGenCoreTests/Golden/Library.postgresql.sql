@@ -75,11 +75,8 @@ BEGIN
     DELETE FROM pg_temp.modelgen_delete_author;
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer);
     DELETE FROM pg_temp.modelgen_delete_book;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer);
-    DELETE FROM pg_temp.modelgen_delete_portrait;
     INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE t.id = ANY(ids);
     INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.author_id AS subject, o.id AS other FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author)) AS p ON CONFLICT DO NOTHING;
-    INSERT INTO pg_temp.modelgen_delete_portrait (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 1 FROM (SELECT o.author_id AS subject, o.id AS other FROM portrait AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author)) AS p ON CONFLICT DO NOTHING;
     FOR blocker IN SELECT subject, other FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book)) AS p LIMIT 100 LOOP
         problems := problems || format('
   %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
@@ -96,7 +93,7 @@ BEGIN
     UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
     UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
     DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
-    DELETE FROM portrait WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_portrait);
+    DELETE FROM portrait WHERE author_id IN (SELECT id FROM pg_temp.modelgen_delete_author);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
     DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
@@ -107,7 +104,6 @@ BEGIN
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Author', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_author;
     DELETE FROM pg_temp.modelgen_delete_book;
-    DELETE FROM pg_temp.modelgen_delete_portrait;
     RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
 END
 $modelgen$;

@@ -12,17 +12,15 @@ extension Zoo {
         }
     }
 
-    /// Deleting `AnimalCategory`: 3 set-based statements.
+    /// Deleting `AnimalCategory`: 2 set-based statements.
     private static let deletionProgram0 = DeletionProgram(
         targets: [
             .init(entity: "AnimalCategory", table: "animal_category", closureTable: "temp.modelgen_delete_animal_category"),
-            .init(entity: "Animal", table: "animal", closureTable: "temp.modelgen_delete_animal"),
         ],
         edges: [
             .init(source: "AnimalCategory", relationship: "animals", target: "Animal"),
         ],
         collections: [
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_animal (id, parent_id, edge) SELECT other, subject, 0 FROM (SELECT o.category_id AS subject, o.id AS other FROM animal AS o WHERE o.category_id IN (SELECT id FROM temp.modelgen_delete_animal_category))"),
         ],
         checks: [
         ],
@@ -31,7 +29,7 @@ extension Zoo {
         detachments: [],
         joinRowRemovals: [],
         deletions: [
-            .init(entity: "Animal", sql: "DELETE FROM animal WHERE id IN (SELECT id FROM temp.modelgen_delete_animal)"),
+            .init(entity: "Animal", sql: "DELETE FROM animal WHERE category_id IN (SELECT id FROM temp.modelgen_delete_animal_category)"),
             .init(entity: "AnimalCategory", sql: "DELETE FROM animal_category WHERE id IN (SELECT id FROM temp.modelgen_delete_animal_category)"),
         ],
         wholeTable: .init(

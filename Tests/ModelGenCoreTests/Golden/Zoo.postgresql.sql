@@ -28,18 +28,14 @@ DECLARE
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal_category (id bigint PRIMARY KEY, parent_id bigint, edge integer);
     DELETE FROM pg_temp.modelgen_delete_animal_category;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal (id bigint PRIMARY KEY, parent_id bigint, edge integer);
-    DELETE FROM pg_temp.modelgen_delete_animal;
     INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE t.id = ANY(ids);
-    INSERT INTO pg_temp.modelgen_delete_animal (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.category_id AS subject, o.id AS other FROM animal AS o WHERE o.category_id IN (SELECT id FROM pg_temp.modelgen_delete_animal_category)) AS p ON CONFLICT DO NOTHING;
-    DELETE FROM animal WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_animal);
+    DELETE FROM animal WHERE category_id IN (SELECT id FROM pg_temp.modelgen_delete_animal_category);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Animal', changed); END IF;
     DELETE FROM animal_category WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_animal_category);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('AnimalCategory', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_animal_category;
-    DELETE FROM pg_temp.modelgen_delete_animal;
     RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
 END
 $modelgen$;
