@@ -98,31 +98,45 @@ public struct DeletionSQLRenderer {
     /// `temp.modelgen_delete_<table>` (PostgreSQL: `pg_temp.…`).
     func closureTable(_ entity: String) -> String { names[entity]!.closureTable }
 
-    /// `SELECT subject, other` for every reference of `traversal` from a collected subject.
-    func pairs(_ traversal: Traversal) -> String {
+    /// Where the references of a traversal from collected subjects are read: `subject` and
+    /// `other` are the two ids as SQL expressions over `source`, a `FROM … WHERE …` clause.
+    private struct References {
+        var subject: String
+        var other: String
+        var source: String
+    }
+
+    /// Every reference of `traversal` from a collected subject.
+    private func references(_ traversal: Traversal) -> References {
         let subjects = closureTable(traversal.subject)
         switch traversal.link {
         case let .subjectColumn(table, column):
-            return "SELECT s.id AS subject, s.\(q(column)) AS other FROM \(subjects) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL"
+            return References(subject: "s.id", other: "s.\(q(column))",
+                              source: "FROM \(subjects) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL")
         case let .otherColumn(table, column):
-            return "SELECT o.\(q(column)) AS subject, o.id AS other FROM \(q(table)) AS o WHERE o.\(q(column)) IN (SELECT id FROM \(subjects))"
+            return References(subject: "o.\(q(column))", other: "o.id",
+                              source: "FROM \(q(table)) AS o WHERE o.\(q(column)) IN (SELECT id FROM \(subjects))")
         case let .joinTable(name, subjectColumn, otherColumn):
-            return "SELECT j.\(q(subjectColumn)) AS subject, j.\(q(otherColumn)) AS other FROM \(q(name)) AS j WHERE j.\(q(subjectColumn)) IN (SELECT id FROM \(subjects))"
+            return References(subject: "j.\(q(subjectColumn))", other: "j.\(q(otherColumn))",
+                              source: "FROM \(q(name)) AS j WHERE j.\(q(subjectColumn)) IN (SELECT id FROM \(subjects))")
         }
     }
 
-    /// Pairs whose other object is not collected: the survivors involved.
+    /// `SELECT subject, other` for the references whose other object is not collected: the survivors involved.
     private func survivingPairs(_ traversal: Traversal, members: Set<String>) -> String {
-        guard members.contains(traversal.other) else { return "SELECT subject, other FROM (\(pairs(traversal))) AS p" }
-        return "SELECT subject, other FROM (\(pairs(traversal))) AS p WHERE other NOT IN (SELECT id FROM \(closureTable(traversal.other)))"
+        let references = references(traversal)
+        let pairs = "SELECT \(references.subject) AS subject, \(references.other) AS other \(references.source)"
+        guard members.contains(traversal.other) else { return pairs }
+        return pairs + " AND \(references.other) NOT IN (SELECT id FROM \(closureTable(traversal.other)))"
     }
 
     private func collect(_ edge: Traversal, index: Int) -> String {
+        let references = references(edge)
         switch dialect {
         case .sqlite:
-            return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT other, subject, \(index) FROM (\(pairs(edge)))"
+            return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT \(references.other), \(references.subject), \(index) \(references.source)"
         case .postgresql:
-            return "INSERT INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, \(index) FROM (\(pairs(edge))) AS p ON CONFLICT DO NOTHING"
+            return "INSERT INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT DISTINCT ON (\(references.other)) \(references.other), \(references.subject), \(index) \(references.source) ON CONFLICT DO NOTHING"
         }
     }
 }

@@ -102,6 +102,13 @@ public struct SchemaResolver {
 
     // MARK: - Entities, attributes, relationships
 
+    /// A type as written without spaces around it (`[ Book ]`); the text itself when it has none,
+    /// which skips Foundation's trimming for nearly every type of a schema.
+    private static func trimmingSpaces(_ type: String) -> String {
+        guard type.first?.isWhitespace == true || type.last?.isWhitespace == true else { return type }
+        return type.trimmingCharacters(in: .whitespaces)
+    }
+
     private mutating func resolveEntity(_ entity: EntitySyntax, enums: [EnumType], entityNames: Set<String>) -> Entity {
         let memberNames = entity.attributes.map(\.name) + entity.relationships.map(\.name)
         _ = uniqueNames(memberNames.sorted { $0.location < $1.location }, what: "member of '\(entity.name.value)'")
@@ -124,7 +131,7 @@ public struct SchemaResolver {
 
     private mutating func resolveAttribute(_ attribute: AttributeSyntax, in entity: String, enums: [EnumType], entityNames: Set<String>) -> Attribute? {
         var typeName = attribute.type.value
-        if typeName.first?.isWhitespace == true || typeName.last?.isWhitespace == true { typeName = typeName.trimmingCharacters(in: .whitespaces) }
+        typeName = Self.trimmingSpaces(typeName)
         let isOptional = typeName.hasSuffix("?")
         if isOptional { typeName.removeLast() }
         let type: AttributeType
@@ -208,13 +215,13 @@ public struct SchemaResolver {
 
     private mutating func resolveRelationship(_ relationship: RelationshipSyntax, in entity: String, entityNames: Set<String>) -> Relationship? {
         relationshipSyntax["\(entity).\(relationship.name.value)"] = relationship
-        var typeName = relationship.type.value.trimmingCharacters(in: .whitespaces)
+        var typeName = Self.trimmingSpaces(relationship.type.value)
         let cardinality: Cardinality
         if typeName.hasPrefix("[") && typeName.hasSuffix("]?") {
             diagnostics.error("to-many relationship '\(entity).\(relationship.name.value)' is written '\(typeName)'; write '\(typeName.dropLast())' (an empty list means no objects)", at: relationship.type.location)
             return nil
         } else if typeName.hasPrefix("[") && typeName.hasSuffix("]") {
-            typeName = String(typeName.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+            typeName = Self.trimmingSpaces(String(typeName.dropFirst().dropLast()))
             cardinality = .toMany
         } else if typeName.hasSuffix("?") {
             typeName.removeLast()

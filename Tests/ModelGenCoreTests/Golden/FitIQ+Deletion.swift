@@ -33,7 +33,7 @@ extension FitIQ {
             .init(source: "SDSleepSession", relationship: "stages", target: "SDSleepStage"),
         ],
         collections: [
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT other, subject, 2 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile))"),
+            .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile)"),
         ],
         checks: [
         ],

@@ -93,7 +93,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE t.id = ANY(ids);
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 2 FROM (SELECT o.user_profile_id AS subject, o.id AS other FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile)) AS p ON CONFLICT DO NOTHING;
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
     DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;

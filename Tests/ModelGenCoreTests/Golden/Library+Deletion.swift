@@ -26,11 +26,11 @@ extension Library {
             .init(source: "Author", relationship: "portrait", target: "Portrait"),
         ],
         collections: [
-            .once("INSERT OR IGNORE INTO temp.modelgen_delete_book (id, parent_id, edge) SELECT other, subject, 0 FROM (SELECT o.author_id AS subject, o.id AS other FROM book AS o WHERE o.author_id IN (SELECT id FROM temp.modelgen_delete_author))"),
+            .once("INSERT OR IGNORE INTO temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM temp.modelgen_delete_author)"),
         ],
         checks: [
             .init(kind: .deny, subject: "Book", other: "Loan", relationship: "Book.loans", rule: "deny",
-                  sql: "SELECT subject, other FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book)) AS p LIMIT 100"),
+                  sql: "SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book) LIMIT 100"),
         ],
         nullifications: [
             .init(relationship: "Author.favoriteBook", sql: "UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book) AND id NOT IN (SELECT id FROM temp.modelgen_delete_author)"),
@@ -80,7 +80,7 @@ extension Library {
         ],
         checks: [
             .init(kind: .deny, subject: "Book", other: "Loan", relationship: "Book.loans", rule: "deny",
-                  sql: "SELECT subject, other FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book)) AS p LIMIT 100"),
+                  sql: "SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book) LIMIT 100"),
         ],
         nullifications: [
             .init(relationship: "Author.favoriteBook", sql: "UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book)"),
@@ -126,7 +126,7 @@ extension Library {
             .init(source: "Shelf", relationship: "children", target: "Shelf"),
         ],
         collections: [
-            .untilStable(["INSERT OR IGNORE INTO temp.modelgen_delete_shelves (id, parent_id, edge) SELECT other, subject, 0 FROM (SELECT o.parent_id AS subject, o.id AS other FROM shelves AS o WHERE o.parent_id IN (SELECT id FROM temp.modelgen_delete_shelves))"]),
+            .untilStable(["INSERT OR IGNORE INTO temp.modelgen_delete_shelves (id, parent_id, edge) SELECT o.id, o.parent_id, 0 FROM shelves AS o WHERE o.parent_id IN (SELECT id FROM temp.modelgen_delete_shelves)"]),
         ],
         checks: [
         ],

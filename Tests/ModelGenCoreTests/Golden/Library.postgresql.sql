@@ -76,8 +76,8 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer);
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE t.id = ANY(ids);
-    INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.author_id AS subject, o.id AS other FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author)) AS p ON CONFLICT DO NOTHING;
-    FOR blocker IN SELECT subject, other FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book)) AS p LIMIT 100 LOOP
+    INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) ON CONFLICT DO NOTHING;
+    FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
         problems := problems || format('
   %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
     END LOOP;
@@ -144,7 +144,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer);
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY(ids);
-    FOR blocker IN SELECT subject, other FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book)) AS p LIMIT 100 LOOP
+    FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
         problems := problems || format('
   %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
     END LOOP;
@@ -205,7 +205,7 @@ BEGIN
     INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE t.id = ANY(ids);
     LOOP
         added := 0;
-        INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (other) other, subject, 0 FROM (SELECT o.parent_id AS subject, o.id AS other FROM shelves AS o WHERE o.parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves)) AS p ON CONFLICT DO NOTHING;
+        INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0 FROM shelves AS o WHERE o.parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves) ON CONFLICT DO NOTHING;
         GET DIAGNOSTICS changed = ROW_COUNT;
         added := added + changed;
         EXIT WHEN added = 0;
