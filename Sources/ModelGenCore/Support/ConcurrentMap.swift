@@ -16,17 +16,25 @@ extension Array where Element: Sendable {
     }
 }
 
-/// One slot per result. Unchecked `Sendable`: every slot is written by exactly one worker, and
-/// read only after `concurrentPerform` has returned.
+/// One slot per result, in memory allocated once: workers write through the pointer, never
+/// through a Swift array, whose mutating accessors would race (`withUnsafeMutableBufferPointer`
+/// moves the array out of the property while its closure runs). Unchecked `Sendable`: every slot
+/// is written by exactly one worker, and read only after `concurrentPerform` has returned.
 private final class ResultSlots<Result>: @unchecked Sendable {
-    private var slots: [Result?]
+    private let slots: UnsafeMutableBufferPointer<Result?>
 
     init(count: Int) {
-        slots = Array(repeating: nil, count: count)
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        slots.deinitialize()
+        slots.deallocate()
     }
 
     func store(_ result: Result, at index: Int) {
-        slots.withUnsafeMutableBufferPointer { $0[index] = result }
+        slots[index] = result
     }
 
     func results() -> [Result] {
