@@ -39,10 +39,17 @@ public struct SchemaParser {
             case "entities":
                 sawEntities = true
                 if value.isNull { continue }
-                for (name, body) in mapping(value, "'entities'", example: "Animal:\n  attributes: …") ?? [] {
-                    guard let entityName = keyName(name) else { continue }
-                    schema.entities.append(parseEntity(entityName, body))
+                let named = (mapping(value, "'entities'", example: "Animal:\n  attributes: …") ?? []).compactMap { name, body in
+                    keyName(name).map { (name: $0, body: body) }
                 }
+                // Entities parse independently of one another: on every core, kept in order.
+                let file = file
+                let parsed = named.concurrentMap { entity in
+                    var parser = SchemaParser(file: file)
+                    return (parser.parseEntity(entity.name, entity.body), parser.diagnostics.diagnostics)
+                }
+                schema.entities += parsed.map(\.0)
+                for (_, entityDiagnostics) in parsed { diagnostics.append(contentsOf: entityDiagnostics) }
             default:
                 break
             }

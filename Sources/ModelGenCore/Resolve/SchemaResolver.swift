@@ -52,7 +52,19 @@ public struct SchemaResolver {
             }
         }
         let knownEntities = Set(entityNames)
-        var entities = syntax.entities.map { resolveEntity($0, enums: enums, entityNames: knownEntities) }
+        // Entities resolve independently of one another: on every core, diagnostics kept in order.
+        let syntax = syntax
+        let resolved = syntax.entities.concurrentMap { entity in
+            var resolver = SchemaResolver(syntax: syntax)
+            return (resolver.resolveEntity(entity, enums: enums, entityNames: knownEntities), resolver.diagnostics.diagnostics)
+        }
+        var entities = resolved.map(\.0)
+        for (_, entityDiagnostics) in resolved { diagnostics.append(contentsOf: entityDiagnostics) }
+        for entity in syntax.entities {
+            for relationship in entity.relationships {
+                relationshipSyntax["\(entity.name.value).\(relationship.name.value)"] = relationship
+            }
+        }
         for (position, entity) in entities.enumerated() where entityPositions[entity.name] == nil {
             entityPositions[entity.name] = position
         }
@@ -214,7 +226,6 @@ public struct SchemaResolver {
     }
 
     private mutating func resolveRelationship(_ relationship: RelationshipSyntax, in entity: String, entityNames: Set<String>) -> Relationship? {
-        relationshipSyntax["\(entity).\(relationship.name.value)"] = relationship
         var typeName = Self.trimmingSpaces(relationship.type.value)
         let cardinality: Cardinality
         if typeName.hasPrefix("[") && typeName.hasSuffix("]?") {
