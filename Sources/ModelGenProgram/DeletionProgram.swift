@@ -88,8 +88,8 @@ public struct DeletionProgram: Equatable, Sendable {
         }
     }
 
-    /// A `DELETE` of the deleted rows of one entity: its collected ids, or its rows whose key
-    /// points at a collected parent.
+    /// A `DELETE` of one entity's rows: those whose ids were collected, or those whose key points
+    /// at a collected parent.
     public struct Deletion: Equatable, Sendable {
         public var entity: String
         public var sql: String

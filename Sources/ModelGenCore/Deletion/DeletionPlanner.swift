@@ -128,7 +128,7 @@ public struct DeletionPlanner: Sendable {
             }
             link = .otherColumn(table: table(relationship.target), column: column)
         case let .joinTable(name):
-            let joinTable = schema.joinTables.first { $0.name == name }!
+            let joinTable = schema.joinTable(named: name)!
             let ownsTable = joinTable.entity == relationship.entity && joinTable.relationship == relationship.name
             link = ownsTable
                 ? .joinTable(name: name, subjectColumn: joinTable.column, otherColumn: joinTable.targetColumn)

@@ -14,6 +14,8 @@ public struct ModelSchema: Equatable, Sendable {
     public private(set) var foreignKeys: [ForeignKey] = []
     /// Position of each entity in `entities`, for lookups by name (never iterated).
     private var entityPositions: [String: Int] = [:]
+    /// Position of each join table in `joinTables`, for lookups by name (never iterated).
+    private var joinTablePositions: [String: Int] = [:]
 
     public init(name: String, sourceFile: String, enums: [EnumType], entities: [Entity], joinTables: [JoinTable]) {
         self.name = name
@@ -23,6 +25,9 @@ public struct ModelSchema: Equatable, Sendable {
         self.joinTables = joinTables
         for (position, entity) in entities.enumerated() where entityPositions[entity.name] == nil {
             entityPositions[entity.name] = position
+        }
+        for (position, joinTable) in joinTables.enumerated() where joinTablePositions[joinTable.name] == nil {
+            joinTablePositions[joinTable.name] = position
         }
         foreignKeys = entities.flatMap { entity in
             entity.relationships.compactMap { relationship in
@@ -44,6 +49,11 @@ public struct ModelSchema: Equatable, Sendable {
     /// The entity's position in `entities` (schema order).
     public func position(ofEntity name: String) -> Int? {
         entityPositions[name]
+    }
+
+    /// The join table with this name.
+    public func joinTable(named name: String) -> JoinTable? {
+        joinTablePositions[name].map { joinTables[$0] }
     }
 
     /// The relationship `entity.name`.

@@ -41,13 +41,15 @@ public struct SchemaResolver {
             checkTypeName(name, what: "schema name")
         }
         let enums = resolveEnums()
+        // Looked up by every attribute's type: by name, the first declaration of a name winning.
+        let enumsByName = Dictionary(enums.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let entityNames = uniqueNames(syntax.entities.map(\.name), what: "entity")
         for entity in syntax.entities {
             checkTypeName(entity.name, what: "entity name")
             if entity.name.value == schemaName {
                 diagnostics.error("entity '\(entity.name.value)' has the same name as the schema; the generated schema type would collide with it", at: entity.name.location)
             }
-            if enums.contains(where: { $0.name == entity.name.value }) {
+            if enumsByName[entity.name.value] != nil {
                 diagnostics.error("entity '\(entity.name.value)' has the same name as an enum", at: entity.name.location)
             }
         }
@@ -56,7 +58,7 @@ public struct SchemaResolver {
         let syntax = syntax
         let resolved = syntax.entities.concurrentMap { entity in
             var resolver = SchemaResolver(syntax: syntax)
-            return (resolver.resolveEntity(entity, enums: enums, entityNames: knownEntities), resolver.diagnostics.diagnostics)
+            return (resolver.resolveEntity(entity, enums: enumsByName, entityNames: knownEntities), resolver.diagnostics.diagnostics)
         }
         var entities = resolved.map(\.0)
         for (_, entityDiagnostics) in resolved { diagnostics.append(contentsOf: entityDiagnostics) }
@@ -121,7 +123,7 @@ public struct SchemaResolver {
         return type.trimmingCharacters(in: .whitespaces)
     }
 
-    private mutating func resolveEntity(_ entity: EntitySyntax, enums: [EnumType], entityNames: Set<String>) -> Entity {
+    private mutating func resolveEntity(_ entity: EntitySyntax, enums: [String: EnumType], entityNames: Set<String>) -> Entity {
         let memberNames = entity.attributes.map(\.name) + entity.relationships.map(\.name)
         _ = uniqueNames(memberNames.sorted { $0.location < $1.location }, what: "member of '\(entity.name.value)'")
         for member in memberNames {
@@ -141,7 +143,7 @@ public struct SchemaResolver {
                       uniqueConstraints: [], indexes: [])
     }
 
-    private mutating func resolveAttribute(_ attribute: AttributeSyntax, in entity: String, enums: [EnumType], entityNames: Set<String>) -> Attribute? {
+    private mutating func resolveAttribute(_ attribute: AttributeSyntax, in entity: String, enums: [String: EnumType], entityNames: Set<String>) -> Attribute? {
         var typeName = attribute.type.value
         typeName = Self.trimmingSpaces(typeName)
         let isOptional = typeName.hasSuffix("?")
@@ -149,11 +151,11 @@ public struct SchemaResolver {
         let type: AttributeType
         if let scalar = ScalarType(rawValue: typeName) {
             type = .scalar(scalar)
-        } else if enums.contains(where: { $0.name == typeName }) {
+        } else if enums[typeName] != nil {
             type = .enumeration(typeName)
         } else {
             let bare = typeName.trimmingCharacters(in: CharacterSet(charactersIn: "[]?"))
-            let known = ScalarType.allCases.map(\.rawValue) + enums.map(\.name)
+            let known = ScalarType.allCases.map(\.rawValue) + syntax.enums.map(\.name.value)
             if entityNames.contains(bare) {
                 diagnostics.error("attribute '\(attribute.name.value)' of '\(entity)' has type '\(attribute.type.value)', which is an entity; declare it under 'relationships'", at: attribute.type.location)
             } else {
@@ -176,7 +178,7 @@ public struct SchemaResolver {
                          defaultValue: defaultValue, originalName: attribute.originalName?.value)
     }
 
-    private mutating func resolveDefault(_ text: Located<String>, type: AttributeType, enums: [EnumType], attribute: String) -> DefaultValue? {
+    private mutating func resolveDefault(_ text: Located<String>, type: AttributeType, enums: [String: EnumType], attribute: String) -> DefaultValue? {
         func fail(_ expected: String) -> DefaultValue? {
             diagnostics.error("default '\(text.value)' of '\(attribute)' is not \(expected)", at: text.location)
             return nil
@@ -184,7 +186,7 @@ public struct SchemaResolver {
         let value = text.value
         switch type {
         case let .enumeration(name):
-            let cases = enums.first { $0.name == name }?.cases ?? []
+            let cases = enums[name]?.cases ?? []
             guard cases.contains(value) else {
                 diagnostics.error("default '\(value)' of '\(attribute)' is not a case of '\(name)'\(NearMiss.hint(for: value, among: cases))", at: text.location)
                 return nil

@@ -63,7 +63,7 @@ public struct SwiftSchemaEmitter {
             guard case let .foreignKey(column, _)? = inverse?.storage else { return ".inverseColumn(\"\")" }
             return ".inverseColumn(\(SwiftTypes.stringLiteral(q(column))))"
         case let .joinTable(name):
-            let table = schema.joinTables.first { $0.name == name }!
+            let table = schema.joinTable(named: name)!
             let owns = table.entity == relationship.entity && table.relationship == relationship.name
             let (own, other) = owns ? (table.column, table.targetColumn) : (table.targetColumn, table.column)
             return ".joinTable(\(SwiftTypes.stringLiteral(q(name))), ownColumn: \(SwiftTypes.stringLiteral(q(own))), targetColumn: \(SwiftTypes.stringLiteral(q(other))))"
