@@ -115,9 +115,15 @@ final class DeleteCommandTests: XCTestCase {
         XCTAssertTrue(output.contains("one-to-one: SDDietaryAndActivityPreferences.userProfile ↔ SDUserProfile.dietaryAndActivityPreferences"), output)
         XCTAssertFalse(output.contains("SDOutboxEvent"), "standalone events are not touched:\n\(output)")
         XCTAssertFalse(output.contains("nullify"), "no relationship breaking is needed:\n\(output)")
-        for format in ["json", "mermaid"] {
-            XCTAssertEqual(try TestSupport.modelgen("plan", fitIQ, "--format", format).status, 0)
-        }
+        XCTAssertTrue(output.contains("SDSleepStage ← SDSleepSession.stages (cascade): deleted by its key to the collected SDSleepSession objects"), output)
+        XCTAssertEqual(try TestSupport.modelgen("plan", fitIQ, "--format", "mermaid").status, 0)
+        let json = try TestSupport.modelgen("plan", fitIQ, "--entity", "SDUserProfile", "--format", "json")
+        XCTAssertEqual(json.status, 0, json.standardError)
+        let plans = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])["plans"] as? [[String: Any]]
+        let plan = try XCTUnwrap(plans?.first)
+        XCTAssertEqual(plan["collect"] as? [[String]], [["SDUserProfile.sleepSessions"]], "only the sessions' ids are needed")
+        XCTAssertEqual(plan["deleteByKey"] as? [String], ["SDUserProfile.dietaryAndActivityPreferences", "SDUserProfile.progressEntries",
+                                                          "SDUserProfile.activitySnapshots", "SDUserProfile.physicalAttributes", "SDSleepSession.stages"])
     }
 
     /// SIGKILL during a large delete: the database is exactly as before, or (if the kill came after
