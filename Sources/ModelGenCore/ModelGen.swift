@@ -87,14 +87,14 @@ public enum ModelGen {
         // rendered side by side, the slowest first; each renderer returns its files by position.
         let renderers: [@Sendable () -> [(Int, String)]] = [
             {
-                // Tables, then the functions two line breaks apart, joined once into an exact allocation.
+                // Tables, then the functions two line breaks apart, concatenated once into an allocation of the file's exact size.
                 var parts = [DDLGenerator(schema: schema, dialect: .postgresql).render(header: header), "\n"]
                 for (index, function) in PostgreSQLDeletionFunctions(schema: schema, plans: plans).functions().enumerated() {
                     if index > 0 { parts.append("\n\n") }
                     parts.append(function)
                 }
                 parts.append("\n")
-                return [(1, parts.joined())]
+                return [(1, parts.concatenated())]
             },
             { [(4, SwiftDeletionEmitter(schema: schema, plans: plans, sourceFile: fileName).render(header: header))] },
             { [(2, SwiftModelsEmitter(schema: schema, sourceFile: fileName).render(header: header, template: template))] },

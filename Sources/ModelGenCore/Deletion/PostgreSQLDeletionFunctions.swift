@@ -15,7 +15,7 @@ public struct PostgreSQLDeletionFunctions {
     }
 
     public func render() -> String {
-        functions().joined(separator: "\n\n")
+        functions().concatenated(separator: "\n\n")
     }
 
     /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order.

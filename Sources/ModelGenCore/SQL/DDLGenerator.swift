@@ -40,7 +40,8 @@ public struct DDLGenerator {
         for table in schema.joinTables {
             statements.append("CREATE INDEX \(q(table.name + "_" + table.targetColumn + "_idx")) ON \(q(table.name)) (\(q(table.targetColumn)));")
         }
-        return "-- \(header)\n-- Dialect: \(dialect == .sqlite ? "SQLite" : "PostgreSQL").\n\n" + statements.joined(separator: "\n\n") + "\n"
+        let heading = "-- \(header)\n-- Dialect: \(dialect == .sqlite ? "SQLite" : "PostgreSQL").\n\n"
+        return [heading, statements.concatenated(separator: "\n\n"), "\n"].concatenated()
     }
 
     private func q(_ identifier: String) -> String { dialect.quote(identifier) }

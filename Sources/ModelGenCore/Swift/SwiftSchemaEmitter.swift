@@ -50,7 +50,7 @@ public struct SwiftSchemaEmitter {
         lines.append("    /// The SQLite DDL (the same as `\(schema.sourceFile).sqlite.sql`).")
         lines.append("    public static let sqliteDDL = " + SwiftTypes.rawStringLiteral(sqliteDDL.hasSuffix("\n") ? String(sqliteDDL.dropLast()) : sqliteDDL))
         lines.append("}")
-        return lines.joined(separator: "\n") + "\n"
+        return (lines + [""]).concatenated(separator: "\n")
     }
 
     private func storage(_ relationship: Relationship) -> String {
@@ -106,12 +106,12 @@ public struct SwiftDeletionEmitter {
         line("        default: return nil")
         line("        }")
         line("    }")
-        // One piece per program, joined once: the file is written into a single exact allocation.
+        // One piece per program, concatenated once into an allocation of the file's exact size.
         let renderer = DeletionSQLRenderer(schema: schema, dialect: .sqlite)
         let programs = schema.entities.indices.map { index in
             programLiteral(index: index, entity: schema.entities[index], program: renderer.program(for: plans[index]))
         }
-        return ([text] + programs + ["}\n"]).joined()
+        return ([text] + programs + ["}\n"]).concatenated()
     }
 
     /// `deletionProgram<index>`: the program as a Swift literal, each line ended by a line break.
