@@ -61,26 +61,32 @@ enum GeneratorBenchmark {
     }
 
     static func run(sizes: [Int], repetitions: Int) {
-        print("\nGenerator (release build recommended): median of \(repetitions) runs (\(3 * repetitions) below 10,000 entities, where one run is short and noise weighs more), in process, outputs kept in memory")
+        print("\nGenerator (release build recommended): median of \(repetitions) runs (\(3 * repetitions) below 10,000 entities, where one run is short and noise weighs more), the sizes interleaved in every repetition, in process, outputs kept in memory")
         print(pad(["entities", "YAML bytes", "validate s", "generate s", "output bytes"], [9, 11, 11, 11, 13]))
-        var generateTimes: [Int: Double] = [:]
-        for size in sizes {
-            let bytes = Array(schema(entities: size).utf8)
-            var validate: [Double] = [], generate: [Double] = []
-            var outputBytes = 0
-            for _ in 0..<(size < 10_000 ? 3 * repetitions : repetitions) {
-                var start = DispatchTime.now()
-                let (loaded, diagnostics) = ModelGen.load(path: "Synthetic.yaml", bytes: bytes)
-                validate.append(Measure.elapsed(since: start))
-                precondition(loaded != nil, "the synthetic schema must be valid: \(diagnostics.prefix(3))")
-                start = DispatchTime.now()
-                let compilation = ModelGen.generate(path: "Synthetic.yaml", bytes: bytes)
-                generate.append(Measure.elapsed(since: start))
-                precondition(!compilation.hasErrors)
-                outputBytes = compilation.files.reduce(0) { $0 + $1.contents.utf8.count }
+        let inputs = sizes.map { Array(schema(entities: $0).utf8) }
+        var validate = [[Double]](repeating: [], count: sizes.count), generate = validate
+        var outputBytes = [Int](repeating: 0, count: sizes.count)
+        // Every repetition runs every size, so that a slow spell of the machine weighs on all sizes
+        // alike and the 10,000 / 1,000 ratio compares like with like.
+        for _ in 0..<repetitions {
+            for (index, size) in sizes.enumerated() {
+                for _ in 0..<(size < 10_000 ? 3 : 1) {
+                    var start = DispatchTime.now()
+                    let (loaded, diagnostics) = ModelGen.load(path: "Synthetic.yaml", bytes: inputs[index])
+                    validate[index].append(Measure.elapsed(since: start))
+                    precondition(loaded != nil, "the synthetic schema must be valid: \(diagnostics.prefix(3))")
+                    start = DispatchTime.now()
+                    let compilation = ModelGen.generate(path: "Synthetic.yaml", bytes: inputs[index])
+                    generate[index].append(Measure.elapsed(since: start))
+                    precondition(!compilation.hasErrors)
+                    outputBytes[index] = compilation.files.reduce(0) { $0 + $1.contents.utf8.count }
+                }
             }
-            generateTimes[size] = median(generate)
-            print(pad([String(size), String(bytes.count), format(median(validate)), format(median(generate)), String(outputBytes)], [9, 11, 11, 11, 13]))
+        }
+        var generateTimes: [Int: Double] = [:]
+        for (index, size) in sizes.enumerated() {
+            generateTimes[size] = median(generate[index])
+            print(pad([String(size), String(inputs[index].count), format(median(validate[index])), format(median(generate[index])), String(outputBytes[index])], [9, 11, 11, 11, 13]))
         }
         if let size = sizes.max() {
             printStages(entities: size)
