@@ -45,7 +45,9 @@ public struct DeletionPlanner: Sendable {
         let joinTables = Set(closure.flatMap { joinTablesByEntity[$0] ?? [] }).sorted().map { schema.joinTables[$0] }
         let checks = checks(closure, members)
         let nullifications = nullifications(closure)
-        let uncollected = deletedThroughParentKeys(root: root, edges: inside, checks: checks,
+        // The cascades into each entity, as indices into `inside`.
+        let incoming = Dictionary(grouping: inside.indices, by: { inside[$0].other })
+        let uncollected = deletedThroughParentKeys(root: root, edges: inside, incoming: incoming, checks: checks,
                                                    nullifications: nullifications, detachments: detachments, joinTables: joinTables)
         let collection = collectionSteps(root: root, closure: closure, edges: inside).filter { step in
             guard case let .follow(index) = step else { return true }
@@ -56,14 +58,14 @@ public struct DeletionPlanner: Sendable {
                             checks: checks, nullifications: nullifications,
                             detachments: detachments, joinTables: joinTables, deletionOrder: order,
                             wholeTableParentKeys: wholeTableParentKeys(root: root, closure: closure, members: members,
-                                                                       edges: inside, checks: checks, joinTables: joinTables,
-                                                                       detachments: detachments))
+                                                                       edges: inside, incoming: incoming, checks: checks,
+                                                                       joinTables: joinTables, detachments: detachments))
     }
 
     /// See `DeletionPlan.deletedThroughParentKeys`: the closure entities, root aside, that cascade to
     /// nothing, that no other step of the plan involves, and whose every incoming cascade is a key on
     /// their own rows.
-    private func deletedThroughParentKeys(root: String, edges: [Traversal], checks: [ReferenceCheck],
+    private func deletedThroughParentKeys(root: String, edges: [Traversal], incoming: [String: [Int]], checks: [ReferenceCheck],
                                           nullifications: [ForeignKey], detachments: [ForeignKey],
                                           joinTables: [JoinTable]) -> [String: [Int]] {
         var needsIDs: Set<String> = [root]
@@ -71,27 +73,21 @@ public struct DeletionPlanner: Sendable {
         needsIDs.formUnion(checks.flatMap { [$0.traversal.subject, $0.traversal.other] })
         needsIDs.formUnion((nullifications + detachments).flatMap { [$0.entity, $0.target] })
         needsIDs.formUnion(joinTables.flatMap { [$0.entity, $0.target] })
-        var incoming: [String: [Int]] = [:]
-        for (index, edge) in edges.enumerated() where !needsIDs.contains(edge.other) {
-            incoming[edge.other, default: []].append(index)
-        }
-        return incoming.filter { _, indices in
-            indices.allSatisfy { if case .otherColumn = edges[$0].link { true } else { false } }
+        return incoming.filter { entity, indices in
+            !needsIDs.contains(entity) && indices.allSatisfy { if case .otherColumn = edges[$0].link { true } else { false } }
         }
     }
 
     /// See `DeletionPlan.wholeTableParentKeys`.
-    private func wholeTableParentKeys(root: String, closure: [String], members: Set<String>, edges: [Traversal],
+    private func wholeTableParentKeys(root: String, closure: [String], members: Set<String>, edges: [Traversal], incoming: [String: [Int]],
                                       checks: [ReferenceCheck], joinTables: [JoinTable], detachments: [ForeignKey]) -> [ForeignKey]? {
         guard joinTables.isEmpty, detachments.isEmpty,
               checks.allSatisfy({ members.contains($0.traversal.other) }),
               foreignKeyPositions(closure, foreignKeysByTarget).allSatisfy({ members.contains(schema.foreignKeys[$0].entity) })
         else { return nil }
         var parentKeys: [ForeignKey] = []
-        let incomingEdges = Dictionary(grouping: edges, by: \.other)
         for entity in closure where entity != root {
-            let incoming = incomingEdges[entity] ?? []
-            guard incoming.count == 1, case let .otherColumn(_, column) = incoming[0].link,
+            guard let parentEdges = incoming[entity], parentEdges.count == 1, case let .otherColumn(_, column) = edges[parentEdges[0]].link,
                   let key = (foreignKeysByEntity[entity] ?? []).map({ schema.foreignKeys[$0] }).first(where: { $0.column == column })
             else { return nil }
             parentKeys.append(key)
