@@ -26,8 +26,12 @@ enum GeneratorBenchmark {
             sqliteDDL = DDLGenerator(schema: model, dialect: .sqlite).render(header: "")
             return sqliteDDL
         }
-        time("PostgreSQL DDL") { DDLGenerator(schema: model, dialect: .postgresql).render(header: "") }
-        time("PostgreSQL functions") { PostgreSQLDeletionFunctions(schema: model, plans: plans).render() }
+        var postgresDDL = ""
+        time("PostgreSQL DDL") {
+            postgresDDL = DDLGenerator(schema: model, dialect: .postgresql).render(header: "")
+            return postgresDDL
+        }
+        time("PostgreSQL functions") { PostgreSQLDeletionFunctions(schema: model, plans: plans).render(after: postgresDDL) }
         time("+Models.swift") { SwiftModelsEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "") }
         time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: sqliteDDL) }
         time("+Deletion.swift") { SwiftDeletionEmitter(schema: model, plans: plans, sourceFile: "Synthetic.yaml").render(header: "") }

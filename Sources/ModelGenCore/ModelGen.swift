@@ -87,14 +87,8 @@ public enum ModelGen {
         // rendered side by side, the slowest first; each renderer returns its files by position.
         let renderers: [@Sendable () -> [(Int, String)]] = [
             {
-                // Tables, then the functions two line breaks apart, concatenated once into an allocation of the file's exact size.
-                var parts = [DDLGenerator(schema: schema, dialect: .postgresql).render(header: header), "\n"]
-                for (index, function) in PostgreSQLDeletionFunctions(schema: schema, plans: plans).functions().enumerated() {
-                    if index > 0 { parts.append("\n\n") }
-                    parts.append(function)
-                }
-                parts.append("\n")
-                return [(1, parts.concatenated())]
+                let tables = DDLGenerator(schema: schema, dialect: .postgresql).render(header: header)
+                return [(1, PostgreSQLDeletionFunctions(schema: schema, plans: plans).render(after: tables))]
             },
             { [(4, SwiftDeletionEmitter(schema: schema, plans: plans, sourceFile: fileName).render(header: header))] },
             { [(2, SwiftModelsEmitter(schema: schema, sourceFile: fileName).render(header: header, template: template))] },

@@ -14,8 +14,16 @@ public struct PostgreSQLDeletionFunctions {
         self.plans = plans
     }
 
-    public func render() -> String {
-        functions().concatenated(separator: "\n\n")
+    /// The whole `<Base>.postgresql.sql`: `tables` (the DDL, ending in a line break), then the
+    /// functions two line breaks apart, concatenated once into an allocation of the file's exact size.
+    public func render(after tables: String) -> String {
+        var parts = [tables, "\n"]
+        for (index, function) in functions().enumerated() {
+            if index > 0 { parts.append("\n\n") }
+            parts.append(function)
+        }
+        parts.append("\n")
+        return parts.concatenated()
     }
 
     /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order.
