@@ -19,13 +19,16 @@ let package = Package(
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
         // Yams is here for the libyaml it vendors (module CYaml): the YAML reader works on libyaml's
         // events directly, so the tool needs no system YAML library on any platform.
-        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram"]),
+        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram", "ModelGenQuery"]),
         // The executable form of deletion plans, shared by the generator and the runtime. No dependencies.
         .target(name: "ModelGenProgram"),
+        // What the generator and the runtime both write as SQL: the dialects and the predicate
+        // language (`#Predicate` and `--where` lower to it; one renderer per dialect). No dependencies.
+        .target(name: "ModelGenQuery"),
         // The system SQLite library (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // What generated code and the CLI run against: SQLite access and the deletion executor.
-        .target(name: "ModelGenRuntime", dependencies: ["CSQLite", "ModelGenProgram"]),
+        .target(name: "ModelGenRuntime", dependencies: ["CSQLite", "ModelGenProgram", "ModelGenQuery"]),
         // The command-line tool: all file I/O lives here.
         .executableTarget(
             name: "modelgen",

@@ -1,3 +1,5 @@
+@_exported import ModelGenQuery
+
 /// A file the generator produces, in memory; the CLI and the plugin write it.
 public struct GeneratedFile: Equatable, Sendable {
     public var name: String

@@ -55,7 +55,9 @@ struct DeleteCommand: ParsableCommand {
             seed = .all
         } else if let predicate {
             switch WhereClauseTranslator.translate(predicate, entity: target, schema: model) {
-            case let .success(condition): seed = .matching(condition: condition, bindings: [])
+            case let .success(condition):
+                var renderer = PredicateSQLRenderer(dialect: .sqlite, table: target.tableName)
+                seed = .matching(condition: renderer.condition(condition), bindings: renderer.bindings)
             case let .failure(failure):
                 printError("error: invalid --where predicate: \(failure.message) (column \(failure.column))")
                 throw ExitCode(ExitStatus.schemaError)

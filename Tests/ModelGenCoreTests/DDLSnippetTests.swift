@@ -83,7 +83,7 @@ final class DDLSnippetTests: XCTestCase {
         """ + "\n")
         let sqlite = TestSupport.sqliteDDL(yaml)
         XCTAssertTrue(sqlite.contains("b INTEGER NOT NULL DEFAULT 1"), sqlite)
-        XCTAssertTrue(sqlite.contains("t REAL NOT NULL DEFAULT 1706659200.0"), sqlite)
+        XCTAssertTrue(sqlite.contains("t REAL NOT NULL DEFAULT 728352000.0"), "seconds since 2001, as Date stores them: \(sqlite)")
         XCTAssertTrue(sqlite.contains("u TEXT NOT NULL DEFAULT 'E621E1F8-C36C-495A-93FC-0C247A3E6E5F'"), sqlite)
         XCTAssertTrue(sqlite.contains("bytes BLOB NOT NULL DEFAULT X'000102'"), sqlite)
         XCTAssertTrue(sqlite.contains("money TEXT NOT NULL DEFAULT '12.50'"), sqlite)

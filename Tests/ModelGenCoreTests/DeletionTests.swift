@@ -485,7 +485,8 @@ final class DeletionTests: XCTestCase {
         try fixture.execute("INSERT INTO country (id, name, visited) VALUES (1, 'France', 1), (2, 'Peru', 0), (3, 'Japan', 1);")
         let entity = try XCTUnwrap(fixture.schema.entity(named: "Country"))
         let condition = try WhereClauseTranslator.translate("$0.visited", entity: entity, schema: fixture.schema).get()
-        let report = try fixture.delete("Country", .matching(condition: condition, bindings: []))
+        var renderer = PredicateSQLRenderer(dialect: .sqlite, table: entity.tableName)
+        let report = try fixture.delete("Country", .matching(condition: renderer.condition(condition), bindings: renderer.bindings))
         XCTAssertEqual(report.deletedCount(of: "Country"), 2)
         XCTAssertEqual(try fixture.ids("country"), [2])
     }

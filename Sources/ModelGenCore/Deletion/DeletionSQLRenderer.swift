@@ -1,3 +1,4 @@
+import ModelGenQuery
 import ModelGenProgram
 
 /// Renders a `DeletionPlan` as the SQL statements of a `DeletionProgram`, for SQLite (run by the

@@ -1,3 +1,4 @@
+import ModelGenQuery
 import ModelGenProgram
 
 /// One PL/pgSQL function per entity, `<table>_safe_delete(ids bigint[]) RETURNS jsonb`, that runs

@@ -101,7 +101,7 @@ public enum DefaultValue: Equatable, Sendable {
     case integer(Int64)
     case real(Double)
     case bool(Bool)
-    /// Seconds since 1970-01-01T00:00:00Z, from an ISO 8601 date in the schema.
+    /// Seconds since 2001-01-01T00:00:00Z (the `Date` reference date, as stored), from an ISO 8601 date in the schema.
     case date(Double, iso8601: String)
     case uuid(String)
     case data([UInt8])

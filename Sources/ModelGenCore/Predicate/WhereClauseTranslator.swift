@@ -1,15 +1,21 @@
-/// Translates a predicate written like the body of a Swift `#Predicate` into an SQLite condition
-/// on an entity's table, for `modelgen delete --where`.
+import Foundation
+import ModelGenQuery
+
+/// Parses a predicate written like the body of a Swift `#Predicate` into a `QueryCondition` on
+/// an entity, for `modelgen delete --where`; `PredicateSQLRenderer` writes it as SQL.
 ///
 ///     visited == true
-///     $0.name.hasPrefix("A") && (weight > 10 || diet == "carnivorous")
-///     category.name == "Mammal"          // through a to-one relationship
+///     $0.name.hasPrefix("A") && (weight > 10 || diet == .carnivorous)
+///     category.name == "Mammal"          // through to-one relationships, any number of them
 ///     category == nil
 ///
 /// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a key path
-/// (optionally `% n` for integers: `id % 2 == 0`) and a literal (`12`, `1.5`, `"text"`, `true`, `false`, `nil`); `.contains`, `.hasPrefix`, `.hasSuffix`
-/// on strings; a bare Bool key path. `==` and `!=` treat nil as Swift does (`IS`, `IS NOT`).
-/// Anything else is an error naming the construct, never a silently different condition.
+/// (optionally `% n` for integers: `id % 2 == 0`) and a literal (`12`, `1.5`, `"text"` with Swift's
+/// escapes, `true`, `false`, `nil`, `.enumCase`); `.contains`, `.hasPrefix`, `.hasSuffix` on strings;
+/// a bare Bool key path. Semantics are Swift's (see `QueryCondition`). A literal must fit the key
+/// path's type exactly (an out-of-range number is an error); a `Date` is written in ISO 8601.
+/// Anything else is an error naming the construct and its column, never a silently different
+/// condition; nesting is limited to `maximumDepth` levels, so no input can exhaust the stack.
 public struct WhereClauseTranslator {
     public struct Failure: Error, Equatable, CustomStringConvertible {
         /// 1-based column in the predicate text.
@@ -18,25 +24,28 @@ public struct WhereClauseTranslator {
         public var description: String { "predicate:1:\(column): error: \(message)" }
     }
 
+    /// How deeply `!` and parentheses may nest.
+    public static let maximumDepth = 200
+
     private enum Token: Equatable {
-        case identifier(String), integer(Int64), real(Double), string(String)
+        case identifier(String), number(String), string(String)
         case symbol(String)
         case end
     }
 
     private let schema: ModelSchema
     private let entity: Entity
-    private let dialect = SQLDialect.sqlite
     private var tokens: [(token: Token, column: Int)] = []
     private var position = 0
+    private var depth = 0
 
     private init(schema: ModelSchema, entity: Entity) {
         self.schema = schema
         self.entity = entity
     }
 
-    /// The SQL condition for `text` on `entity`'s table (columns unqualified).
-    public static func translate(_ text: String, entity: Entity, schema: ModelSchema) -> Result<String, Failure> {
+    /// The condition `text` denotes on `entity`'s rows.
+    public static func translate(_ text: String, entity: Entity, schema: ModelSchema) -> Result<QueryCondition, Failure> {
         var translator = WhereClauseTranslator(schema: schema, entity: entity)
         do {
             translator.tokens = try tokenize(text)
@@ -58,34 +67,39 @@ public struct WhereClauseTranslator {
         var index = 0
         func isIdentifierStart(_ c: Unicode.Scalar) -> Bool { c == "_" || c == "$" || (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") }
         func isDigit(_ c: Unicode.Scalar) -> Bool { c >= "0" && c <= "9" }
+        func digits(from start: Int) -> Int {
+            var end = start
+            while end < characters.count && isDigit(characters[end]) { end += 1 }
+            return end
+        }
         while index < characters.count {
             let c = characters[index]
             let column = index + 1
-            if c == " " || c == "\t" || c == "\n" { index += 1; continue }
+            if c == " " || c == "\t" || c == "\n" || c == "\r" { index += 1; continue }
             if isIdentifierStart(c) {
                 var end = index
                 while end < characters.count && (isIdentifierStart(characters[end]) || isDigit(characters[end])) { end += 1 }
                 result.append((.identifier(String(String.UnicodeScalarView(characters[index..<end]))), column))
                 index = end
             } else if isDigit(c) || (c == "-" && index + 1 < characters.count && isDigit(characters[index + 1])) {
-                var end = index + 1
-                while end < characters.count && (isDigit(characters[end]) || characters[end] == ".") { end += 1 }
-                let literal = String(String.UnicodeScalarView(characters[index..<end]))
-                if let integer = Int64(literal) { result.append((.integer(integer), column)) }
-                else if let real = Double(literal) { result.append((.real(real), column)) }
-                else { throw Failure(column: column, message: "'\(literal)' is not a number") }
+                // -?digits(.digits)?([eE][+-]?digits)?
+                var end = digits(from: index + 1)
+                if end + 1 < characters.count, characters[end] == ".", isDigit(characters[end + 1]) { end = digits(from: end + 1) }
+                if end < characters.count, characters[end] == "e" || characters[end] == "E" {
+                    var exponent = end + 1
+                    if exponent < characters.count, characters[exponent] == "+" || characters[exponent] == "-" { exponent += 1 }
+                    guard exponent < characters.count, isDigit(characters[exponent]) else { throw Failure(column: end + 1, message: "expected the digits of an exponent") }
+                    end = digits(from: exponent)
+                }
+                if end < characters.count, isIdentifierStart(characters[end]) || characters[end] == "." {
+                    throw Failure(column: end + 1, message: "unexpected '\(characters[end])' after the number")
+                }
+                result.append((.number(String(String.UnicodeScalarView(characters[index..<end]))), column))
                 index = end
             } else if c == "\"" || c == "'" {
-                var end = index + 1
-                var value = String.UnicodeScalarView()
-                while end < characters.count && characters[end] != c {
-                    if characters[end] == "\\" && end + 1 < characters.count { end += 1 }
-                    value.append(characters[end])
-                    end += 1
-                }
-                guard end < characters.count else { throw Failure(column: column, message: "unterminated string") }
-                result.append((.string(String(value)), column))
-                index = end + 1
+                let (value, end) = try stringLiteral(characters, from: index)
+                result.append((.string(value), column))
+                index = end
             } else {
                 let two = index + 1 < characters.count ? String(String.UnicodeScalarView([c, characters[index + 1]])) : ""
                 if ["==", "!=", "<=", ">=", "&&", "||"].contains(two) {
@@ -95,12 +109,53 @@ public struct WhereClauseTranslator {
                     result.append((.symbol(String(c)), column))
                     index += 1
                 } else {
-                    throw Failure(column: column, message: "unexpected character '\(c)'")
+                    throw Failure(column: column, message: "unexpected character '\(c.escaped(asASCII: true))'")
                 }
             }
         }
         result.append((.end, characters.count + 1))
         return result
+    }
+
+    /// A string literal starting at `start` (its quote), with Swift's escapes: `\0 \\ \t \n \r \" \'`
+    /// and `\u{…}`. Returns the value and the index after the closing quote.
+    private static func stringLiteral(_ characters: [Unicode.Scalar], from start: Int) throws -> (String, Int) {
+        let quote = characters[start]
+        var value = String.UnicodeScalarView()
+        var index = start + 1
+        while index < characters.count && characters[index] != quote {
+            guard characters[index] == "\\" else {
+                value.append(characters[index])
+                index += 1
+                continue
+            }
+            let escapeColumn = index + 1
+            guard index + 1 < characters.count else { break }
+            switch characters[index + 1] {
+            case "0": value.append("\0")
+            case "\\": value.append("\\")
+            case "t": value.append("\t")
+            case "n": value.append("\n")
+            case "r": value.append("\r")
+            case "\"": value.append("\"")
+            case "'": value.append("'")
+            case "u":
+                guard index + 2 < characters.count, characters[index + 2] == "{",
+                      let close = characters[(index + 3)...].firstIndex(of: "}"), close - (index + 3) <= 8,
+                      let code = UInt32(String(String.UnicodeScalarView(characters[(index + 3)..<close])), radix: 16),
+                      let scalar = Unicode.Scalar(code) else {
+                    throw Failure(column: escapeColumn, message: "invalid \\u{…} escape; write \\u{1F600} with 1 to 8 hexadecimal digits of a Unicode scalar")
+                }
+                value.append(scalar)
+                index = close + 1
+                continue
+            default:
+                throw Failure(column: escapeColumn, message: "invalid escape '\\\(characters[index + 1].escaped(asASCII: true))'; Swift's are \\0 \\\\ \\t \\n \\r \\\" \\' and \\u{…}")
+            }
+            index += 2
+        }
+        guard index < characters.count else { throw Failure(column: start + 1, message: "unterminated string") }
+        return (String(value), index + 1)
     }
 
     private var current: Token { tokens[position].token }
@@ -118,9 +173,8 @@ public struct WhereClauseTranslator {
     private func describe(_ token: Token) -> String {
         switch token {
         case let .identifier(name): return "'\(name)'"
-        case let .integer(value): return "'\(value)'"
-        case let .real(value): return "'\(value)'"
-        case let .string(value): return "\"\(value)\""
+        case let .number(text): return "'\(text)'"
+        case let .string(value): return "\"\(value.unicodeScalars.map { $0.escaped(asASCII: false) }.joined())\""
         case let .symbol(symbol): return "'\(symbol)'"
         case .end: return "end of predicate"
         }
@@ -128,82 +182,79 @@ public struct WhereClauseTranslator {
 
     // MARK: - Grammar
 
-    private mutating func parseOr() throws -> String {
+    private mutating func parseOr() throws -> QueryCondition {
         var terms = [try parseAnd()]
         while accept("||") { terms.append(try parseAnd()) }
-        return terms.count == 1 ? terms[0] : "(" + terms.joined(separator: " OR ") + ")"
+        return terms.count == 1 ? terms[0] : .or(terms)
     }
 
-    private mutating func parseAnd() throws -> String {
+    private mutating func parseAnd() throws -> QueryCondition {
         var terms = [try parseUnary()]
         while accept("&&") { terms.append(try parseUnary()) }
-        return terms.count == 1 ? terms[0] : "(" + terms.joined(separator: " AND ") + ")"
+        return terms.count == 1 ? terms[0] : .and(terms)
     }
 
-    private mutating func parseUnary() throws -> String {
-        if accept("!") { return "NOT " + (try parseUnary()) }
-        if accept("(") {
-            let inner = try parseOr()
-            guard accept(")") else { throw failure("expected ')'") }
-            return "(" + inner + ")"
-        }
-        return try parseComparison()
+    private mutating func parseUnary() throws -> QueryCondition {
+        guard current == .symbol("!") || current == .symbol("(") else { return try parseComparison() }
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= Self.maximumDepth else { throw failure("the predicate nests '!' and parentheses more than \(Self.maximumDepth) levels deep") }
+        if accept("!") { return .not(try parseUnary()) }
+        advance()
+        let inner = try parseOr()
+        guard accept(")") else { throw failure("expected ')'") }
+        return inner
     }
 
-    /// A resolved key path: the SQL expression and the attribute type it denotes.
+    /// A resolved key path and the schema type it denotes (nil for a relationship's key or `id`).
     private struct KeyPath {
-        var sql: String
+        var path: QueryPath
         var type: AttributeType?
-        var isRelationship: Bool
-        /// Wraps a condition on `sql` so that it applies through to-one relationships.
-        var wrap: (String) -> String
     }
 
-    private mutating func parseComparison() throws -> String {
+    private mutating func parseComparison() throws -> QueryCondition {
         let pathColumn = column
         guard case .identifier = current else { throw failure("expected a key path such as 'name', found \(describe(current))") }
-        var path = try parseKeyPath()
+        let keyPath = try parseKeyPath()
+        var value = QueryExpression.path(keyPath.path)
         if accept(".") {
             guard case let .identifier(method) = current, ["contains", "hasPrefix", "hasSuffix"].contains(method) else {
                 throw failure("unsupported member \(describe(current)); supported: contains, hasPrefix, hasSuffix")
             }
             advance()
-            guard path.type == .scalar(.string) || path.type == .scalar(.url) else {
+            guard keyPath.type == .scalar(.string) || keyPath.type == .scalar(.url) else {
                 throw Failure(column: pathColumn, message: "'\(method)' applies to String attributes only")
             }
             guard accept("("), case let .string(argument) = current else { throw failure("expected \(method)(\"text\")") }
             advance()
             guard accept(")") else { throw failure("expected ')'") }
-            let literal = dialect.literal(argument)
-            let condition = switch method {
-            case "contains": "instr(\(path.sql), \(literal)) > 0"
-            case "hasPrefix": "substr(\(path.sql), 1, length(\(literal))) = \(literal)"
-            default: "substr(\(path.sql), -length(\(literal))) = \(literal)"
-            }
-            return path.wrap(condition)
+            let test: QueryTextTest = method == "contains" ? .contains : method == "hasPrefix" ? .hasPrefix : .hasSuffix
+            return .text(test, value, .value(.text(argument), .text))
         }
+        var type = keyPath.type
         if accept("%") {
-            let integerTypes: [AttributeType] = [.scalar(.int), .scalar(.int64), .scalar(.int32), .scalar(.int16)]
-            guard integerTypes.contains(where: { $0 == path.type }), case let .integer(divisor) = current, divisor != 0 else {
+            let integerTypes: [AttributeType?] = [nil, .scalar(.int), .scalar(.int64), .scalar(.int32), .scalar(.int16)]
+            guard integerTypes.contains(type), case let .number(text) = current, let divisor = Int64(text), divisor != 0 else {
                 throw failure("'%' takes an integer key path and a non-zero whole number, as in 'id % 2 == 0'")
             }
             advance()
-            path.sql = "(\(path.sql) % \(divisor))"
+            value = .remainder(value, divisor)
+            type = .scalar(.int64)
         }
-        let operators = ["==": "IS", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">="]
-        guard case let .symbol(symbol) = current, let sqlOperator = operators[symbol] else {
-            guard path.type == .scalar(.bool) else {
+        let operators: [String: QueryComparison] = ["==": .equal, "!=": .notEqual, "<": .less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual]
+        guard case let .symbol(symbol) = current, let comparison = operators[symbol] else {
+            guard type == .scalar(.bool) else {
                 throw failure("expected a comparison after the key path, found \(describe(current))")
             }
-            return path.wrap("\(path.sql) = 1")
+            return .isTrue(value)
         }
         advance()
         let valueColumn = column
-        let value = try literal(for: &path, column: valueColumn)
-        if value == "NULL" && !["IS", "IS NOT"].contains(sqlOperator) {
+        let literal = try self.literal(for: type, kind: keyPath.path.kind, column: valueColumn)
+        if case .value(.null, _) = literal, comparison != .equal && comparison != .notEqual {
             throw Failure(column: valueColumn, message: "nil can only be compared with == or !=")
         }
-        return path.wrap("\(path.sql) \(sqlOperator) \(value)")
+        return .comparison(value, comparison, literal)
     }
 
     private mutating func parseKeyPath() throws -> KeyPath {
@@ -215,14 +266,14 @@ public struct WhereClauseTranslator {
             advance()
         }
         var entity = self.entity
-        var wrappers: [(String) -> String] = []
+        var hops: [QueryHop] = []
         while true {
             if name == "id" {
-                return finish(KeyPath(sql: "id", type: .scalar(.int64), isRelationship: false, wrap: { $0 }), wrappers)
+                return KeyPath(path: QueryPath(hops: hops, column: "id", kind: .integer), type: nil)
             }
             if let attribute = entity.attributes.first(where: { $0.name == name }) {
                 guard !attribute.isTransient else { throw failure("'\(name)' is transient and not stored; it cannot be used in a predicate") }
-                return finish(KeyPath(sql: dialect.quote(attribute.columnName), type: attribute.type, isRelationship: false, wrap: { $0 }), wrappers)
+                return KeyPath(path: QueryPath(hops: hops, column: attribute.columnName, kind: Self.kind(of: attribute.type)), type: attribute.type)
             }
             guard let relationship = entity.relationships.first(where: { $0.name == name }) else {
                 let names = ["id"] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
@@ -234,70 +285,110 @@ public struct WhereClauseTranslator {
             // `category.name` continues into the target; `category` alone compares the key.
             guard current == .symbol("."), case let .identifier(next) = tokens[position + 1].token,
                   !["contains", "hasPrefix", "hasSuffix"].contains(next) else {
-                return finish(KeyPath(sql: dialect.quote(column), type: .scalar(.int64), isRelationship: true, wrap: { $0 }), wrappers)
+                return KeyPath(path: QueryPath(hops: hops, column: column, kind: .integer), type: nil)
             }
             advance()
             advance()
-            let quotedColumn = dialect.quote(column), table = dialect.quote(target.tableName)
-            wrappers.append { "\(quotedColumn) IN (SELECT id FROM \(table) WHERE \($0))" }
+            hops.append(QueryHop(foreignKey: column, table: target.tableName))
             entity = target
             name = next
         }
     }
 
-    private func finish(_ path: KeyPath, _ wrappers: [(String) -> String]) -> KeyPath {
-        var path = path
-        path.wrap = { condition in wrappers.reversed().reduce(condition) { inner, wrap in wrap(inner) } }
-        return path
+    private static func kind(of type: AttributeType) -> QueryValueKind {
+        switch type {
+        case .enumeration: return .text
+        case let .scalar(scalar):
+            switch scalar {
+            case .string, .url: return .text
+            case .int, .int64, .int32, .int16: return .integer
+            case .double, .float: return .real
+            case .bool: return .bool
+            case .date: return .date
+            case .uuid: return .uuid
+            case .data: return .blob
+            case .decimal: return .decimal
+            }
+        }
     }
 
-    /// The literal at the cursor, as SQL, checked against the key path's type.
-    private mutating func literal(for path: inout KeyPath, column: Int) throws -> String {
+    /// The literal at the cursor, converted to the key path's type exactly as Swift would, as the stored value.
+    /// `type` is nil for `id` and a relationship's key.
+    private mutating func literal(for type: AttributeType?, kind: QueryValueKind, column: Int) throws -> QueryExpression {
         let token = current
         advance()
+        let typeName = type.map(Self.typeName) ?? "Int64"
         func mismatch() -> Failure {
-            Failure(column: column, message: "\(describe(token)) does not fit the type of the key path (\(typeName(path.type)))")
+            Failure(column: column, message: "\(describe(token)) does not fit the type of the key path (\(typeName))")
         }
         switch token {
-        case .identifier("nil"): return "NULL"
+        case .identifier("nil"): return .value(.null, kind)
         case .identifier("true"), .identifier("false"):
-            guard path.type == .scalar(.bool) else { throw mismatch() }
-            return token == .identifier("true") ? "1" : "0"
-        case let .integer(value):
-            switch path.type {
-            case .scalar(.int)?, .scalar(.int64)?, .scalar(.int32)?, .scalar(.int16)?, .scalar(.double)?, .scalar(.float)?, .scalar(.date)?: return String(value)
-            default: throw mismatch()
-            }
-        case let .real(value):
-            switch path.type {
-            case .scalar(.double)?, .scalar(.float)?, .scalar(.date)?: return "\(value)"
+            guard type == .scalar(.bool) else { throw mismatch() }
+            return .value(.integer(token == .identifier("true") ? 1 : 0), kind)
+        case let .number(text):
+            switch type {
+            case nil, .scalar(.int)?, .scalar(.int64)?, .scalar(.int32)?, .scalar(.int16)?:
+                let range: ClosedRange<Int64> = switch type {
+                case .scalar(.int32)?: Int64(Int32.min)...Int64(Int32.max)
+                case .scalar(.int16)?: Int64(Int16.min)...Int64(Int16.max)
+                default: Int64.min...Int64.max
+                }
+                guard text.allSatisfy({ $0 == "-" || $0.isASCII && $0.isNumber }) else { throw Failure(column: column, message: "\(text) is not a whole number, as \(typeName) needs") }
+                guard let number = Int64(text), range.contains(number) else { throw Failure(column: column, message: "\(text) is out of the range of \(typeName)") }
+                return .value(.integer(number), kind)
+            case .scalar(.double)?, .scalar(.float)?:
+                let number = type == .scalar(.float) ? Float(text).map(Double.init) : Double(text)
+                guard let number, number.isFinite else { throw Failure(column: column, message: "\(text) is out of the range of \(typeName)") }
+                return .value(.real(number), kind)
+            case .scalar(.decimal)?:
+                guard let digits = Self.decimalDigits(text) else { throw Failure(column: column, message: "\(text) is not a decimal number of at most 38 significant digits") }
+                return .value(.text(digits), kind)
+            case .scalar(.date)?:
+                throw Failure(column: column, message: "write a Date as an ISO 8601 string, such as \"2024-01-31T12:00:00Z\"")
             default: throw mismatch()
             }
         case let .string(text):
-            switch path.type {
-            case .scalar(.string)?, .scalar(.url)?, .scalar(.uuid)?, .scalar(.decimal)?: return dialect.literal(text)
+            switch type {
+            case .scalar(.string)?, .scalar(.url)?: return .value(.text(text), kind)
+            case .scalar(.uuid)?:
+                guard let uuid = UUID(uuidString: text) else { throw Failure(column: column, message: "\"\(text)\" is not a UUID") }
+                return .value(.text(uuid.uuidString), kind)
+            case .scalar(.date)?:
+                guard let date = ISO8601Date.date(from: text) else {
+                    throw Failure(column: column, message: "\"\(text)\" is not an ISO 8601 date such as \"2024-01-31\" or \"2024-01-31T12:00:00Z\"")
+                }
+                return .value(.real(date.timeIntervalSinceReferenceDate), kind)
             case let .enumeration(name)?:
                 let cases = schema.enums.first { $0.name == name }?.cases ?? []
                 guard cases.contains(text) else { throw Failure(column: column, message: "\"\(text)\" is not a case of '\(name)'\(NearMiss.hint(for: text, among: cases))") }
-                return dialect.literal(text)
+                return .value(.text(text), kind)
             default: throw mismatch()
             }
         case .symbol("."):
-            guard case let .enumeration(name)? = path.type, case let .identifier(caseName) = current else { throw mismatch() }
+            guard case let .enumeration(name)? = type, case let .identifier(caseName) = current else { throw mismatch() }
             advance()
             let cases = schema.enums.first { $0.name == name }?.cases ?? []
             guard cases.contains(caseName) else { throw Failure(column: column, message: "'.\(caseName)' is not a case of '\(name)'\(NearMiss.hint(for: caseName, among: cases))") }
-            return dialect.literal(caseName)
+            return .value(.text(caseName), kind)
         default:
             throw Failure(column: column, message: "expected a literal (a number, \"text\", true, false or nil), found \(describe(token))")
         }
     }
 
-    private func typeName(_ type: AttributeType?) -> String {
+    /// The exact digits of a decimal literal (an exponent is written out), or nil when `Decimal` cannot hold it exactly.
+    private static func decimalDigits(_ text: String) -> String? {
+        guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN else { return nil }
+        let significand = text.split(whereSeparator: { $0 == "e" || $0 == "E" }).first.map(String.init) ?? text
+        let digits = significand.filter(\.isNumber).drop { $0 == "0" }
+        let significant = significand.contains(".") ? digits.reversed().drop { $0 == "0" }.count : digits.count
+        return significant <= 38 ? decimal.description : nil
+    }
+
+    private static func typeName(_ type: AttributeType) -> String {
         switch type {
-        case let .scalar(scalar)?: return scalar.rawValue
-        case let .enumeration(name)?: return name
-        case nil: return "unknown"
+        case let .scalar(scalar): return scalar.rawValue
+        case let .enumeration(name): return name
         }
     }
 }

@@ -178,6 +178,11 @@ public struct SchemaResolver {
                          defaultValue: defaultValue, originalName: attribute.originalName?.value)
     }
 
+    /// True when the whole of `value` matches `pattern` (no line-end leniency, unlike `^…$`).
+    private static func matchesWhole(_ value: String, _ pattern: String) -> Bool {
+        value.range(of: "\\A(?:\(pattern))\\z", options: .regularExpression) != nil
+    }
+
     private mutating func resolveDefault(_ text: Located<String>, type: AttributeType, enums: [String: EnumType], attribute: String) -> DefaultValue? {
         func fail(_ expected: String) -> DefaultValue? {
             diagnostics.error("default '\(text.value)' of '\(attribute)' is not \(expected)", at: text.location)
@@ -194,7 +199,11 @@ public struct SchemaResolver {
             return .enumCase(value)
         case let .scalar(scalar):
             switch scalar {
-            case .string, .url: return .string(value)
+            case .string: return .string(value)
+            case .url:
+                // The generated initializer builds the default with URL(string:), which must not fail.
+                guard Foundation.URL(string: value) != nil else { return fail("a URL that URL(string:) accepts") }
+                return .string(value)
             case .int, .int64, .int32, .int16:
                 let range: ClosedRange<Int64> = scalar == .int32 ? Int64(Int32.min)...Int64(Int32.max)
                     : scalar == .int16 ? Int64(Int16.min)...Int64(Int16.max) : Int64.min...Int64.max
@@ -207,13 +216,16 @@ public struct SchemaResolver {
                 guard value == "true" || value == "false" else { return fail("true or false") }
                 return .bool(value == "true")
             case .date:
-                let formatter = ISO8601DateFormatter()
-                let fullDate = ISO8601DateFormatter()
-                fullDate.formatOptions = [.withFullDate]
-                guard let date = formatter.date(from: value) ?? fullDate.date(from: value) else {
+                guard let date = ISO8601Date.date(from: value) else {
                     return fail("an ISO 8601 date such as 2024-01-31 or 2024-01-31T12:00:00Z")
                 }
-                return .date(date.timeIntervalSince1970, iso8601: formatter.string(from: date))
+                // Swift, SQLite and PostgreSQL agree on the Gregorian calendar only after its
+                // introduction; PostgreSQL's timestamps end with year 294276, four digits end here.
+                let iso8601 = ISO8601Date.string(from: date)
+                guard let year = Int(iso8601.prefix(4)), (1583...9999).contains(year) else {
+                    return fail("a date in the years 1583 to 9999 (the Gregorian calendar in UTC)")
+                }
+                return .date(date.timeIntervalSinceReferenceDate, iso8601: iso8601)
             case .uuid:
                 guard let uuid = UUID(uuidString: value) else { return fail("a UUID") }
                 return .uuid(uuid.uuidString)
@@ -221,7 +233,11 @@ public struct SchemaResolver {
                 guard let data = Data(base64Encoded: value) else { return fail("base64-encoded bytes") }
                 return .data([UInt8](data))
             case .decimal:
-                guard value.range(of: #"^-?[0-9]+(\.[0-9]+)?$"#, options: .regularExpression) != nil else { return fail("a decimal number such as 12.50") }
+                guard Self.matchesWhole(value, #"-?[0-9]+(\.[0-9]+)?"#) else { return fail("a decimal number such as 12.50") }
+                // Foundation's Decimal keeps 38 significant digits; more would be rounded.
+                let digits = value.filter(\.isNumber).drop { $0 == "0" }
+                let significant = value.contains(".") ? digits.reversed().drop { $0 == "0" }.count : digits.count
+                guard significant <= 38 else { return fail("a decimal number of at most 38 significant digits") }
                 return .decimal(value)
             }
         }

@@ -1,3 +1,4 @@
+import ModelGenQuery
 import Foundation
 
 /// Writes the `CREATE TABLE` and `CREATE INDEX` statements of a schema for one dialect.

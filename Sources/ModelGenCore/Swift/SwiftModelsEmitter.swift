@@ -124,7 +124,7 @@ enum SwiftTypes {
         case let .integer(number): return String(number)
         case let .real(number): return "\(number)"
         case let .bool(flag): return flag ? "true" : "false"
-        case let .date(seconds, _): return "Foundation.Date(timeIntervalSince1970: \(seconds))"
+        case let .date(seconds, _): return "Foundation.Date(timeIntervalSinceReferenceDate: \(seconds))"
         case let .uuid(text): return "Foundation.UUID(uuidString: \(stringLiteral(text)))!"
         case let .data(bytes): return "Foundation.Data([\(bytes.map { String(format: "0x%02X", $0) }.joined(separator: ", "))])"
         case let .decimal(text): return "Foundation.Decimal(string: \(stringLiteral(text)), locale: Foundation.Locale(identifier: \"en_US_POSIX\"))!"

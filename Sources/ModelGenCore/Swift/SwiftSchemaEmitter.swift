@@ -1,3 +1,4 @@
+import ModelGenQuery
 import ModelGenProgram
 
 /// Writes `<Base>+Schema.swift`: each model's `EntityDescription`, and the schema type listing the

@@ -22,21 +22,21 @@ public struct FetchDescriptor<Model: PersistentModel> {
     /// ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings.
     func sqlClauses() throws -> (String, [SQLiteValue]) {
         var sql = ""
+        var renderer = PredicateSQLRenderer(dialect: .sqlite, table: Model.entity.tableName)
         var bindings: [SQLiteValue] = []
         if let condition {
             sql += " WHERE \(condition.sql)"
             bindings += condition.bindings
         } else if let predicate {
-            let (condition, conditionBindings) = try PredicateTranslator<Model>.translate(predicate)
-            sql += " WHERE \(condition)"
-            bindings += conditionBindings
+            sql += " WHERE " + renderer.condition(try PredicateTranslator<Model>.condition(predicate))
+            bindings += renderer.bindings
         }
         if !sortBy.isEmpty {
             let terms = try sortBy.map { descriptor -> String in
-                guard let keyPath = descriptor.keyPath, let column = PredicateTranslator<Model>.column(for: keyPath) else {
+                guard let keyPath = descriptor.keyPath, let path = PredicateTranslator<Model>.path(for: keyPath) else {
                     throw ModelContextError.unsupportedPredicate("a sort descriptor that is not a key path to a stored attribute of \(Model.entity.name)")
                 }
-                return column + (descriptor.order == .forward ? " ASC" : " DESC")
+                return renderer.ordering(path, ascending: descriptor.order == .forward)
             }
             sql += " ORDER BY " + terms.joined(separator: ", ") + ", id"
         } else {

@@ -1,208 +1,267 @@
 import Foundation
 
-/// Translates a Foundation `#Predicate` over a model into an SQLite condition with bindings.
+/// Lowers a Foundation `#Predicate` over a model to a `QueryCondition`, which
+/// `PredicateSQLRenderer` writes as SQL.
 ///
 /// Supported: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, `nil` checks, `??`, `!`
-/// unwrapping, `contains` and `starts(with:)`/`hasPrefix` on strings, and key paths through
-/// to-one relationships (`$0.category?.name == "Mammal"`). Anything else throws
-/// `ModelContextError.unsupportedPredicate` naming the construct.
+/// unwrapping, `contains` and `starts(with:)` on strings, comparisons with a saved model object,
+/// and key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
+/// Swift's optional semantics. Anything else throws `ModelContextError.unsupportedPredicate`
+/// naming the construct.
 enum PredicateTranslator<Model: PersistentModel> {
+    static func condition(_ predicate: Predicate<Model>) throws -> QueryCondition {
+        var lowering = PredicateLowering(variables: [predicate.variable.key: .init(model: Model.self, hops: [])])
+        return try lowering.condition(predicate.expression)
+    }
+
+    /// The SQL condition and its bindings, on `Model`'s table.
     static func translate(_ predicate: Predicate<Model>) throws -> (String, [SQLiteValue]) {
-        var builder = PredicateSQLBuilder(variables: [predicate.variable.key: Model.self])
-        let fragment = try builder.fragment(predicate.expression)
-        return (fragment.asCondition, builder.bindings)
+        var renderer = PredicateSQLRenderer(dialect: .sqlite, table: Model.entity.tableName)
+        let sql = renderer.condition(try condition(predicate))
+        return (sql, renderer.bindings)
     }
 
-    /// The column of a key path to a stored attribute (or to-one relationship) of `Model`.
-    static func column(for keyPath: AnyKeyPath) -> String? {
+    /// The path of a key path to a stored attribute (or to-one relationship) of `Model`.
+    static func path(for keyPath: AnyKeyPath) -> QueryPath? {
         guard let name = Model.propertyName(for: keyPath) else { return nil }
-        return PredicateSQLBuilder.column(named: name, in: Model.entity)
+        return PredicateLowering.column(named: name, in: Model.entity, valueType: type(of: keyPath).valueType).map { QueryPath(column: $0.column, kind: $0.kind) }
     }
 }
 
-/// A translated piece of a predicate.
-struct SQLFragment {
-    var sql: String
-    var isCondition: Bool
-    /// For a value reached through a to-one relationship: wraps a condition on it into a
-    /// condition on the root row (`category_id IN (SELECT id FROM … WHERE …)`).
-    var wrap: ((String) -> String)?
-    var nullThroughWrap: String?
-
-    var asCondition: String { isCondition ? sql : "(\(sql) = 1)" }
+/// What a piece of a `#Predicate` lowers to.
+enum LoweredPredicate {
+    case condition(QueryCondition)
+    /// A value; `target` is the model a to-one relationship's key refers to, for chaining through it.
+    case value(QueryExpression, target: (any PersistentModel.Type)?)
 }
 
-/// Expression types the translator understands.
-protocol SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment
+/// Expression types the lowering understands.
+protocol PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate
 }
 
-struct PredicateSQLBuilder {
-    var variables: [PredicateExpressions.VariableID: any PersistentModel.Type]
-    var bindings: [SQLiteValue] = []
+struct PredicateLowering {
+    /// A predicate variable: the model it ranges over and the relationships followed to reach it.
+    struct Binding {
+        var model: any PersistentModel.Type
+        var hops: [QueryHop]
+    }
 
-    mutating func fragment(_ expression: Any) throws -> SQLFragment {
-        guard let translatable = expression as? SQLTranslatableExpression else {
+    var variables: [PredicateExpressions.VariableID: Binding]
+
+    mutating func lower(_ expression: Any) throws -> LoweredPredicate {
+        guard let lowerable = expression as? PredicateLowerable else {
             let name = String(describing: type(of: expression)).split(separator: "<").first.map(String.init) ?? "an expression"
             throw ModelContextError.unsupportedPredicate("'\(name)' in a #Predicate")
         }
-        return try translatable.translate(&self)
+        return try lowerable.lower(&self)
     }
 
-    static func column(named name: String, in entity: EntityDescription) -> String? {
-        if name == "id" { return "id" }
-        if let attribute = entity.attributes.first(where: { $0.name == name }) { return attribute.column }
-        if let relationship = entity.relationships.first(where: { $0.name == name }), case let .column(column) = relationship.storage { return column }
+    mutating func condition(_ expression: Any) throws -> QueryCondition {
+        switch try lower(expression) {
+        case let .condition(condition): return condition
+        case let .value(value, _): return .isTrue(value)
+        }
+    }
+
+    mutating func value(_ expression: Any) throws -> QueryExpression {
+        switch try lower(expression) {
+        case let .value(value, _): return value
+        case .condition: throw ModelContextError.unsupportedPredicate("a condition used as a value")
+        }
+    }
+
+    mutating func compare(_ lhs: Any, _ comparison: QueryComparison, _ rhs: Any) throws -> LoweredPredicate {
+        .condition(.comparison(try value(lhs), comparison, try value(rhs)))
+    }
+
+    /// The column and value kind of a stored attribute or to-one relationship named `name`.
+    static func column(named name: String, in entity: EntityDescription, valueType: Any.Type) -> (column: String, kind: QueryValueKind)? {
+        if let attribute = entity.attributes.first(where: { $0.name == name }) {
+            guard let column = attribute.column else { return nil }
+            return (SQLDialect.unquoted(column), QueryValueKind.of(valueType))
+        }
+        if let relationship = entity.relationships.first(where: { $0.name == name }), case let .column(column) = relationship.storage {
+            return (SQLDialect.unquoted(column), .integer)
+        }
         return nil
-    }
-
-    /// `lhs op rhs`, pushed through a to-one relationship when one side is reached that way.
-    mutating func compare(_ lhs: Any, _ sqlOperator: String, _ rhs: Any) throws -> SQLFragment {
-        let left = try fragment(lhs), right = try fragment(rhs)
-        guard left.wrap == nil || right.wrap == nil else {
-            throw ModelContextError.unsupportedPredicate("a comparison between two relationships' values")
-        }
-        let condition = "\(left.sql) \(sqlOperator) \(right.sql)"
-        if let wrap = left.wrap ?? right.wrap {
-            let wrapped = wrap(condition)
-            // `$0.category?.name == nil` is also true when there is no category.
-            if sqlOperator == "IS", right.sql == "NULL" || left.sql == "NULL", let null = left.nullThroughWrap ?? right.nullThroughWrap {
-                return SQLFragment(sql: "(\(null) IS NULL OR \(wrapped))", isCondition: true)
-            }
-            return SQLFragment(sql: wrapped, isCondition: true)
-        }
-        return SQLFragment(sql: condition, isCondition: true)
     }
 }
 
-extension PredicateExpressions.Variable: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
+extension QueryValueKind {
+    /// How values of a Swift type compare in SQL (optionals as their wrapped type).
+    static func of(_ type: Any.Type) -> QueryValueKind {
+        if let optional = type as? any OptionalType.Type { return of(optional.wrappedType) }
+        switch type {
+        case is Decimal.Type: return .decimal
+        case is Date.Type: return .date
+        case is Bool.Type: return .bool
+        case is Double.Type, is Float.Type: return .real
+        case is Data.Type: return .blob
+        case is UUID.Type: return .uuid
+        case is String.Type, is URL.Type: return .text
+        case is any RawRepresentable.Type: return .text
+        default: return .integer
+        }
+    }
+}
+
+/// Lets `QueryValueKind.of` see through `Optional`.
+private protocol OptionalType {
+    static var wrappedType: Any.Type { get }
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalType {
+    static var wrappedType: Any.Type { Wrapped.self }
+    var isNone: Bool { self == nil }
+}
+
+extension PredicateExpressions.Variable: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
         throw ModelContextError.unsupportedPredicate("a whole model object in a comparison (compare its attributes instead)")
     }
 }
 
-extension PredicateExpressions.KeyPath: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        guard let variable = root as? PredicateExpressions.Variable<Root.Output>, let model = builder.variables[variable.key] else {
+extension PredicateExpressions.KeyPath: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        let binding: PredicateLowering.Binding
+        if let variable = root as? PredicateExpressions.Variable<Root.Output>, let bound = lowering.variables[variable.key] {
+            binding = bound
+        } else if case let .value(.path(path), target?) = try lowering.lower(root) {
+            // `$0.category!.name`: through a force-unwrapped relationship.
+            binding = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)])
+        } else {
             throw ModelContextError.unsupportedPredicate("the key path \(keyPath) applied to a computed value (only the model's stored properties translate)")
         }
-        guard let name = model.propertyName(for: keyPath), let column = PredicateSQLBuilder.column(named: name, in: model.entity) else {
+        let model = binding.model
+        guard let name = model.propertyName(for: keyPath),
+              let (column, kind) = PredicateLowering.column(named: name, in: model.entity, valueType: Output.self) else {
             throw ModelContextError.unsupportedPredicate("the key path \(keyPath) (not a stored attribute or to-one relationship of \(model.entity.name))")
         }
-        return SQLFragment(sql: column, isCondition: false)
+        let relationship = model.entity.relationships.first { $0.name == name }
+        let target = relationship.flatMap { relationship in ModelTypeLookup.type(named: relationship.target, from: Output.self) }
+        return .value(.path(QueryPath(hops: binding.hops, column: column, kind: kind)), target: target)
     }
 }
 
-extension PredicateExpressions.Value: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
+/// The model class a relationship's key path leads to, read from the key path's value type.
+enum ModelTypeLookup {
+    static func type(named name: String, from valueType: Any.Type) -> (any PersistentModel.Type)? {
+        if let optional = valueType as? any OptionalType.Type { return type(named: name, from: optional.wrappedType) }
+        guard let model = valueType as? any PersistentModel.Type, model.entity.name == name else { return nil }
+        return model
+    }
+}
+
+extension PredicateExpressions.Value: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
         if let persistent = value as? PersistentValue {
-            let sqlite = persistent.sqliteValue
-            if sqlite == .null { return SQLFragment(sql: "NULL", isCondition: false) }
-            builder.bindings.append(sqlite)
-            return SQLFragment(sql: "?", isCondition: false)
+            return .value(.value(persistent.sqliteValue, QueryValueKind.of(Output.self)), target: nil)
         }
-        if let model = value as? any PersistentModel, let id = model.persistentBackingData.id {
-            builder.bindings.append(.integer(id))
-            return SQLFragment(sql: "?", isCondition: false)
+        if let model = value as? any PersistentModel {
+            guard let id = model.persistentBackingData.id else {
+                throw ModelContextError.unsupportedPredicate("a model object that has not been saved (it has no identifier yet; save the context first)")
+            }
+            return .value(.value(.integer(id), .integer), target: nil)
+        }
+        if let optional = value as? any OptionalType, optional.isNone {
+            return .value(.value(.null, .integer), target: nil)
         }
         throw ModelContextError.unsupportedPredicate("a value of type \(Output.self)")
     }
 }
 
-extension PredicateExpressions.NilLiteral: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        SQLFragment(sql: "NULL", isCondition: false)
+extension PredicateExpressions.NilLiteral: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        .value(.value(.null, .integer), target: nil)
     }
 }
 
-extension PredicateExpressions.Equal: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        try builder.compare(lhs, "IS", rhs)
+extension PredicateExpressions.Equal: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        try lowering.compare(lhs, .equal, rhs)
     }
 }
 
-extension PredicateExpressions.NotEqual: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        let equal = try builder.compare(lhs, "IS", rhs)
-        return SQLFragment(sql: "NOT (\(equal.sql))", isCondition: true)
+extension PredicateExpressions.NotEqual: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        try lowering.compare(lhs, .notEqual, rhs)
     }
 }
 
-extension PredicateExpressions.Comparison: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        let sqlOperator = switch op {
-        case .lessThan: "<"
-        case .lessThanOrEqual: "<="
-        case .greaterThan: ">"
-        case .greaterThanOrEqual: ">="
+extension PredicateExpressions.Comparison: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        let comparison: QueryComparison = switch op {
+        case .lessThan: .less
+        case .lessThanOrEqual: .lessOrEqual
+        case .greaterThan: .greater
+        case .greaterThanOrEqual: .greaterOrEqual
         @unknown default: throw ModelContextError.unsupportedPredicate("the comparison \(op)")
         }
-        return try builder.compare(lhs, sqlOperator, rhs)
+        return try lowering.compare(lhs, comparison, rhs)
     }
 }
 
-extension PredicateExpressions.Conjunction: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        SQLFragment(sql: "(\(try builder.fragment(lhs).asCondition) AND \(try builder.fragment(rhs).asCondition))", isCondition: true)
+extension PredicateExpressions.Conjunction: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        .condition(.and([try lowering.condition(lhs), try lowering.condition(rhs)]))
     }
 }
 
-extension PredicateExpressions.Disjunction: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        SQLFragment(sql: "(\(try builder.fragment(lhs).asCondition) OR \(try builder.fragment(rhs).asCondition))", isCondition: true)
+extension PredicateExpressions.Disjunction: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        .condition(.or([try lowering.condition(lhs), try lowering.condition(rhs)]))
     }
 }
 
-extension PredicateExpressions.Negation: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        SQLFragment(sql: "NOT \(try builder.fragment(wrapped).asCondition)", isCondition: true)
+extension PredicateExpressions.Negation: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        .condition(.not(try lowering.condition(wrapped)))
     }
 }
 
-extension PredicateExpressions.ForcedUnwrap: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        try builder.fragment(inner)
+extension PredicateExpressions.ForcedUnwrap: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        try lowering.lower(inner)
     }
 }
 
-extension PredicateExpressions.NilCoalesce: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        let left = try builder.fragment(lhs), right = try builder.fragment(rhs)
-        guard left.wrap == nil, right.wrap == nil else { throw ModelContextError.unsupportedPredicate("'??' on a relationship's value") }
-        return SQLFragment(sql: "coalesce(\(left.sql), \(right.sql))", isCondition: false)
+extension PredicateExpressions.NilCoalesce: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        .value(.coalesce(try lowering.value(lhs), try lowering.value(rhs)), target: nil)
     }
 }
 
-extension PredicateExpressions.CollectionContainsCollection: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        let haystack = try builder.fragment(base), needle = try builder.fragment(other)
-        guard haystack.wrap == nil else { throw ModelContextError.unsupportedPredicate("'contains' on a relationship's value") }
-        return SQLFragment(sql: "instr(\(haystack.sql), \(needle.sql)) > 0", isCondition: true)
+extension PredicateExpressions.CollectionContainsCollection: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        guard Base.Output.self == String.self || Base.Output.self == Substring.self else {
+            throw ModelContextError.unsupportedPredicate("'contains' on \(Base.Output.self) (only on strings)")
+        }
+        return .condition(.text(.contains, try lowering.value(base), try lowering.value(other)))
     }
 }
 
-extension PredicateExpressions.SequenceStartsWith: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        let text = try builder.fragment(base), start = try builder.fragment(prefix)
-        guard text.wrap == nil else { throw ModelContextError.unsupportedPredicate("'starts(with:)' on a relationship's value") }
-        // The prefix's binding is used twice.
-        if start.sql == "?", let last = builder.bindings.last { builder.bindings.append(last) }
-        return SQLFragment(sql: "substr(\(text.sql), 1, length(\(start.sql))) = \(start.sql)", isCondition: true)
+extension PredicateExpressions.SequenceStartsWith: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        guard Base.Output.self == String.self || Base.Output.self == Substring.self else {
+            throw ModelContextError.unsupportedPredicate("'starts(with:)' on \(Base.Output.self) (only on strings)")
+        }
+        return .condition(.text(.hasPrefix, try lowering.value(base), try lowering.value(prefix)))
     }
 }
 
-extension PredicateExpressions.OptionalFlatMap: SQLTranslatableExpression {
-    func translate(_ builder: inout PredicateSQLBuilder) throws -> SQLFragment {
-        // `$0.category?.name`: a key path to a to-one relationship stored as a column.
-        let relationship = try builder.fragment(wrapped)
-        guard let target = Wrapped.self as? any PersistentModel.Type else {
+extension PredicateExpressions.OptionalFlatMap: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        // `$0.category?.name`: the transform reads the row the relationship's key refers to.
+        guard case let .value(.path(path), target?) = try lowering.lower(wrapped) else {
             throw ModelContextError.unsupportedPredicate("optional chaining on something other than a to-one relationship")
         }
-        builder.variables[variable.key] = target
-        let inner = try builder.fragment(transform)
-        let column = relationship.sql, table = target.entity.table
-        return SQLFragment(sql: inner.sql, isCondition: inner.isCondition,
-                           wrap: { condition in "\(column) IN (SELECT id FROM \(table) WHERE \(condition))" },
-                           nullThroughWrap: column)
+        lowering.variables[variable.key] = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)])
+        let inner = try lowering.lower(transform)
+        guard case .value = inner else {
+            throw ModelContextError.unsupportedPredicate("a condition inside optional chaining (compare the chained value instead)")
+        }
+        return inner
     }
 }

@@ -5,6 +5,8 @@ public struct EntityDescription: Sendable {
     public var table: String
     public var attributes: [AttributeDescription]
     public var relationships: [RelationshipDescription]
+    /// The table's raw name, as `PredicateSQLRenderer` takes it.
+    var tableName: String { SQLDialect.unquoted(table) }
 
     public init(name: String, table: String, attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
         self.name = name

@@ -92,6 +92,7 @@ public final class ModelBackingData {
         guard old !== newValue else { return }
         relationships[index] = .toOne(newValue)
         markChanged()
+        if let newValue { adoptRelated(newValue) }
         guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
         old?.persistentBackingData.removeInverse(inverse, self)
         newValue?.persistentBackingData.addInverse(inverse, self)
@@ -101,12 +102,24 @@ public final class ModelBackingData {
         let old = toMany(index, as: Target.self)
         relationships[index] = .toMany(newValue)
         noteMembershipChange(index)
+        newValue.forEach(adoptRelated)
         guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
         for removed in old where !newValue.contains(where: { $0 === removed }) {
             removed.persistentBackingData.removeInverse(inverse, self)
         }
         for added in newValue where !old.contains(where: { $0 === added }) {
             added.persistentBackingData.addInverse(inverse, self)
+        }
+    }
+
+    /// Two objects became related: when one is in a context and the other is new and in none, the
+    /// new one (with the new objects it refers to) is inserted into that context, as SwiftData does.
+    private func adoptRelated(_ other: any PersistentModel) {
+        let otherBacking = other.persistentBackingData
+        if let context, otherBacking.context == nil, otherBacking.id == nil {
+            context.insertGraph(other)
+        } else if let context = otherBacking.context, self.context == nil, id == nil, let object {
+            context.insertGraph(object)
         }
     }
 
@@ -176,6 +189,24 @@ public final class ModelBackingData {
         case let .unloaded(foreignID): return foreignID
         case let .toOne(object): return object?.persistentBackingData.id
         case .toMany: return nil
+        }
+    }
+
+    /// Drops references to objects whose rows a delete removed (`detached`); relationships not loaded
+    /// take the foreign keys the store now holds, when given.
+    func forgetRelated(_ detached: Set<ObjectIdentifier>, storedForeignIDs: [Int64?]?) {
+        guard !detached.isEmpty || storedForeignIDs != nil else { return }
+        for index in relationships.indices {
+            switch relationships[index] {
+            case .unloaded:
+                if let storedForeignIDs { relationships[index] = .unloaded(foreignID: storedForeignIDs[index]) }
+            case let .toOne(object?) where detached.contains(ObjectIdentifier(object)):
+                relationships[index] = .toOne(nil)
+            case let .toMany(objects) where objects.contains(where: { detached.contains(ObjectIdentifier($0)) }):
+                relationships[index] = .toMany(objects.filter { !detached.contains(ObjectIdentifier($0)) })
+            default:
+                break
+            }
         }
     }
 

@@ -32,6 +32,20 @@ public struct ModelConfiguration: Sendable {
     }
 }
 
+/// A store that cannot be opened for a schema.
+public enum ModelContainerError: Error, Equatable, CustomStringConvertible {
+    /// The store's tables do not match the schema: each difference, as a sentence.
+    case storeDoesNotMatchSchema(store: String, schema: String, differences: [String])
+
+    public var description: String {
+        switch self {
+        case let .storeDoesNotMatchSchema(store, schema, differences):
+            return "the store \(store) does not match schema \(schema): \(differences.joined(separator: "; ")). "
+                + "Nothing was changed. Open it with the schema version that created it, or start from a new file."
+        }
+    }
+}
+
 /// Owns the database of one schema (SwiftData's `ModelContainer`).
 public final class ModelContainer {
     public let schema: any ModelSchemaDefinition.Type
@@ -40,7 +54,9 @@ public final class ModelContainer {
     /// Statements run on the store so far (for benchmarks and diagnostics).
     public var statementsExecuted: Int { database.statementsExecuted }
 
-    /// Opens the store, creating the tables if they are absent, with foreign keys enforced.
+    /// Opens the store, creating the tables if it has none, with foreign keys enforced. A store
+    /// that has tables must have every table and column of the schema and no other column in
+    /// them; otherwise `ModelContainerError.storeDoesNotMatchSchema` names the differences.
     public init(for schema: any ModelSchemaDefinition.Type, configurations configuration: ModelConfiguration = ModelConfiguration(isStoredInMemoryOnly: true)) throws {
         self.schema = schema
         self.configuration = configuration
@@ -53,7 +69,47 @@ public final class ModelContainer {
         let existing = try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if existing == 0 {
             try database.execute("BEGIN; \(schema.sqliteDDL) COMMIT;")
+        } else {
+            let differences = try Self.differences(between: database, and: schema)
+            guard differences.isEmpty else {
+                throw ModelContainerError.storeDoesNotMatchSchema(store: configuration.url?.path ?? ":memory:", schema: "\(schema)", differences: differences)
+            }
         }
+    }
+
+    /// How the store's tables differ from the ones the schema's DDL creates (missing tables,
+    /// missing and unexpected columns), in schema order.
+    static func differences(between database: SQLiteDatabase, and schema: any ModelSchemaDefinition.Type) throws -> [String] {
+        var expected: [(table: String, columns: [String])] = []
+        for model in schema.models {
+            let entity = model.entity
+            var columns = ["id"] + entity.attributes.compactMap(\.column)
+            for relationship in entity.relationships {
+                switch relationship.storage {
+                case let .column(column): columns.append(column)
+                case let .joinTable(table, own, target) where !expected.contains(where: { $0.table == table }):
+                    expected.append((table, [own, target]))
+                default: break
+                }
+            }
+            expected.append((entity.table, columns))
+        }
+        var differences: [String] = []
+        for (quotedTable, quotedColumns) in expected {
+            let table = SQLDialect.unquoted(quotedTable)
+            let found = try database.query("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { row -> String? in
+                if case let .text(name) = row[0] { return name }
+                return nil
+            }
+            guard !found.isEmpty else {
+                differences.append("table \(table) is missing")
+                continue
+            }
+            let columns = quotedColumns.map(SQLDialect.unquoted)
+            for column in columns where !found.contains(column) { differences.append("table \(table) has no column \(column)") }
+            for column in found where !columns.contains(column) { differences.append("table \(table) has a column \(column) the schema does not declare") }
+        }
+        return differences
     }
 
     /// The context for the main actor's work (one per container).

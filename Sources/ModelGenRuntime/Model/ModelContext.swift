@@ -8,6 +8,8 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
     case constraintViolation(String)
     /// A `#Predicate` or sort the runtime cannot translate to SQL, naming the construct.
     case unsupportedPredicate(String)
+    /// A value the store cannot hold exactly (a `Double` or `Float` NaN, which SQLite stores as NULL).
+    case unstorableValue(entity: String, attribute: String, reason: String)
 
     public var description: String {
         switch self {
@@ -15,6 +17,8 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
             return "cannot save: another \(entity) already has this \(attribute) (\(entity).\(attribute) is unique); nothing was saved"
         case let .constraintViolation(message):
             return "cannot save: \(message); nothing was saved"
+        case let .unstorableValue(entity, attribute, reason):
+            return "cannot save \(entity).\(attribute): \(reason); nothing was saved"
         case let .unsupportedPredicate(construct):
             return "cannot translate \(construct) to SQL; rewrite the predicate with comparisons, &&, ||, !, nil checks, contains or hasPrefix"
         }
@@ -55,9 +59,11 @@ public final class ModelContext {
         if autosaveEnabled { try? save() }
     }
 
-    private func insertGraph(_ model: any PersistentModel) {
+    /// Inserts `model` if it is new and in no context, and the new objects it refers to.
+    func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
-        guard backing.id == nil, insertedIdentities.insert(ObjectIdentifier(model)).inserted else { return }
+        guard backing.id == nil, backing.context == nil || backing.context === self,
+              insertedIdentities.insert(ObjectIdentifier(model)).inserted else { return }
         backing.object = model
         backing.context = self
         inserted.append(model)
@@ -210,6 +216,9 @@ public final class ModelContext {
         var columns: [String] = [], values: [SQLiteValue] = []
         for (index, attribute) in entity.attributes.enumerated() {
             guard let column = attribute.column else { continue }
+            if case let .real(number) = backing.values[index], number.isNaN {
+                throw ModelContextError.unstorableValue(entity: entity.name, attribute: attribute.name, reason: "NaN cannot be stored (SQLite would read it back as nil); store nil or a number")
+            }
             columns.append(column)
             values.append(backing.values[index])
         }
@@ -328,9 +337,14 @@ public final class ModelContext {
         return try open(type)
     }
 
-    /// After a delete ran in the database: detach objects whose rows are gone and reload every
-    /// registered object's relationships, so memory agrees with the store.
+    /// After a delete ran in the database: detach objects whose rows are gone and bring every
+    /// registered object's relationships up to date with the store, without losing unsaved work.
+    /// An object with no pending changes forgets its loaded relationships (they load again on
+    /// access); one with pending changes (and every inserted object) keeps them, minus the objects
+    /// whose rows the delete removed, so the next `save` writes them.
     private func refreshAfterDeletion() throws {
+        var detached: Set<ObjectIdentifier> = []
+        var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
         for (entityName, objects) in registered {
             guard let model = container.schema.models.first(where: { $0.entity.name == entityName }) else { continue }
             let entity = model.entity
@@ -346,6 +360,7 @@ public final class ModelContext {
                     registered[entityName]?[id] = nil
                     backing.isDeleted = false
                     backing.context = nil
+                    detached.insert(ObjectIdentifier(object))
                     continue
                 }
                 var position = 0
@@ -354,9 +369,22 @@ public final class ModelContext {
                     foreignIDs[index] = row[position].integer
                     position += 1
                 }
-                backing.savedForeignIDs = foreignIDs
+                survivors.append((backing, foreignIDs))
+            }
+        }
+        for (backing, foreignIDs) in survivors {
+            backing.savedForeignIDs = foreignIDs
+            if backing.isChanged {
+                backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
+            } else {
                 backing.relationships = foreignIDs.map { .unloaded(foreignID: $0) }
             }
+        }
+        for object in inserted { object.persistentBackingData.forgetRelated(detached, storedForeignIDs: nil) }
+        if !detached.isEmpty {
+            changed.removeAll { detached.contains(ObjectIdentifier($0)) }
+            deleted.removeAll { detached.contains(ObjectIdentifier($0)) }
+            changedIdentities.subtract(detached)
         }
     }
 

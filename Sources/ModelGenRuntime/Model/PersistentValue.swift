@@ -73,12 +73,14 @@ extension Bool: PersistentValue {
     }
 }
 
-/// Stored as seconds since 1970 (`REAL`).
+/// Stored as seconds since 2001-01-01 00:00:00 UTC (`REAL`), the `Double` a `Date` holds, so
+/// every value reads back bit for bit and sorts and compares numerically in SQL (Core Data's
+/// representation too). Plain SQL reads it with `datetime(col + 978307200, 'unixepoch')`.
 extension Date: PersistentValue {
-    public var sqliteValue: SQLiteValue { .real(timeIntervalSince1970) }
+    public var sqliteValue: SQLiteValue { .real(timeIntervalSinceReferenceDate) }
     public init?(sqliteValue: SQLiteValue) {
         guard let seconds = Double(sqliteValue: sqliteValue) else { return nil }
-        self = Date(timeIntervalSince1970: seconds)
+        self = Date(timeIntervalSinceReferenceDate: seconds)
     }
 }
 
@@ -98,14 +100,18 @@ extension Data: PersistentValue {
     }
 }
 
-/// Stored as its exact decimal digits (`TEXT`).
+/// Stored as its exact decimal digits (`TEXT`, `-12.5`), compared and sorted by value through the
+/// `modelgen_decimal` collation (`SQLiteDatabase.decimalCollation`).
 extension Decimal: PersistentValue {
     public var sqliteValue: SQLiteValue { .text(description) }
     public init?(sqliteValue: SQLiteValue) {
-        guard case let .text(text) = sqliteValue, let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
+        guard case let .text(text) = sqliteValue, let value = Decimal(string: text, locale: posixLocale) else { return nil }
         self = value
     }
 }
+
+/// Decimal digits are read with a fixed locale (a `.` before the fraction), built once.
+private let posixLocale = Locale(identifier: "en_US_POSIX")
 
 extension URL: PersistentValue {
     public var sqliteValue: SQLiteValue { .text(absoluteString) }

@@ -1,18 +1,8 @@
 import CSQLite
+@_exported import ModelGenQuery
 
 /// A value read from or bound to SQLite.
-public enum SQLiteValue: Equatable, Sendable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-
-    public var integer: Int64? {
-        if case let .integer(value) = self { return value }
-        return nil
-    }
-}
+public typealias SQLiteValue = SQLValue
 
 /// An error SQLite reported, with its result code and message.
 public struct SQLiteError: Error, Equatable, CustomStringConvertible {
@@ -51,6 +41,7 @@ public final class SQLiteDatabase {
         self.handle = handle
         sqlite3_busy_timeout(handle, 5_000)
         try execute("PRAGMA foreign_keys = ON")
+        try registerDecimalCollation()
     }
 
     deinit {
@@ -167,9 +158,16 @@ public final class SQLiteStatement {
             case .null: status = sqlite3_bind_null(handle, index)
             case let .integer(number): status = sqlite3_bind_int64(handle, index, number)
             case let .real(number): status = sqlite3_bind_double(handle, index, number)
-            case let .text(text): status = sqlite3_bind_text(handle, index, text, -1, transient)
+            // Lengths are given in bytes, so NUL characters are kept; an empty value is bound as an
+            // empty value, not through a null pointer (which SQLite would store as NULL).
+            case var .text(text):
+                status = text.withUTF8 { bytes in
+                    bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
+                        : sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+                }
             case let .blob(bytes):
-                status = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+                status = bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
+                    : bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
             }
             guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
         }
@@ -197,7 +195,11 @@ public final class SQLiteStatement {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(handle, index)))
+        case SQLITE_TEXT:
+            // Read by length, not up to the first NUL.
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let pointer = sqlite3_column_text(handle, index) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(handle, index))
             guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return .blob([]) }

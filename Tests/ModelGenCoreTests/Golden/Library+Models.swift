@@ -38,7 +38,7 @@ public final class Author: PersistentModel {
     }
 
     /// Creates a new `Author`; insert it into a `ModelContext` to save it.
-    public init(name: Swift.String, born: Foundation.Date? = Foundation.Date(timeIntervalSince1970: -2208988800.0)) {
+    public init(name: Swift.String, born: Foundation.Date? = Foundation.Date(timeIntervalSinceReferenceDate: -3187296000.0)) {
         persistentBackingData = ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.name = name

@@ -15,7 +15,7 @@ CREATE TABLE book (
 CREATE TABLE author (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
-    born REAL DEFAULT -2208988800.0,
+    born REAL DEFAULT -3187296000.0,
     favorite_book_id INTEGER REFERENCES book (id) ON DELETE SET NULL
 );
 

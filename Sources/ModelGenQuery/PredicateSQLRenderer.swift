@@ -1,0 +1,151 @@
+/// Writes a `QueryCondition` as an SQL condition on one table, in either dialect, with its
+/// parameters bound by number (`?1` in SQLite, `$1` in PostgreSQL).
+///
+///     $0.manager?.manager?.name == "ceo"
+///     (SELECT modelgen_p2."name" FROM "employee" AS modelgen_p1
+///        JOIN "employee" AS modelgen_p2 ON modelgen_p2."id" = modelgen_p1."manager_id"
+///        WHERE modelgen_p1."id" = "employee"."manager_id") IS ?1
+///
+/// Every identifier is double-quoted (the DDL creates unquoted names in lowercase, so the quoted
+/// form names the same table); the root table is referred to by its name, each hop by an alias of
+/// its own, so self-references resolve to the right row. A path is a scalar subquery, NULL when
+/// a relationship on the way is nil, which gives Swift's optional chaining. Rendering recurses
+/// over nesting, whose depth the producers bound (`#Predicate` by the compiler, `--where` by its parser).
+public struct PredicateSQLRenderer {
+    public let dialect: SQLDialect
+    /// The root table (raw name).
+    public let table: String
+    /// The parameters, in the order of their numbers.
+    public private(set) var bindings: [SQLValue] = []
+    private var aliasCount = 0
+
+    /// Parameters are numbered from `firstParameter`, for statements that bind values before the condition.
+    public init(dialect: SQLDialect, table: String, firstParameter: Int = 1) {
+        self.dialect = dialect
+        self.table = table
+        parameterOffset = firstParameter - 1
+    }
+
+    private let parameterOffset: Int
+
+    /// The SQL condition (true for a row that matches); append `bindings` to the statement's parameters.
+    public mutating func condition(_ condition: QueryCondition) -> String {
+        switch condition {
+        case let .comparison(lhs, comparison, rhs):
+            return compare(lhs, comparison, rhs)
+        case let .and(terms):
+            return terms.isEmpty ? constant(true) : "(" + terms.map { self.condition($0) }.joined(separator: " AND ") + ")"
+        case let .or(terms):
+            return terms.isEmpty ? constant(false) : "(" + terms.map { self.condition($0) }.joined(separator: " OR ") + ")"
+        case let .not(inner):
+            // Two-valued, as in Swift: a comparison with NULL is false, so its negation is true.
+            return "(\(self.condition(inner)) IS NOT \(constant(true)))"
+        case let .isTrue(value):
+            return "(\(expression(value)) = \(constant(true)))"
+        case let .text(test, text, part):
+            return textTest(test, text, part)
+        case let .constant(flag):
+            return "(\(constant(flag)) = \(constant(true)))"
+        }
+    }
+
+    /// An `ORDER BY` term: nil sorts before every value going forward (as Swift's optional order), in both dialects.
+    public mutating func ordering(_ path: QueryPath, ascending: Bool) -> String {
+        var term = expression(.path(path))
+        if dialect == .sqlite && path.kind == .decimal { term += " COLLATE \(Self.decimalCollation)" }
+        term += ascending ? " ASC" : " DESC"
+        if dialect == .postgresql { term += ascending ? " NULLS FIRST" : " NULLS LAST" }
+        return term
+    }
+
+    /// The SQLite collation that compares `Decimal` digits by value; the runtime registers it on every connection.
+    public static let decimalCollation = "modelgen_decimal"
+
+    // MARK: - Pieces
+
+    private mutating func compare(_ lhs: QueryExpression, _ comparison: QueryComparison, _ rhs: QueryExpression) -> String {
+        let left = expression(lhs), right = expression(rhs)
+        let isDecimal = kind(of: lhs) == .decimal || kind(of: rhs) == .decimal
+        let collation = dialect == .sqlite && isDecimal ? " COLLATE \(Self.decimalCollation)" : ""
+        let symbol: String = switch (comparison, dialect) {
+        case (.equal, .sqlite): "IS"
+        case (.notEqual, .sqlite): "IS NOT"
+        case (.equal, .postgresql): "IS NOT DISTINCT FROM"
+        case (.notEqual, .postgresql): "IS DISTINCT FROM"
+        case (.less, _): "<"
+        case (.lessOrEqual, _): "<="
+        case (.greater, _): ">"
+        case (.greaterOrEqual, _): ">="
+        }
+        return "(\(left) \(symbol) \(right)\(collation))"
+    }
+
+    private mutating func textTest(_ test: QueryTextTest, _ text: QueryExpression, _ part: QueryExpression) -> String {
+        let whole = expression(text), piece = expression(part)
+        switch dialect {
+        case .sqlite:
+            // As bytes: UTF-8 prefixes are scalar prefixes, and NUL characters count (length() of text stops at one).
+            let a = "CAST(\(whole) AS BLOB)", b = "CAST(\(piece) AS BLOB)"
+            switch test {
+            // (substr() of an empty blob is NULL, so the empty part is a case of its own.)
+            case .contains: return "(instr(\(a), \(b)) > 0)"
+            case .hasPrefix: return "(instr(\(a), \(b)) = 1)"
+            case .hasSuffix:
+                return "((length(\(b)) = 0 AND \(a) IS NOT NULL) OR (length(\(b)) <= length(\(a)) AND substr(\(a), length(\(a)) - length(\(b)) + 1) = \(b)))"
+            }
+        case .postgresql:
+            switch test {
+            case .contains: return "(strpos(\(whole), \(piece)) > 0)"
+            case .hasPrefix: return "starts_with(\(whole), \(piece))"
+            case .hasSuffix: return "(right(\(whole), length(\(piece))) = \(piece))"
+            }
+        }
+    }
+
+    private mutating func expression(_ expression: QueryExpression) -> String {
+        switch expression {
+        case let .path(path):
+            return self.path(path)
+        case let .value(value, _):
+            if value == .null { return "NULL" }
+            bindings.append(value)
+            return dialect == .sqlite ? "?\(parameterOffset + bindings.count)" : "$\(parameterOffset + bindings.count)"
+        case let .coalesce(lhs, rhs):
+            return "coalesce(\(self.expression(lhs)), \(self.expression(rhs)))"
+        case let .remainder(value, divisor):
+            return "(\(self.expression(value)) % \(divisor))"
+        }
+    }
+
+    private mutating func path(_ path: QueryPath) -> String {
+        guard let first = path.hops.first else { return quote(table) + "." + quote(path.column) }
+        var aliases: [String] = []
+        for _ in path.hops {
+            aliasCount += 1
+            aliases.append("modelgen_p\(aliasCount)")
+        }
+        var sql = "(SELECT \(aliases.last!).\(quote(path.column)) FROM \(quote(first.table)) AS \(aliases[0])"
+        for index in path.hops.indices.dropFirst() {
+            sql += " JOIN \(quote(path.hops[index].table)) AS \(aliases[index]) ON \(aliases[index]).\(quote("id")) = \(aliases[index - 1]).\(quote(path.hops[index].foreignKey))"
+        }
+        sql += " WHERE \(aliases[0]).\(quote("id")) = \(quote(table)).\(quote(first.foreignKey)))"
+        return sql
+    }
+
+    private func kind(of expression: QueryExpression) -> QueryValueKind? {
+        switch expression {
+        case let .path(path): return path.kind
+        case let .value(_, kind): return kind
+        case let .coalesce(lhs, rhs): return kind(of: lhs) ?? kind(of: rhs)
+        case .remainder: return .integer
+        }
+    }
+
+    private func constant(_ flag: Bool) -> String {
+        dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE")
+    }
+
+    private func quote(_ identifier: String) -> String {
+        "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,73 @@
+/// A predicate over the rows of one entity's table, in a form both SQL dialects render: the one
+/// intermediate language of `#Predicate` (lowered by the runtime) and of `modelgen delete --where`
+/// (parsed by the generator). Names are raw (unquoted); `PredicateSQLRenderer` quotes them.
+///
+/// Semantics are Swift's: `==` and `!=` treat nil as a value (`nil == nil`, `nil != 5`); a value
+/// reached through a nil relationship is nil (optional chaining); an ordering comparison or a text
+/// test on nil is false, and its negation true.
+public indirect enum QueryCondition: Equatable, Sendable {
+    case comparison(QueryExpression, QueryComparison, QueryExpression)
+    case and([QueryCondition])
+    case or([QueryCondition])
+    case not(QueryCondition)
+    /// A `Bool` value is true.
+    case isTrue(QueryExpression)
+    /// `text.contains(part)`, `text.hasPrefix(part)`, `text.hasSuffix(part)`, by Unicode scalars.
+    case text(QueryTextTest, QueryExpression, QueryExpression)
+    case constant(Bool)
+}
+
+public enum QueryComparison: Equatable, Sendable {
+    case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+}
+
+public enum QueryTextTest: Equatable, Sendable {
+    case contains, hasPrefix, hasSuffix
+}
+
+/// A value in a predicate.
+public indirect enum QueryExpression: Equatable, Sendable {
+    /// A stored column of the root row, or of a row reached through to-one relationships.
+    case path(QueryPath)
+    /// A literal, bound as a parameter (`.null` is written `NULL`).
+    case value(SQLValue, QueryValueKind)
+    /// `lhs ?? rhs`.
+    case coalesce(QueryExpression, QueryExpression)
+    /// `value % divisor` on integers.
+    case remainder(QueryExpression, Int64)
+}
+
+/// How values of a column compare, which decides how each dialect writes a comparison.
+public enum QueryValueKind: Equatable, Sendable {
+    case integer, real, text, bool, blob
+    /// Seconds since 2001 in SQLite, a timestamp in PostgreSQL.
+    case date
+    /// Exact digits as text in SQLite (compared through the `modelgen_decimal` collation), `NUMERIC` in PostgreSQL.
+    case decimal
+    case uuid
+}
+
+/// `root.fk₁.fk₂….column`: the column of the row reached by following each hop's foreign key.
+public struct QueryPath: Equatable, Sendable {
+    public var hops: [QueryHop]
+    /// The column read at the end of the path (`id` for the key itself).
+    public var column: String
+    public var kind: QueryValueKind
+
+    public init(hops: [QueryHop] = [], column: String, kind: QueryValueKind) {
+        self.hops = hops
+        self.column = column
+        self.kind = kind
+    }
+}
+
+/// One to-one relationship followed: the foreign-key column on the current row and the table it refers to.
+public struct QueryHop: Equatable, Sendable {
+    public var foreignKey: String
+    public var table: String
+
+    public init(foreignKey: String, table: String) {
+        self.foreignKey = foreignKey
+        self.table = table
+    }
+}

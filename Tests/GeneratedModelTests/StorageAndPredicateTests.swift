@@ -1,0 +1,275 @@
+import Foundation
+import ModelGenRuntime
+import XCTest
+
+/// Property tests of the runtime on the Catalog schema and real SQLite files: random values of
+/// every attribute type read back exactly and compare and sort as Swift's `==` and `<` do, and
+/// random predicates (through any number of to-one relationships) select exactly the objects
+/// that `Predicate.evaluate` selects in memory. Seeded: a failure names its seed.
+final class StorageAndPredicateTests: XCTestCase {
+    private var directories: [URL] = []
+
+    override func tearDownWithError() throws {
+        for directory in directories { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    private func container() throws -> ModelContainer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-catalog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directories.append(directory)
+        return try ModelContainer(for: Catalog.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("catalog.sqlite")))
+    }
+
+    // MARK: - Values
+
+    func testEveryValueReadsBackExactlyAndComparesAndSortsAsInSwift() throws {
+        for seed in UInt64(1)...6 {
+            var random = SeededRandom(seed: seed)
+            let container = try container()
+            let originals = (0..<40).map { _ in Sample.random(&random) }
+            for sample in originals { container.mainContext.insert(sample) }
+            try container.mainContext.save()
+
+            let context = ModelContext(container)
+            let loaded = try context.fetch(FetchDescriptor<Sample>())
+            XCTAssertEqual(loaded.count, originals.count)
+            for (original, copy) in zip(originals, loaded) {
+                XCTAssertEqual(original.snapshot, copy.snapshot, "seed \(seed): a value changed on its way through SQLite")
+            }
+
+            let pivot = loaded[Int.random(in: 0..<loaded.count, using: &random)]
+            let (text, int, int16, double, float, date, amount, tier, note, price, bytes, uuid) =
+                (pivot.text, pivot.int, pivot.int16, pivot.double, pivot.float, pivot.date, pivot.amount, pivot.tier, pivot.note, pivot.price, pivot.bytes, pivot.uuid)
+            let predicates: [(String, Predicate<Sample>)] = [
+                ("text ==", #Predicate { $0.text == text }), ("text <", #Predicate { $0.text < text }),
+                ("int ==", #Predicate { $0.int == int }), ("int >", #Predicate { $0.int > int }),
+                ("int16 <=", #Predicate { $0.int16 <= int16 }),
+                ("double ==", #Predicate { $0.double == double }), ("double <", #Predicate { $0.double < double }),
+                ("float >=", #Predicate { $0.float >= float }),
+                ("date ==", #Predicate { $0.date == date }), ("date <", #Predicate { $0.date < date }),
+                ("amount ==", #Predicate { $0.amount == amount }), ("amount >", #Predicate { $0.amount > amount }),
+                ("amount <=", #Predicate { $0.amount <= amount }),
+                ("tier ==", #Predicate { $0.tier == tier }),
+                ("note ==", #Predicate { $0.note == note }), ("note !=", #Predicate { $0.note != note }),
+                ("note == nil", #Predicate { $0.note == nil }),
+                ("price ??", #Predicate { ($0.price ?? 0) < amount }), ("price !=", #Predicate { $0.price != price }),
+                ("bytes ==", #Predicate { $0.bytes == bytes }), ("uuid ==", #Predicate { $0.uuid == uuid }),
+                ("text contains", #Predicate { $0.text.contains(text) }),
+                ("text starts", #Predicate { $0.text.starts(with: text) }),
+                ("!flag", #Predicate { !$0.flag }),
+                ("flag || int", #Predicate { $0.flag || !($0.int < int) }),
+            ]
+            for (label, predicate) in predicates {
+                try assertAgrees(predicate, loaded, context, "seed \(seed), \(label)")
+            }
+
+            try assertSorted(\.text, loaded, context, seed)
+            try assertSorted(\.int, loaded, context, seed)
+            try assertSorted(\.int32, loaded, context, seed)
+            try assertSorted(\.double, loaded, context, seed)
+            try assertSorted(\.float, loaded, context, seed)
+            try assertSorted(\.date, loaded, context, seed)
+            try assertSorted(\.amount, loaded, context, seed)
+            let descending = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.amount, order: .reverse)])).map(\.amount)
+            XCTAssertEqual(descending, loaded.map(\.amount).sorted(by: >), "seed \(seed): Decimal sorts by value")
+        }
+    }
+
+    func testNaNIsRefusedAndNothingIsSaved() throws {
+        let container = try container()
+        var random = SeededRandom(seed: 7)
+        let sample = Sample.random(&random)
+        sample.double = .nan
+        container.mainContext.insert(sample)
+        XCTAssertThrowsError(try container.mainContext.save()) { error in
+            XCTAssertEqual(error as? ModelContextError, .unstorableValue(entity: "Sample", attribute: "double", reason: "NaN cannot be stored (SQLite would read it back as nil); store nil or a number"))
+        }
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Sample>()), 0)
+    }
+
+    // MARK: - Predicates through relationships
+
+    func testPredicatesThroughRelationshipsSelectWhatSwiftSelects() throws {
+        for seed in UInt64(1)...8 {
+            var random = SeededRandom(seed: seed)
+            let container = try container()
+            let context = container.mainContext
+            let titles: [String?] = ["Ops", "Lab", nil]
+            let departments = (0..<3).map { _ in Department(title: titles.randomElement(using: &random)!) }
+            var employees: [Employee] = []
+            for _ in 0..<30 {
+                let employee = Employee(name: ["ceo", "ann", "bob", ""].randomElement(using: &random)!, level: Bool.random(using: &random) ? Int.random(in: 0...5, using: &random) : nil)
+                if !employees.isEmpty, Int.random(in: 0..<4, using: &random) > 0 { employee.manager = employees.randomElement(using: &random) }
+                if Bool.random(using: &random) { employee.department = departments.randomElement(using: &random) }
+                context.insert(employee)
+                employees.append(employee)
+            }
+            try context.save()
+            let fresh = ModelContext(container)
+            let loaded = try fresh.fetch(FetchDescriptor<Employee>())
+            let predicates: [(String, Predicate<Employee>)] = [
+                ("manager.manager.name ==", #Predicate { $0.manager?.manager?.name == "ceo" }),
+                ("three hops", #Predicate { $0.manager?.manager?.manager?.name == "ceo" }),
+                ("manager.name !=", #Predicate { $0.manager?.name != "ann" }),
+                ("department.title !=", #Predicate { $0.department?.title != "Ops" }),
+                ("department.title == nil", #Predicate { $0.department?.title == nil }),
+                ("manager.department.title", #Predicate { $0.manager?.department?.title == "Ops" }),
+                ("manager == nil", #Predicate { $0.manager == nil }),
+                ("manager.manager == nil", #Predicate { $0.manager?.manager == nil }),
+                ("!(manager.name ==)", #Predicate { !($0.manager?.name == "bob") }),
+                ("level ??", #Predicate { ($0.level ?? 0) > 2 }),
+                ("manager.level == nil", #Predicate { $0.manager?.level == nil }),
+                ("manager.level !=", #Predicate { $0.manager?.level != 3 }),
+                ("and/or", #Predicate { ($0.name == "ann" || $0.manager?.name == "ann") && $0.department?.title != nil }),
+            ]
+            for (label, predicate) in predicates {
+                try assertAgrees(predicate, loaded, fresh, "seed \(seed), \(label)")
+            }
+        }
+    }
+
+    // MARK: - Unsaved changes
+
+    func testObjectsThatBecomeRelatedToAnInsertedObjectAreInserted() throws {
+        let container = try container()
+        let context = container.mainContext
+        let book = Manual(title: "Dune")
+        context.insert(book)
+        let first = Section(heading: "One")
+        first.manual = book                       // the chapter is in no context yet
+        book.sections.append(Section(heading: "Two"))
+        try context.save()
+        let saved = try context.fetch(FetchDescriptor<Manual>()).first
+        let later = Section(heading: "Three")
+        later.manual = saved                      // related to a registered object
+        try context.save()
+
+        let fresh = ModelContext(container)
+        let chapters = try fresh.fetch(FetchDescriptor<Section>(sortBy: [SortDescriptor(\.heading)]))
+        XCTAssertEqual(chapters.map(\.heading), ["One", "Three", "Two"])
+        XCTAssertEqual(chapters.map { $0.manual?.title }, ["Dune", "Dune", "Dune"])
+    }
+
+    func testABulkDeleteKeepsUnsavedChangesOfOtherObjects() throws {
+        let container = try container()
+        let context = container.mainContext
+        let ann = Employee(name: "ann"), apollo = Project(code: "apollo")
+        let book = Manual(title: "Dune"), chapter = Section(heading: "One")
+        chapter.manual = book
+        context.insert(ann)
+        context.insert(apollo)
+        context.insert(book)
+        try context.save()
+
+        ann.projects = [apollo]
+        ann.name = "Ann"
+        chapter.heading = "Gone with its book"
+        try context.delete(model: Manual.self)
+        XCTAssertEqual(ann.projects.map(\.code), ["apollo"], "an unsaved relationship edit survives a delete(model:where:)")
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertNil(chapter.modelContext, "the cascade removed the chapter's row")
+        try context.save()
+
+        let fresh = ModelContext(container)
+        let saved = try XCTUnwrap(try fresh.fetch(FetchDescriptor<Employee>()).first)
+        XCTAssertEqual(saved.name, "Ann")
+        XCTAssertEqual(saved.projects.map(\.code), ["apollo"])
+        XCTAssertEqual(try fresh.fetchCount(FetchDescriptor<Section>()), 0)
+    }
+
+    func testAStoreThatDoesNotMatchTheSchemaIsRefusedWithItsDifferences() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-mismatch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directories.append(directory)
+        let url = directory.appendingPathComponent("old.sqlite")
+        try SQLiteDatabase(path: url.path).execute("CREATE TABLE project (id INTEGER PRIMARY KEY, code TEXT NOT NULL, budget REAL)")
+        let before = try Data(contentsOf: url)
+        XCTAssertThrowsError(try ModelContainer(for: Catalog.self, configurations: ModelConfiguration(url: url, usesWriteAheadLog: false))) { error in
+            guard case let .storeDoesNotMatchSchema(_, _, differences)? = error as? ModelContainerError else { return XCTFail("\(error)") }
+            XCTAssertTrue(differences.contains("table sample is missing"), "\(differences)")
+            XCTAssertTrue(differences.contains("table project has a column budget the schema does not declare"), "\(differences)")
+            XCTAssertTrue(differences.contains("table employee_projects is missing"), "\(differences)")
+        }
+        XCTAssertEqual(try Data(contentsOf: url), before, "a refused store is not changed")
+    }
+
+    // MARK: - Helpers
+
+    private func assertAgrees<Model: PersistentModel>(_ predicate: Predicate<Model>, _ objects: [Model], _ context: ModelContext, _ label: String) throws {
+        let fetched = try context.fetch(FetchDescriptor(predicate: predicate)).map(\.persistentModelID)
+        let expected = try objects.filter { try predicate.evaluate($0) }.map(\.persistentModelID)
+        XCTAssertEqual(fetched, expected, "\(label): SQL and Swift disagree")
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, label)
+    }
+
+    private func assertSorted<Value: Comparable>(_ keyPath: KeyPath<Sample, Value> & Sendable, _ objects: [Sample], _ context: ModelContext, _ seed: UInt64) throws {
+        let fetched = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(keyPath)])).map { $0[keyPath: keyPath] }
+        XCTAssertEqual(fetched, objects.map { $0[keyPath: keyPath] }.sorted(), "seed \(seed): sorting by \(keyPath) disagrees with Swift")
+    }
+}
+
+/// SplitMix64: a small seeded generator, so every run draws the same values.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension Sample {
+    /// Every stored value, bit for bit, but for the sign of a zero `Double` or `Float`: SQLite writes
+    /// integral REAL values as integers, so -0.0 reads back as 0.0 (equal in Swift; see README).
+    var snapshot: [String] {
+        [text, String(int), String(int64), String(int32), String(int16), String((double == 0 ? 0 : double).bitPattern), String((float == 0 ? 0 : float).bitPattern),
+         String(flag), String(date.timeIntervalSinceReferenceDate.bitPattern), uuid.uuidString, bytes.base64EncodedString(),
+         amount.description, link.absoluteString, tier.rawValue, note ?? "<nil>", price?.description ?? "<nil>"]
+    }
+
+    static func random(_ random: inout SeededRandom) -> Sample {
+        let pieces = ["", "a", "A", "z", "\0", "a\0b", "é", "日本", "😀", "'", "\"", "\n", "Zebra", "zebra", "%", "_"]
+        func text() -> String { (0..<Int.random(in: 0...3, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() }
+        func double() -> Double {
+            let special: [Double] = [0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -1.5, 0.1]
+            if Int.random(in: 0..<4, using: &random) == 0 { return special.randomElement(using: &random)! }
+            var value = Double(bitPattern: random.next())
+            while value.isNaN { value = Double(bitPattern: random.next()) }
+            return value
+        }
+        func float() -> Float {
+            var value = Float(bitPattern: UInt32(truncatingIfNeeded: random.next()))
+            while value.isNaN { value = Float(bitPattern: UInt32(truncatingIfNeeded: random.next())) }
+            return value
+        }
+        func decimal() -> Decimal {
+            let digits = (0..<Int.random(in: 1...30, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+            let point = Int.random(in: 0...digits.count, using: &random)
+            let text = (Bool.random(using: &random) ? "-" : "") + digits.prefix(point) + (point < digits.count ? "." + digits.dropFirst(point) : "")
+            return Decimal(string: text.hasPrefix(".") || text.hasPrefix("-.") ? text.replacingOccurrences(of: ".", with: "0.") : text, locale: Locale(identifier: "en_US_POSIX"))!
+        }
+        let integers: [Int64] = [.min, .max, 0, -1, 1]
+        let sample = Sample(
+            text: text(),
+            int: Int(Bool.random(using: &random) ? integers.randomElement(using: &random)! : Int64.random(in: -1000...1000, using: &random)),
+            int64: Int64(bitPattern: random.next()),
+            int32: Int32.random(in: .min ... .max, using: &random),
+            int16: [Int16.min, .max, 0, Int16.random(in: .min ... .max, using: &random)].randomElement(using: &random)!,
+            double: double(),
+            float: float(),
+            flag: Bool.random(using: &random),
+            date: Int.random(in: 0..<3, using: &random) == 0 ? Date() : Date(timeIntervalSinceReferenceDate: Double.random(in: -1e10...1e10, using: &random)),
+            uuid: UUID(),
+            bytes: Data((0..<Int.random(in: 0...6, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) }),
+            amount: decimal(),
+            link: URL(string: "https://example.com/\(Int.random(in: 0...99, using: &random))?q=%20")!,
+            tier: Tier.allCases.randomElement(using: &random)!,
+            note: Bool.random(using: &random) ? text() : nil,
+            price: Bool.random(using: &random) ? decimal() : nil
+        )
+        return sample
+    }
+}
