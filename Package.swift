@@ -62,7 +62,7 @@ let package = Package(
         // Compiles the plugin-generated code of the example schemas and runs the seeds' flows on SQLite.
         .testTarget(
             name: "GeneratedModelTests",
-            dependencies: ["ModelGenRuntime"],
+            dependencies: ["ModelGenRuntime", "ModelGenCore"],
             exclude: ["Schemas"],
             plugins: ["ModelGenPlugin"]
         ),

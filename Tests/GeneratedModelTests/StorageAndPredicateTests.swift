@@ -1,4 +1,5 @@
 import Foundation
+import ModelGenCore
 import ModelGenRuntime
 import XCTest
 
@@ -107,24 +108,29 @@ final class StorageAndPredicateTests: XCTestCase {
             try context.save()
             let fresh = ModelContext(container)
             let loaded = try fresh.fetch(FetchDescriptor<Employee>())
+            // Each #Predicate beside the same condition written for `modelgen delete --where`: both
+            // front ends lower to one QueryCondition, and must select what Predicate.evaluate selects.
             let predicates: [(String, Predicate<Employee>)] = [
-                ("manager.manager.name ==", #Predicate { $0.manager?.manager?.name == "ceo" }),
-                ("three hops", #Predicate { $0.manager?.manager?.manager?.name == "ceo" }),
-                ("manager.name !=", #Predicate { $0.manager?.name != "ann" }),
-                ("department.title !=", #Predicate { $0.department?.title != "Ops" }),
+                ("manager.manager.name == \"ceo\"", #Predicate { $0.manager?.manager?.name == "ceo" }),
+                ("manager.manager.manager.name == \"ceo\"", #Predicate { $0.manager?.manager?.manager?.name == "ceo" }),
+                ("manager.name != \"ann\"", #Predicate { $0.manager?.name != "ann" }),
+                ("department.title != \"Ops\"", #Predicate { $0.department?.title != "Ops" }),
                 ("department.title == nil", #Predicate { $0.department?.title == nil }),
-                ("manager.department.title", #Predicate { $0.manager?.department?.title == "Ops" }),
+                ("manager.department.title == \"Ops\"", #Predicate { $0.manager?.department?.title == "Ops" }),
                 ("manager == nil", #Predicate { $0.manager == nil }),
                 ("manager.manager == nil", #Predicate { $0.manager?.manager == nil }),
-                ("!(manager.name ==)", #Predicate { !($0.manager?.name == "bob") }),
-                ("level ??", #Predicate { ($0.level ?? 0) > 2 }),
+                ("!(manager.name == \"bob\")", #Predicate { !($0.manager?.name == "bob") }),
                 ("manager.level == nil", #Predicate { $0.manager?.level == nil }),
-                ("manager.level !=", #Predicate { $0.manager?.level != 3 }),
-                ("and/or", #Predicate { ($0.name == "ann" || $0.manager?.name == "ann") && $0.department?.title != nil }),
+                ("manager.level != 3", #Predicate { $0.manager?.level != 3 }),
+                ("(name == \"ann\" || manager.name == \"ann\") && department.title != nil",
+                 #Predicate { ($0.name == "ann" || $0.manager?.name == "ann") && $0.department?.title != nil }),
+                ("!(name.contains(\"o\")) || manager.name.hasPrefix(\"\")", #Predicate { !$0.name.contains("o") || $0.manager?.name != nil }),
             ]
-            for (label, predicate) in predicates {
-                try assertAgrees(predicate, loaded, fresh, "seed \(seed), \(label)")
+            for (whereText, predicate) in predicates {
+                try assertAgrees(predicate, loaded, fresh, "seed \(seed), \(whereText)")
+                try assertWhereAgrees(whereText, predicate, loaded, container)
             }
+            try assertAgrees(#Predicate { ($0.level ?? 0) > 2 }, loaded, fresh, "seed \(seed), level ??")
         }
     }
 
@@ -201,6 +207,26 @@ final class StorageAndPredicateTests: XCTestCase {
         XCTAssertEqual(fetched, expected, "\(label): SQL and Swift disagree")
         XCTAssertEqual(try context.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, label)
     }
+
+    /// `modelgen delete --where` text selects, on the same store, what the `#Predicate` selects.
+    private func assertWhereAgrees(_ text: String, _ predicate: Predicate<Employee>, _ objects: [Employee], _ container: ModelContainer) throws {
+        let schema = try XCTUnwrap(Self.catalogSchema)
+        let entity = try XCTUnwrap(schema.entity(named: "Employee"))
+        let condition = try WhereClauseTranslator.translate(text, entity: entity, schema: schema).get()
+        var renderer = PredicateSQLRenderer(dialect: .sqlite, table: entity.tableName)
+        let sql = "SELECT id FROM employee WHERE \(renderer.condition(condition)) ORDER BY id"
+        let database = try SQLiteDatabase(path: try XCTUnwrap(container.configuration.url).path)
+        let selected = try database.query(sql, renderer.bindings).compactMap { $0[0].integer }
+        let expected = try objects.filter { try predicate.evaluate($0) }.compactMap(\.persistentModelID.id)
+        XCTAssertEqual(selected, expected, "--where '\(text)' and its #Predicate disagree")
+    }
+
+    /// Catalog.yaml, resolved by the generator.
+    private static let catalogSchema: ModelSchema? = {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Schemas/Catalog.yaml").path
+        guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
+        return ModelGen.load(path: path, bytes: [UInt8](bytes)).0
+    }()
 
     private func assertSorted<Value: Comparable>(_ keyPath: KeyPath<Sample, Value> & Sendable, _ objects: [Sample], _ context: ModelContext, _ seed: UInt64) throws {
         let fetched = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(keyPath)])).map { $0[keyPath: keyPath] }
