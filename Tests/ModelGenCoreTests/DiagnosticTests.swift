@@ -142,9 +142,11 @@ final class DiagnosticTests: XCTestCase {
     }
 
     func testNamesThatWouldBreakTheGeneratedCode() {
-        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      id: Int\n", "test.yaml:5:7: error: 'id' in 'A' collides with a member every generated model has")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      id: Int\n", "test.yaml:5:7: error: 'id' in 'A' collides with the primary key 'id', which is added for you")
         assertDiagnostic("schema: S\nentities:\n  Bad-Name: {}\n", "test.yaml:3:3: error: entity name 'Bad-Name' is not a valid Swift identifier")
-        assertDiagnostic("schema: S\nentities:\n  ModelContext: {}\n", "test.yaml:3:3: error: entity name 'ModelContext' is reserved by the ModelGen runtime")
+        assertDiagnostic("schema: S\nentities:\n  ModelGenRuntime: {}\n", "test.yaml:3:3: error: entity name 'ModelGenRuntime' is reserved: generated code qualifies names with the modules")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      self: Int\n", "test.yaml:5:7: error: 'self' in 'A' cannot be named by a Swift key path")
+        assertDiagnostic("schema: S\nenums:\n  E: [self, Type]\nentities:\n  A: {}\n", "test.yaml:3:7: error: enum case 'self' of 'E' cannot be written as 'E.self' in Swift")
         assertDiagnostic("schema: S\nentities:\n  S: {}\n", "test.yaml:3:3: error: entity 'S' has the same name as the schema")
         assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: Int\n      x: String\n", "test.yaml:6:7: error: duplicate key 'x' in a mapping (first at 5:7)")
         assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      x: Int\n    relationships:\n      x: { type: A? }\n", "test.yaml:7:7: error: member of 'A' 'x' is declared twice")

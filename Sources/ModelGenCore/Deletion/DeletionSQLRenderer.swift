@@ -5,7 +5,7 @@ import ModelGenProgram
 /// runtime) or PostgreSQL (wrapped in a function by `PostgreSQLDeletionFunctions`).
 ///
 /// Each entity whose ids the plan collects gets a temporary table `modelgen_delete_<table>(id,
-/// parent_id, edge)` holding the ids to delete and, for explanations, how each was reached; the
+/// parent_id, edge)` (shortened with a hash past 63 bytes: `SQLNames.closureTable`) holding the ids to delete and, for explanations, how each was reached; the
 /// others are deleted through their keys to collected parents.
 public struct DeletionSQLRenderer {
     public let schema: ModelSchema
@@ -24,7 +24,7 @@ public struct DeletionSQLRenderer {
         var names: [String: (table: String, closureTable: String)] = [:]
         names.reserveCapacity(schema.entities.count)
         for entity in schema.entities {
-            names[entity.name] = (dialect.quote(entity.tableName), temporarySchema + dialect.quote("modelgen_delete_" + entity.tableName))
+            names[entity.name] = (dialect.quote(entity.tableName), temporarySchema + dialect.quote(SQLNames.closureTable(of: entity.tableName)))
         }
         self.names = names
     }

@@ -35,9 +35,9 @@ public struct PostgreSQLDeletionFunctions {
         }
     }
 
-    /// `<table>_safe_delete`, quoted as needed.
+    /// `<table>_safe_delete` (`SQLNames.safeDeleteFunction`), quoted as needed.
     public static func functionName(for entity: Entity) -> String {
-        SQLDialect.postgresql.quote(entity.tableName + "_safe_delete")
+        SQLDialect.postgresql.quote(SQLNames.safeDeleteFunction(of: entity.tableName))
     }
 
     private func literal(_ text: String) -> String { SQLDialect.postgresql.literal(text) }
@@ -103,10 +103,17 @@ public struct PostgreSQLDeletionFunctions {
             line("DELETE FROM \(target.closureTable);")
         }
         line("RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);")
+        // The body is dollar-quoted with a tag that does not occur in it, whatever the names hold.
+        var tag = "$modelgen$"
+        var suffix = 0
+        while body.contains(tag) {
+            suffix += 1
+            tag = "$modelgen\(suffix)$"
+        }
         return """
         -- Safely deletes the \(entity.name) objects with these ids (ModelGen's plan for \(entity.name)).
         CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[]) RETURNS jsonb
-        LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+        LANGUAGE plpgsql SET client_min_messages = warning AS \(tag)
         DECLARE
             added bigint;
             changed bigint;
@@ -116,7 +123,7 @@ public struct PostgreSQLDeletionFunctions {
             problems text := '';
         BEGIN
         \(body)END
-        $modelgen$;
+        \(tag);
         """
     }
 }

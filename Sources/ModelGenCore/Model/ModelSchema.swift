@@ -80,6 +80,16 @@ public struct Entity: Equatable, Sendable {
 
     /// Attributes that have a column (transient ones do not).
     public var storedAttributes: [Attribute] { attributes.filter { !$0.isTransient } }
+
+    /// Every set of columns declared `UNIQUE`: unique attributes, compound constraints, the key of
+    /// a one-to-one stored here.
+    public var uniqueColumnGroups: [[String]] {
+        var groups = storedAttributes.filter(\.isUnique).map { [$0.columnName] } + uniqueConstraints
+        for relationship in relationships {
+            if case let .foreignKey(column, isUnique) = relationship.storage, isUnique { groups.append([column]) }
+        }
+        return groups
+    }
 }
 
 /// The Swift types an attribute can have, besides the schema's enums.

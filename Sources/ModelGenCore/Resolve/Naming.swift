@@ -56,11 +56,18 @@ public enum Naming {
         "rethrows", "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue",
         "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return",
         "throw", "switch", "where", "while", "Any", "as", "await", "false", "is", "nil", "self", "Self",
-        "super", "throws", "true", "try", "_",
+        "super", "throws", "true", "try", "_", "Type", "Protocol",
     ]
 
     /// The identifier, in backticks when it is a Swift keyword.
     public static func swiftIdentifier(_ name: String) -> String {
         swiftKeywords.contains(name) ? "`\(name)`" : name
+    }
+
+    /// Text as comments and diagnostics show it: control characters written `\u{…}`, so a name or
+    /// file name cannot end a comment line or start a statement.
+    public static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        return text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16, uppercase: true))}" : String($0) }.joined()
     }
 }

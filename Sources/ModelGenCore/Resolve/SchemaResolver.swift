@@ -4,17 +4,20 @@ import Foundation
 /// inverses paired, storage chosen, SQL names given, collisions and hazards reported.
 /// All diagnostics are collected; the schema is returned only when there is no error.
 public struct SchemaResolver {
-    /// Names the runtime and generated code use for their own types.
+    /// Type names generated code cannot take: the modules it qualifies names with (every runtime
+    /// and standard type is written `ModelGenRuntime.…`, `Swift.…` or `Foundation.…`, so entities
+    /// may be named like any of them) and Swift's own special types.
     static let reservedTypeNames = [
-        "ModelContainer", "ModelContext", "ModelConfiguration", "FetchDescriptor", "SortDescriptor",
-        "PersistentModel", "PersistentIdentifier", "Predicate", "DeletionReport", "DeletionRefusal",
-        "ModelSchema", "EntityMetadata", "Self", "Any", "Type", "Protocol",
+        "Swift", "Foundation", "ModelGenRuntime", "ModelGenProgram", "ModelGenQuery", "Self", "Any", "Type", "Protocol",
     ]
-    /// Names of members that every generated model class already has.
+    /// Names of members that every generated model class already has, and names Swift key paths
+    /// (`\Entity.name`, which `#Predicate` and `SortDescriptor` need) cannot reach.
     static let reservedMemberNames = [
-        "id", "persistentModelID", "modelContext", "isDeleted", "hasChanges", "self", "Type", "Protocol",
-        "init", "deinit", "storage",
+        "id", "persistentModelID", "modelContext", "isDeleted", "hasChanges", "persistentBackingData",
+        "self", "Self", "Type", "Protocol", "init", "deinit",
     ]
+    /// Enum cases generated code cannot write as `Enum.case`.
+    static let reservedCaseNames = ["self", "Self", "Protocol", "init"]
 
     private var diagnostics = DiagnosticCollector()
     private let syntax: SchemaSyntax
@@ -84,7 +87,7 @@ public struct SchemaResolver {
         if !Naming.isIdentifier(name.value) {
             diagnostics.error("\(what) '\(name.value)' is not a valid Swift identifier; use letters, digits and '_', not starting with a digit", at: name.location)
         } else if Self.reservedTypeNames.contains(name.value) {
-            diagnostics.error("\(what) '\(name.value)' is reserved by the ModelGen runtime; choose another name", at: name.location)
+            diagnostics.error("\(what) '\(name.value)' is reserved: generated code qualifies names with the modules Swift, Foundation and ModelGenRuntime, and Self, Any, Type and Protocol are Swift's own; choose another name", at: name.location)
         } else if ScalarType(rawValue: name.value) != nil && what != "entity name" {
             diagnostics.error("\(what) '\(name.value)' is the name of a built-in attribute type; choose another name", at: name.location)
         }
@@ -106,8 +109,12 @@ public struct SchemaResolver {
             if syntax.cases.isEmpty {
                 diagnostics.error("enum '\(syntax.name.value)' has no cases", at: syntax.name.location)
             }
-            for name in syntax.cases where !Naming.isIdentifier(name.value) {
-                diagnostics.error("enum case '\(name.value)' of '\(syntax.name.value)' is not a valid Swift identifier", at: name.location)
+            for name in syntax.cases {
+                if !Naming.isIdentifier(name.value) {
+                    diagnostics.error("enum case '\(name.value)' of '\(syntax.name.value)' is not a valid Swift identifier", at: name.location)
+                } else if Self.reservedCaseNames.contains(name.value) {
+                    diagnostics.error("enum case '\(name.value)' of '\(syntax.name.value)' cannot be written as '\(syntax.name.value).\(name.value)' in Swift, even in backticks; rename it", at: name.location)
+                }
             }
             _ = uniqueNames(syntax.cases, what: "case of enum '\(syntax.name.value)'")
             return EnumType(name: syntax.name.value, cases: syntax.cases.map(\.value))
@@ -130,13 +137,13 @@ public struct SchemaResolver {
             if !Naming.isIdentifier(member.value) {
                 diagnostics.error("'\(member.value)' in '\(entity.name.value)' is not a valid Swift identifier; use letters, digits and '_'", at: member.location)
             } else if Self.reservedMemberNames.contains(member.value) {
-                diagnostics.error("'\(member.value)' in '\(entity.name.value)' collides with a member every generated model has (\(member.value == "id" ? "the primary key 'id' is added for you" : "reserved by the runtime")); rename it", at: member.location)
+                let reason = member.value == "id" ? "collides with the primary key 'id', which is added for you"
+                    : ["self", "Self", "Type", "Protocol", "init", "deinit"].contains(member.value) ? "cannot be named by a Swift key path, which #Predicate and SortDescriptor need"
+                    : "collides with a member every generated model has"
+                diagnostics.error("'\(member.value)' in '\(entity.name.value)' \(reason); rename it", at: member.location)
             }
         }
         let table = entity.table?.value ?? Naming.snakeCase(entity.name.value)
-        if let override = entity.table, override.value.isEmpty {
-            diagnostics.error("'table' of '\(entity.name.value)' is empty", at: override.location)
-        }
         let attributes = entity.attributes.compactMap { resolveAttribute($0, in: entity.name.value, enums: enums, entityNames: entityNames) }
         let relationships = entity.relationships.compactMap { resolveRelationship($0, in: entity.name.value, entityNames: entityNames) }
         return Entity(name: entity.name.value, tableName: table, attributes: attributes, relationships: relationships,
@@ -162,9 +169,6 @@ public struct SchemaResolver {
                 diagnostics.error("unknown type '\(attribute.type.value)' for attribute '\(attribute.name.value)' of '\(entity)'\(NearMiss.hint(for: typeName, among: known))", at: attribute.type.location)
             }
             return nil
-        }
-        if let column = attribute.column, column.value.isEmpty {
-            diagnostics.error("'column' of '\(entity).\(attribute.name.value)' is empty", at: column.location)
         }
         let defaultValue = attribute.defaultValue.flatMap { resolveDefault($0, type: type, enums: enums, attribute: "\(entity).\(attribute.name.value)") }
         if attribute.transient?.value == true, !isOptional, defaultValue == nil {
@@ -199,7 +203,10 @@ public struct SchemaResolver {
             return .enumCase(value)
         case let .scalar(scalar):
             switch scalar {
-            case .string: return .string(value)
+            case .string:
+                // Neither database can hold a NUL in SQL text (SQLite ends the statement there).
+                guard !value.unicodeScalars.contains("\0") else { return fail("a string without NUL characters (U+0000)") }
+                return .string(value)
             case .url:
                 // The generated initializer builds the default with URL(string:), which must not fail.
                 guard Foundation.URL(string: value) != nil else { return fail("a URL that URL(string:) accepts") }
@@ -452,7 +459,12 @@ public struct SchemaResolver {
             }
             func resolveGroups(_ groups: [[Located<String>]], option: String) -> [[String]] {
                 groups.map { group in
-                    group.compactMap { name -> String? in
+                    var listed: Set<String> = []
+                    return group.compactMap { name -> String? in
+                        guard listed.insert(name.value).inserted else {
+                            diagnostics.error("'\(option)' of '\(entity.name)' lists '\(name.value)' twice in one group; name each column once", at: name.location)
+                            return nil
+                        }
                         if let match = columns.first(where: { $0.name == name.value }) { return match.column }
                         let hint = NearMiss.hint(for: name.value, among: columns.map(\.name))
                         diagnostics.error("'\(option)' of '\(entity.name)' names '\(name.value)', which is not a stored attribute or to-one relationship of '\(entity.name)'\(hint)", at: name.location)
@@ -469,8 +481,10 @@ public struct SchemaResolver {
         var owners: [String: String] = [:]
         for (entity, entitySyntax) in zip(entities, syntax.entities) {
             let location = entitySyntax.table?.location ?? entitySyntax.name.location
-            if entity.tableName.lowercased().hasPrefix("sqlite_") {
-                diagnostics.error("table name '\(entity.tableName)' of '\(entity.name)' starts with 'sqlite_', which SQLite reserves; set 'table'", at: location)
+            if let problem = SQLNames.problem(with: entity.tableName) {
+                diagnostics.error("table name '\(Naming.printable(entity.tableName))' of '\(entity.name)' \(problem); set 'table' to another name", at: location)
+            } else if let prefix = SQLNames.reservedTablePrefixes.first(where: { entity.tableName.lowercased().hasPrefix($0) }) {
+                diagnostics.error("table name '\(entity.tableName)' of '\(entity.name)' starts with '\(prefix)', which \(Self.prefixOwner(prefix)) reserves; set 'table' to another name", at: location)
             }
             if let other = owners[entity.tableName.lowercased()] {
                 diagnostics.error("entities '\(other)' and '\(entity.name)' both map to table '\(entity.tableName)'; set 'table' on one of them", at: location)
@@ -478,19 +492,66 @@ public struct SchemaResolver {
             owners[entity.tableName.lowercased()] = entity.name
         }
         for table in joinTables {
-            let location = relationshipSyntax["\(table.entity).\(table.relationship)"]?.name.location ?? SourceLocation(file: syntax.file, line: 1, column: 1)
+            let declaration = relationshipSyntax["\(table.entity).\(table.relationship)"]
+            let location = declaration?.column?.location ?? declaration?.name.location ?? SourceLocation(file: syntax.file, line: 1, column: 1)
+            if let problem = SQLNames.problem(with: table.name) {
+                diagnostics.error("the join table name '\(Naming.printable(table.name))' of '\(table.entity).\(table.relationship)' \(problem); set 'column' on the relationship to name the join table", at: location)
+            } else if let prefix = SQLNames.reservedTablePrefixes.first(where: { table.name.lowercased().hasPrefix($0) }) {
+                diagnostics.error("the join table name '\(table.name)' of '\(table.entity).\(table.relationship)' starts with '\(prefix)', which \(Self.prefixOwner(prefix)) reserves; set 'column' on the relationship to name the join table", at: location)
+            }
             if let other = owners[table.name.lowercased()] {
                 diagnostics.error("the join table '\(table.name)' of '\(table.entity).\(table.relationship)' collides with the table of '\(other)'; set 'column' on the relationship to name the join table", at: location)
             }
             owners[table.name.lowercased()] = "\(table.entity).\(table.relationship)"
+            for column in [table.column, table.targetColumn] {
+                if let problem = SQLNames.problem(with: column) {
+                    diagnostics.error("column '\(column)' of the join table of '\(table.entity).\(table.relationship)' \(problem); rename the entity", at: location)
+                }
+            }
+            if table.column.lowercased() == table.targetColumn.lowercased() {
+                diagnostics.error("the join table of '\(table.entity).\(table.relationship)' would store both ends in one column '\(table.column)' (a to-many relationship to its own entity, named like the entity); rename the relationship", at: location)
+            }
+        }
+        // PostgreSQL names a primary key, its sequence and each UNIQUE index after the table; a
+        // table of that name could not be created once they exist.
+        for (entity, entitySyntax) in zip(entities, syntax.entities) {
+            for implicit in SQLNames.implicitNames(of: entity.tableName, uniqueColumnGroups: entity.uniqueColumnGroups) where implicit.utf8.count <= SQLNames.maximumLength {
+                guard let other = owners[implicit.lowercased()] else { continue }
+                let location = entitySyntax.table?.location ?? entitySyntax.name.location
+                diagnostics.error("the table of '\(other)' is named '\(implicit)', the name PostgreSQL gives to an index or sequence of table '\(entity.tableName)' (of '\(entity.name)'); set 'table' on one of them", at: location)
+            }
+        }
+        for table in joinTables where (table.name + "_pkey").utf8.count <= SQLNames.maximumLength {
+            if let other = owners[(table.name + "_pkey").lowercased()] {
+                let location = relationshipSyntax["\(table.entity).\(table.relationship)"]?.name.location ?? SourceLocation(file: syntax.file, line: 1, column: 1)
+                diagnostics.error("the table of '\(other)' is named '\(table.name)_pkey', the name PostgreSQL gives to the primary key of the join table of '\(table.entity).\(table.relationship)'; set 'table' or 'column' to rename one", at: location)
+            }
         }
     }
+
+    /// Who reserves a table-name prefix, for diagnostics.
+    private static func prefixOwner(_ prefix: String) -> String {
+        switch prefix {
+        case "pg_": return "PostgreSQL (its catalogs are searched first, so the name would refer to them)"
+        case "sqlite_": return "SQLite"
+        default: return "ModelGen (for its temporary tables)"
+        }
+    }
+
 
     private mutating func checkColumns(_ entities: [Entity]) {
         for (entity, entitySyntax) in zip(entities, syntax.entities) {
             var owners: [String: String] = ["id": "the primary key"]
+            func checkName(_ column: String, of what: String, at location: SourceLocation) {
+                if let problem = SQLNames.problem(with: column) {
+                    diagnostics.error("column '\(Naming.printable(column))' of \(what) \(problem); set 'column' to another name", at: location)
+                } else if SQLNames.systemColumns.contains(column.lowercased()) {
+                    diagnostics.error("column '\(column)' of \(what) is the name of a PostgreSQL system column (\(SQLNames.systemColumns.sorted().joined(separator: ", "))); set 'column' to another name", at: location)
+                }
+            }
             for attribute in entity.storedAttributes {
                 let location = entitySyntax.attributes.first { $0.name.value == attribute.name }.map { $0.column?.location ?? $0.name.location } ?? entitySyntax.name.location
+                checkName(attribute.columnName, of: "attribute '\(entity.name).\(attribute.name)'", at: location)
                 if let other = owners[attribute.columnName.lowercased()] {
                     diagnostics.error("column '\(attribute.columnName)' of attribute '\(entity.name).\(attribute.name)' collides with \(other) in table '\(entity.tableName)'; set 'column' to rename it", at: location)
                 }
@@ -500,6 +561,7 @@ public struct SchemaResolver {
                 guard case let .foreignKey(column, _) = relationship.storage else { continue }
                 let syntax = declared(relationship)
                 let location = syntax?.column?.location ?? syntax?.name.location ?? entitySyntax.name.location
+                checkName(column, of: "relationship '\(entity.name).\(relationship.name)'", at: location)
                 if let other = owners[column.lowercased()] {
                     diagnostics.error("foreign-key column '\(column)' of relationship '\(entity.name).\(relationship.name)' collides with \(other) in table '\(entity.tableName)'; rename one, or set 'column'", at: location)
                 }

@@ -35,11 +35,13 @@ public struct DDLGenerator {
             statements.append(createJoinTable(table))
         }
         statements.append(contentsOf: deferredConstraints)
+        var indexNames = IndexNames(schema: schema)
         for entity in order {
-            statements.append(contentsOf: indexes(for: entity))
+            statements.append(contentsOf: indexes(for: entity, names: &indexNames))
         }
         for table in schema.joinTables {
-            statements.append("CREATE INDEX \(q(table.name + "_" + table.targetColumn + "_idx")) ON \(q(table.name)) (\(q(table.targetColumn)));")
+            let name = indexNames.allocate(table.name + "_" + table.targetColumn + "_idx")
+            statements.append("CREATE INDEX \(q(name)) ON \(q(table.name)) (\(q(table.targetColumn)));")
         }
         let heading = "-- \(header)\n-- Dialect: \(dialect == .sqlite ? "SQLite" : "PostgreSQL").\n\n"
         return [heading, statements.concatenated(separator: "\n\n"), "\n"].concatenated()
@@ -134,10 +136,13 @@ public struct DDLGenerator {
         return "CREATE TABLE \(q(table.name)) (\n    \(left),\n    \(right),\n    PRIMARY KEY (\(q(table.column)), \(q(table.targetColumn)))\n);"
     }
 
-    private func indexes(for entity: Entity) -> [String] {
+    private func indexes(for entity: Entity, names: inout IndexNames) -> [String] {
         var statements: [String] = []
+        var indexed: Set<[String]> = []
         func index(_ columns: [String]) {
-            let name = entity.tableName + "_" + columns.joined(separator: "_") + "_idx"
+            // `indexed: true` and `indexes: [a]` ask for the same index: it is created once.
+            guard indexed.insert(columns.map { $0.lowercased() }).inserted else { return }
+            let name = names.allocate(entity.tableName + "_" + columns.joined(separator: "_") + "_idx")
             statements.append("CREATE INDEX \(q(name)) ON \(q(entity.tableName)) (\(columns.map(q).joined(separator: ", ")));")
         }
         for foreignKey in foreignKeysByEntity[entity.name] ?? [] where !foreignKey.isUnique {
@@ -150,5 +155,34 @@ public struct DDLGenerator {
             index(columns)
         }
         return statements
+    }
+}
+
+/// Index names, `<table>_<columns>_idx`, made unique among every name in the namespace tables and
+/// indexes share (tables, join tables, the names PostgreSQL gives to keys and sequences, the
+/// indexes named before): a name already taken gets `_2`, `_3`, …, and a name past 63 bytes is
+/// shortened with a hash (`SQLNames.shortened`). SQLite compares these names case-insensitively.
+struct IndexNames {
+    private var taken: Set<String> = []
+
+    init(schema: ModelSchema) {
+        for entity in schema.entities {
+            taken.insert(entity.tableName.lowercased())
+            for name in SQLNames.implicitNames(of: entity.tableName, uniqueColumnGroups: entity.uniqueColumnGroups) { taken.insert(SQLNames.shortened(name).lowercased()) }
+        }
+        for table in schema.joinTables {
+            taken.insert(table.name.lowercased())
+            taken.insert(SQLNames.shortened(table.name + "_pkey").lowercased())
+        }
+    }
+
+    mutating func allocate(_ base: String) -> String {
+        var name = SQLNames.shortened(base)
+        var suffix = 1
+        while !taken.insert(name.lowercased()).inserted {
+            suffix += 1
+            name = SQLNames.shortened(base + "_\(suffix)")
+        }
+        return name
     }
 }

@@ -10,7 +10,7 @@ import ModelGenRuntime
 {{#enums}}
 
 /// Generated from enum `{{name}}` in {{sourceFile}}.
-public enum {{swiftName}}: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, PersistentValue {
+public enum {{swiftName}}: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, ModelGenRuntime.PersistentValue {
 {{#cases}}
     /// Case `{{name}}` of enum `{{enumName}}` in {{sourceFile}}.
     case {{swiftName}}
@@ -20,8 +20,8 @@ public enum {{swiftName}}: Swift.String, Swift.Codable, Swift.CaseIterable, Swif
 {{#entities}}
 
 /// Generated from entity `{{name}}` in {{sourceFile}}.
-public final class {{swiftName}}: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class {{swiftName}}: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 {{#attributes}}
 
     /// Attribute `{{name}}: {{schemaType}}`{{#isTransient}} (transient: not stored){{/isTransient}}.
@@ -41,7 +41,7 @@ public final class {{swiftName}}: PersistentModel {
 
     /// Creates a new `{{name}}`; insert it into a `ModelContext` to save it.
     public init({{initParameters}}) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
 {{#attributes}}
         self.{{swiftName}} = {{parameterName}}
@@ -49,7 +49,7 @@ public final class {{swiftName}}: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
 {{#transientDefaults}}
         persistentBackingData.setInitialValue({{index}}, {{value}} as {{swiftType}})

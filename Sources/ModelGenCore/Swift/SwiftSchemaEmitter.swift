@@ -19,18 +19,18 @@ public struct SwiftSchemaEmitter {
             lines.append("")
             lines.append("extension \(Naming.swiftIdentifier(entity.name)) {")
             lines.append("    /// Entity `\(entity.name)` of \(sourceFile): table `\(entity.tableName)`.")
-            lines.append("    public static let entity = EntityDescription(")
+            lines.append("    public static let entity = ModelGenRuntime.EntityDescription(")
             lines.append("        name: \(SwiftTypes.stringLiteral(entity.name)),")
             lines.append("        table: \(SwiftTypes.stringLiteral(q(entity.tableName))),")
             lines.append("        attributes: [")
             for attribute in entity.attributes {
                 let column = attribute.isTransient ? "nil" : SwiftTypes.stringLiteral(q(attribute.columnName))
-                lines.append("            AttributeDescription(name: \(SwiftTypes.stringLiteral(attribute.name)), column: \(column), isUnique: \(attribute.isUnique)),")
+                lines.append("            ModelGenRuntime.AttributeDescription(name: \(SwiftTypes.stringLiteral(attribute.name)), column: \(column), isUnique: \(attribute.isUnique)),")
             }
             lines.append("        ],")
             lines.append("        relationships: [")
             for relationship in entity.relationships {
-                lines.append("            RelationshipDescription(")
+                lines.append("            ModelGenRuntime.RelationshipDescription(")
                 lines.append("                name: \(SwiftTypes.stringLiteral(relationship.name)), target: \(SwiftTypes.stringLiteral(relationship.target)),")
                 lines.append("                isToMany: \(relationship.isToMany), isOptional: \(!relationship.isRequired), inverse: \(relationship.inverse.map(SwiftTypes.stringLiteral) ?? "nil"),")
                 lines.append("                deleteRule: \(SwiftTypes.stringLiteral(relationship.deleteRule.rawValue)), storage: \(storage(relationship))),")
@@ -42,9 +42,9 @@ public struct SwiftSchemaEmitter {
         let typeName = Naming.swiftIdentifier(schema.name)
         lines.append("")
         lines.append("/// The `\(schema.name)` schema of \(sourceFile): pass it to `ModelContainer(for:configurations:)`.")
-        lines.append("public enum \(typeName): ModelSchemaDefinition {")
+        lines.append("public enum \(typeName): ModelGenRuntime.ModelSchemaDefinition {")
         lines.append("    /// The model classes, in schema order.")
-        lines.append("    public static var models: [any PersistentModel.Type] {")
+        lines.append("    public static var models: [any ModelGenRuntime.PersistentModel.Type] {")
         lines.append("        [" + schema.entities.map { Naming.swiftIdentifier($0.name) + ".self" }.joined(separator: ", ") + "]")
         lines.append("    }")
         lines.append("")
@@ -99,7 +99,7 @@ public struct SwiftDeletionEmitter {
         line("")
         line("extension \(Naming.swiftIdentifier(schema.name)) {")
         line("    /// The safe-deletion program of an entity, planned from \(sourceFile) (see `modelgen plan`).")
-        line("    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {")
+        line("    public static func deletionProgram(for entity: Swift.String) -> ModelGenRuntime.DeletionProgram? {")
         line("        switch entity {")
         for (index, entity) in schema.entities.enumerated() {
             line("        case \(literal: entity.name): return deletionProgram\(index)")
@@ -124,7 +124,7 @@ public struct SwiftDeletionEmitter {
         }
         line("")
         line("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statement\(program.statementCount == 1 ? "" : "s").")
-        line("    private static let deletionProgram\(index) = DeletionProgram(")
+        line("    private static let deletionProgram\(index) = ModelGenRuntime.DeletionProgram(")
         line("        targets: [")
         for target in program.targets {
             line("            .init(entity: \(literal: target.entity), table: \(literal: target.table), closureTable: \(literal: target.closureTable)),")

@@ -4,7 +4,7 @@ import ModelGenRuntime
 
 extension Countries {
     /// The safe-deletion program of an entity, planned from Countries.yaml (see `modelgen plan`).
-    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {
+    public static func deletionProgram(for entity: Swift.String) -> ModelGenRuntime.DeletionProgram? {
         switch entity {
         case "Country": return deletionProgram0
         default: return nil
@@ -12,7 +12,7 @@ extension Countries {
     }
 
     /// Deleting `Country`: 1 set-based statement.
-    private static let deletionProgram0 = DeletionProgram(
+    private static let deletionProgram0 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Country", table: "country", closureTable: "temp.modelgen_delete_country"),
         ],

@@ -4,8 +4,8 @@ import Foundation
 import ModelGenRuntime
 
 /// Generated from entity `Country` in Countries.yaml.
-public final class Country: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Country: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `name: String`.
     public var name: Swift.String {
@@ -21,14 +21,14 @@ public final class Country: PersistentModel {
 
     /// Creates a new `Country`; insert it into a `ModelContext` to save it.
     public init(name: Swift.String, visited: Swift.Bool = false) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.name = name
         self.visited = visited
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 

@@ -4,12 +4,12 @@ import ModelGenRuntime
 
 extension Country {
     /// Entity `Country` of Countries.yaml: table `country`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Country",
         table: "country",
         attributes: [
-            AttributeDescription(name: "name", column: "name", isUnique: true),
-            AttributeDescription(name: "visited", column: "visited", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "name", column: "name", isUnique: true),
+            ModelGenRuntime.AttributeDescription(name: "visited", column: "visited", isUnique: false),
         ],
         relationships: [
         ]
@@ -17,9 +17,9 @@ extension Country {
 }
 
 /// The `Countries` schema of Countries.yaml: pass it to `ModelContainer(for:configurations:)`.
-public enum Countries: ModelSchemaDefinition {
+public enum Countries: ModelGenRuntime.ModelSchemaDefinition {
     /// The model classes, in schema order.
-    public static var models: [any PersistentModel.Type] {
+    public static var models: [any ModelGenRuntime.PersistentModel.Type] {
         [Country.self]
     }
 

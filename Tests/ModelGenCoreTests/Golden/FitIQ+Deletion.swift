@@ -4,7 +4,7 @@ import ModelGenRuntime
 
 extension FitIQ {
     /// The safe-deletion program of an entity, planned from FitIQ.yaml (see `modelgen plan`).
-    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {
+    public static func deletionProgram(for entity: Swift.String) -> ModelGenRuntime.DeletionProgram? {
         switch entity {
         case "SDUserProfile": return deletionProgram0
         case "SDDietaryAndActivityPreferences": return deletionProgram1
@@ -19,7 +19,7 @@ extension FitIQ {
     }
 
     /// Deleting `SDUserProfile`: 8 set-based statements.
-    private static let deletionProgram0 = DeletionProgram(
+    private static let deletionProgram0 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "SDUserProfile", table: "sd_user_profile", closureTable: "temp.modelgen_delete_sd_user_profile"),
             .init(entity: "SDSleepSession", table: "sd_sleep_session", closureTable: "temp.modelgen_delete_sd_sleep_session"),
@@ -57,7 +57,7 @@ extension FitIQ {
     )
 
     /// Deleting `SDDietaryAndActivityPreferences`: 1 set-based statement.
-    private static let deletionProgram1 = DeletionProgram(
+    private static let deletionProgram1 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "SDDietaryAndActivityPreferences", table: "sd_dietary_and_activity_preferences", closureTable: "temp.modelgen_delete_sd_dietary_and_activity_preferences"),
         ],
@@ -81,7 +81,7 @@ extension FitIQ {
     )
 
     /// Deleting `SDProgressEntry`: 1 set-based statement.
-    private static let deletionProgram2 = DeletionProgram(
+    private static let deletionProgram2 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "SDProgressEntry", table: "sd_progress_entry", closureTable: "temp.modelgen_delete_sd_progress_entry"),
         ],
@@ -105,7 +105,7 @@ extension FitIQ {
     )
 
     /// Deleting `SDSleepSession`: 2 set-based statements.
-    private static let deletionProgram3 = DeletionProgram(
+    private static let deletionProgram3 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "SDSleepSession", table: "sd_sleep_session", closureTable: "temp.modelgen_delete_sd_sleep_session"),
         ],
@@ -131,7 +131,7 @@ extension FitIQ {
     )
 
     /// Deleting `SDSleepStage`: 1 set-based statement.
-    private static let deletionProgram4 = DeletionProgram(
+    private static let deletionProgram4 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "SDSleepStage", table: "sd_sleep_stage", closureTable: "temp.modelgen_delete_sd_sleep_stage"),
         ],
@@ -155,7 +155,7 @@ extension FitIQ {
     )
 
     /// Deleting `SDActivitySnapshot`: 1 set-based statement.
-    private static let deletionProgram5 = DeletionProgram(
+    private static let deletionProgram5 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "SDActivitySnapshot", table: "sd_activity_snapshot", closureTable: "temp.modelgen_delete_sd_activity_snapshot"),
         ],
@@ -179,7 +179,7 @@ extension FitIQ {
     )
 
     /// Deleting `SDPhysicalAttribute`: 1 set-based statement.
-    private static let deletionProgram6 = DeletionProgram(
+    private static let deletionProgram6 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "SDPhysicalAttribute", table: "sd_physical_attribute", closureTable: "temp.modelgen_delete_sd_physical_attribute"),
         ],
@@ -203,7 +203,7 @@ extension FitIQ {
     )
 
     /// Deleting `SDOutboxEvent`: 1 set-based statement.
-    private static let deletionProgram7 = DeletionProgram(
+    private static let deletionProgram7 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "SDOutboxEvent", table: "sd_outbox_event", closureTable: "temp.modelgen_delete_sd_outbox_event"),
         ],

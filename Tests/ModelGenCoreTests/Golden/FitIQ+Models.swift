@@ -4,8 +4,8 @@ import Foundation
 import ModelGenRuntime
 
 /// Generated from entity `SDUserProfile` in FitIQ.yaml.
-public final class SDUserProfile: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class SDUserProfile: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `userID: String`.
     public var userID: Swift.String {
@@ -57,7 +57,7 @@ public final class SDUserProfile: PersistentModel {
 
     /// Creates a new `SDUserProfile`; insert it into a `ModelContext` to save it.
     public init(userID: Swift.String, name: Swift.String, createdAt: Foundation.Date) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.userID = userID
         self.name = name
@@ -65,7 +65,7 @@ public final class SDUserProfile: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -86,8 +86,8 @@ public final class SDUserProfile: PersistentModel {
 }
 
 /// Generated from entity `SDDietaryAndActivityPreferences` in FitIQ.yaml.
-public final class SDDietaryAndActivityPreferences: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class SDDietaryAndActivityPreferences: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `dailyCalorieGoal: Int?`.
     public var dailyCalorieGoal: Swift.Int? {
@@ -115,7 +115,7 @@ public final class SDDietaryAndActivityPreferences: PersistentModel {
 
     /// Creates a new `SDDietaryAndActivityPreferences`; insert it into a `ModelContext` to save it.
     public init(dailyCalorieGoal: Swift.Int? = nil, activityLevel: Swift.String? = nil, dietType: Swift.String? = nil) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.dailyCalorieGoal = dailyCalorieGoal
         self.activityLevel = activityLevel
@@ -123,7 +123,7 @@ public final class SDDietaryAndActivityPreferences: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -140,8 +140,8 @@ public final class SDDietaryAndActivityPreferences: PersistentModel {
 }
 
 /// Generated from entity `SDProgressEntry` in FitIQ.yaml.
-public final class SDProgressEntry: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class SDProgressEntry: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `userID: String`.
     public var userID: Swift.String {
@@ -175,7 +175,7 @@ public final class SDProgressEntry: PersistentModel {
 
     /// Creates a new `SDProgressEntry`; insert it into a `ModelContext` to save it.
     public init(userID: Swift.String, metric: Swift.String, value: Swift.Double, date: Foundation.Date) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.userID = userID
         self.metric = metric
@@ -184,7 +184,7 @@ public final class SDProgressEntry: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -202,8 +202,8 @@ public final class SDProgressEntry: PersistentModel {
 }
 
 /// Generated from entity `SDSleepSession` in FitIQ.yaml.
-public final class SDSleepSession: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class SDSleepSession: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `startDate: Date`.
     public var startDate: Foundation.Date {
@@ -237,7 +237,7 @@ public final class SDSleepSession: PersistentModel {
 
     /// Creates a new `SDSleepSession`; insert it into a `ModelContext` to save it.
     public init(startDate: Foundation.Date, endDate: Foundation.Date, quality: Swift.Double? = nil) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.startDate = startDate
         self.endDate = endDate
@@ -245,7 +245,7 @@ public final class SDSleepSession: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -263,8 +263,8 @@ public final class SDSleepSession: PersistentModel {
 }
 
 /// Generated from entity `SDSleepStage` in FitIQ.yaml.
-public final class SDSleepStage: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class SDSleepStage: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `stage: String`.
     public var stage: Swift.String {
@@ -292,7 +292,7 @@ public final class SDSleepStage: PersistentModel {
 
     /// Creates a new `SDSleepStage`; insert it into a `ModelContext` to save it.
     public init(stage: Swift.String, startDate: Foundation.Date, endDate: Foundation.Date) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.stage = stage
         self.startDate = startDate
@@ -300,7 +300,7 @@ public final class SDSleepStage: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -317,8 +317,8 @@ public final class SDSleepStage: PersistentModel {
 }
 
 /// Generated from entity `SDActivitySnapshot` in FitIQ.yaml.
-public final class SDActivitySnapshot: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class SDActivitySnapshot: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `date: Date`.
     public var date: Foundation.Date {
@@ -346,7 +346,7 @@ public final class SDActivitySnapshot: PersistentModel {
 
     /// Creates a new `SDActivitySnapshot`; insert it into a `ModelContext` to save it.
     public init(date: Foundation.Date, steps: Swift.Int, activeCalories: Swift.Double) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.date = date
         self.steps = steps
@@ -354,7 +354,7 @@ public final class SDActivitySnapshot: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -371,8 +371,8 @@ public final class SDActivitySnapshot: PersistentModel {
 }
 
 /// Generated from entity `SDPhysicalAttribute` in FitIQ.yaml.
-public final class SDPhysicalAttribute: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class SDPhysicalAttribute: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `kind: String`.
     public var kind: Swift.String {
@@ -400,7 +400,7 @@ public final class SDPhysicalAttribute: PersistentModel {
 
     /// Creates a new `SDPhysicalAttribute`; insert it into a `ModelContext` to save it.
     public init(kind: Swift.String, value: Swift.Double, recordedAt: Foundation.Date) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.kind = kind
         self.value = value
@@ -408,7 +408,7 @@ public final class SDPhysicalAttribute: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -425,8 +425,8 @@ public final class SDPhysicalAttribute: PersistentModel {
 }
 
 /// Generated from entity `SDOutboxEvent` in FitIQ.yaml.
-public final class SDOutboxEvent: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class SDOutboxEvent: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `eventType: String`.
     public var eventType: Swift.String {
@@ -454,7 +454,7 @@ public final class SDOutboxEvent: PersistentModel {
 
     /// Creates a new `SDOutboxEvent`; insert it into a `ModelContext` to save it.
     public init(eventType: Swift.String, payload: Foundation.Data, createdAt: Foundation.Date, isProcessed: Swift.Bool = false) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.eventType = eventType
         self.payload = payload
@@ -463,7 +463,7 @@ public final class SDOutboxEvent: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 

@@ -4,32 +4,32 @@ import ModelGenRuntime
 
 extension SDUserProfile {
     /// Entity `SDUserProfile` of FitIQ.yaml: table `sd_user_profile`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "SDUserProfile",
         table: "sd_user_profile",
         attributes: [
-            AttributeDescription(name: "userID", column: "user_id", isUnique: true),
-            AttributeDescription(name: "name", column: "name", isUnique: false),
-            AttributeDescription(name: "createdAt", column: "created_at", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "userID", column: "user_id", isUnique: true),
+            ModelGenRuntime.AttributeDescription(name: "name", column: "name", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "createdAt", column: "created_at", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "dietaryAndActivityPreferences", target: "SDDietaryAndActivityPreferences",
                 isToMany: false, isOptional: true, inverse: "userProfile",
                 deleteRule: "cascade", storage: .inverseColumn("user_profile_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "progressEntries", target: "SDProgressEntry",
                 isToMany: true, isOptional: true, inverse: "userProfile",
                 deleteRule: "cascade", storage: .inverseColumn("user_profile_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "sleepSessions", target: "SDSleepSession",
                 isToMany: true, isOptional: true, inverse: "userProfile",
                 deleteRule: "cascade", storage: .inverseColumn("user_profile_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "activitySnapshots", target: "SDActivitySnapshot",
                 isToMany: true, isOptional: true, inverse: "userProfile",
                 deleteRule: "cascade", storage: .inverseColumn("user_profile_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "physicalAttributes", target: "SDPhysicalAttribute",
                 isToMany: true, isOptional: true, inverse: "userProfile",
                 deleteRule: "cascade", storage: .inverseColumn("user_profile_id")),
@@ -39,16 +39,16 @@ extension SDUserProfile {
 
 extension SDDietaryAndActivityPreferences {
     /// Entity `SDDietaryAndActivityPreferences` of FitIQ.yaml: table `sd_dietary_and_activity_preferences`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "SDDietaryAndActivityPreferences",
         table: "sd_dietary_and_activity_preferences",
         attributes: [
-            AttributeDescription(name: "dailyCalorieGoal", column: "daily_calorie_goal", isUnique: false),
-            AttributeDescription(name: "activityLevel", column: "activity_level", isUnique: false),
-            AttributeDescription(name: "dietType", column: "diet_type", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "dailyCalorieGoal", column: "daily_calorie_goal", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "activityLevel", column: "activity_level", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "dietType", column: "diet_type", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "userProfile", target: "SDUserProfile",
                 isToMany: false, isOptional: true, inverse: "dietaryAndActivityPreferences",
                 deleteRule: "nullify", storage: .column("user_profile_id")),
@@ -58,17 +58,17 @@ extension SDDietaryAndActivityPreferences {
 
 extension SDProgressEntry {
     /// Entity `SDProgressEntry` of FitIQ.yaml: table `sd_progress_entry`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "SDProgressEntry",
         table: "sd_progress_entry",
         attributes: [
-            AttributeDescription(name: "userID", column: "user_id", isUnique: false),
-            AttributeDescription(name: "metric", column: "metric", isUnique: false),
-            AttributeDescription(name: "value", column: "value", isUnique: false),
-            AttributeDescription(name: "date", column: "date", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "userID", column: "user_id", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "metric", column: "metric", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "value", column: "value", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "date", column: "date", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "userProfile", target: "SDUserProfile",
                 isToMany: false, isOptional: true, inverse: "progressEntries",
                 deleteRule: "nullify", storage: .column("user_profile_id")),
@@ -78,20 +78,20 @@ extension SDProgressEntry {
 
 extension SDSleepSession {
     /// Entity `SDSleepSession` of FitIQ.yaml: table `sd_sleep_session`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "SDSleepSession",
         table: "sd_sleep_session",
         attributes: [
-            AttributeDescription(name: "startDate", column: "start_date", isUnique: false),
-            AttributeDescription(name: "endDate", column: "end_date", isUnique: false),
-            AttributeDescription(name: "quality", column: "quality", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "startDate", column: "start_date", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "endDate", column: "end_date", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "quality", column: "quality", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "userProfile", target: "SDUserProfile",
                 isToMany: false, isOptional: true, inverse: "sleepSessions",
                 deleteRule: "nullify", storage: .column("user_profile_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "stages", target: "SDSleepStage",
                 isToMany: true, isOptional: true, inverse: "session",
                 deleteRule: "cascade", storage: .inverseColumn("session_id")),
@@ -101,16 +101,16 @@ extension SDSleepSession {
 
 extension SDSleepStage {
     /// Entity `SDSleepStage` of FitIQ.yaml: table `sd_sleep_stage`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "SDSleepStage",
         table: "sd_sleep_stage",
         attributes: [
-            AttributeDescription(name: "stage", column: "stage", isUnique: false),
-            AttributeDescription(name: "startDate", column: "start_date", isUnique: false),
-            AttributeDescription(name: "endDate", column: "end_date", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "stage", column: "stage", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "startDate", column: "start_date", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "endDate", column: "end_date", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "session", target: "SDSleepSession",
                 isToMany: false, isOptional: true, inverse: "stages",
                 deleteRule: "nullify", storage: .column("session_id")),
@@ -120,16 +120,16 @@ extension SDSleepStage {
 
 extension SDActivitySnapshot {
     /// Entity `SDActivitySnapshot` of FitIQ.yaml: table `sd_activity_snapshot`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "SDActivitySnapshot",
         table: "sd_activity_snapshot",
         attributes: [
-            AttributeDescription(name: "date", column: "date", isUnique: false),
-            AttributeDescription(name: "steps", column: "steps", isUnique: false),
-            AttributeDescription(name: "activeCalories", column: "active_calories", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "date", column: "date", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "steps", column: "steps", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "activeCalories", column: "active_calories", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "userProfile", target: "SDUserProfile",
                 isToMany: false, isOptional: true, inverse: "activitySnapshots",
                 deleteRule: "nullify", storage: .column("user_profile_id")),
@@ -139,16 +139,16 @@ extension SDActivitySnapshot {
 
 extension SDPhysicalAttribute {
     /// Entity `SDPhysicalAttribute` of FitIQ.yaml: table `sd_physical_attribute`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "SDPhysicalAttribute",
         table: "sd_physical_attribute",
         attributes: [
-            AttributeDescription(name: "kind", column: "kind", isUnique: false),
-            AttributeDescription(name: "value", column: "value", isUnique: false),
-            AttributeDescription(name: "recordedAt", column: "recorded_at", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "kind", column: "kind", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "value", column: "value", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "recordedAt", column: "recorded_at", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "userProfile", target: "SDUserProfile",
                 isToMany: false, isOptional: true, inverse: "physicalAttributes",
                 deleteRule: "nullify", storage: .column("user_profile_id")),
@@ -158,14 +158,14 @@ extension SDPhysicalAttribute {
 
 extension SDOutboxEvent {
     /// Entity `SDOutboxEvent` of FitIQ.yaml: table `sd_outbox_event`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "SDOutboxEvent",
         table: "sd_outbox_event",
         attributes: [
-            AttributeDescription(name: "eventType", column: "event_type", isUnique: false),
-            AttributeDescription(name: "payload", column: "payload", isUnique: false),
-            AttributeDescription(name: "createdAt", column: "created_at", isUnique: false),
-            AttributeDescription(name: "isProcessed", column: "is_processed", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "eventType", column: "event_type", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "payload", column: "payload", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "createdAt", column: "created_at", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "isProcessed", column: "is_processed", isUnique: false),
         ],
         relationships: [
         ]
@@ -173,9 +173,9 @@ extension SDOutboxEvent {
 }
 
 /// The `FitIQ` schema of FitIQ.yaml: pass it to `ModelContainer(for:configurations:)`.
-public enum FitIQ: ModelSchemaDefinition {
+public enum FitIQ: ModelGenRuntime.ModelSchemaDefinition {
     /// The model classes, in schema order.
-    public static var models: [any PersistentModel.Type] {
+    public static var models: [any ModelGenRuntime.PersistentModel.Type] {
         [SDUserProfile.self, SDDietaryAndActivityPreferences.self, SDProgressEntry.self, SDSleepSession.self, SDSleepStage.self, SDActivitySnapshot.self, SDPhysicalAttribute.self, SDOutboxEvent.self]
     }
 

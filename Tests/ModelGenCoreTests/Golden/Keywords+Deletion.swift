@@ -4,7 +4,7 @@ import ModelGenRuntime
 
 extension Keywords {
     /// The safe-deletion program of an entity, planned from Keywords.yaml (see `modelgen plan`).
-    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {
+    public static func deletionProgram(for entity: Swift.String) -> ModelGenRuntime.DeletionProgram? {
         switch entity {
         case "Order": return deletionProgram0
         case "Select": return deletionProgram1
@@ -14,7 +14,7 @@ extension Keywords {
     }
 
     /// Deleting `Order`: 3 set-based statements.
-    private static let deletionProgram0 = DeletionProgram(
+    private static let deletionProgram0 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Order", table: "\"order\"", closureTable: "temp.modelgen_delete_order"),
         ],
@@ -36,7 +36,7 @@ extension Keywords {
     )
 
     /// Deleting `Select`: 1 set-based statement.
-    private static let deletionProgram1 = DeletionProgram(
+    private static let deletionProgram1 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Select", table: "\"select\"", closureTable: "temp.modelgen_delete_select"),
         ],
@@ -60,7 +60,7 @@ extension Keywords {
     )
 
     /// Deleting `Table`: 2 set-based statements.
-    private static let deletionProgram2 = DeletionProgram(
+    private static let deletionProgram2 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Table", table: "\"table\"", closureTable: "temp.modelgen_delete_table"),
         ],

@@ -4,7 +4,7 @@ import Foundation
 import ModelGenRuntime
 
 /// Generated from enum `Status` in Keywords.yaml.
-public enum Status: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, PersistentValue {
+public enum Status: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, ModelGenRuntime.PersistentValue {
     /// Case `open` of enum `Status` in Keywords.yaml.
     case `open`
     /// Case `closed` of enum `Status` in Keywords.yaml.
@@ -14,8 +14,8 @@ public enum Status: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Senda
 }
 
 /// Generated from entity `Order` in Keywords.yaml.
-public final class Order: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Order: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `group: String`.
     public var group: Swift.String {
@@ -55,7 +55,7 @@ public final class Order: PersistentModel {
 
     /// Creates a new `Order`; insert it into a `ModelContext` to save it.
     public init(group: Swift.String, `class`: Swift.String, `default`: Swift.Int = 0, status: Status = .`open`) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.group = group
         self.`class` = `class`
@@ -64,7 +64,7 @@ public final class Order: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -83,8 +83,8 @@ public final class Order: PersistentModel {
 }
 
 /// Generated from entity `Select` in Keywords.yaml.
-public final class Select: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Select: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `where: String?`.
     public var `where`: Swift.String? {
@@ -100,13 +100,13 @@ public final class Select: PersistentModel {
 
     /// Creates a new `Select`; insert it into a `ModelContext` to save it.
     public init(`where`: Swift.String? = nil) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.`where` = `where`
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -121,8 +121,8 @@ public final class Select: PersistentModel {
 }
 
 /// Generated from entity `Table` in Keywords.yaml.
-public final class Table: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Table: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `from: String`.
     public var from: Swift.String {
@@ -138,13 +138,13 @@ public final class Table: PersistentModel {
 
     /// Creates a new `Table`; insert it into a `ModelContext` to save it.
     public init(from: Swift.String) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.from = from
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 

@@ -4,21 +4,21 @@ import ModelGenRuntime
 
 extension Order {
     /// Entity `Order` of Keywords.yaml: table `order`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Order",
         table: "\"order\"",
         attributes: [
-            AttributeDescription(name: "group", column: "\"group\"", isUnique: false),
-            AttributeDescription(name: "class", column: "class", isUnique: true),
-            AttributeDescription(name: "default", column: "\"default\"", isUnique: false),
-            AttributeDescription(name: "status", column: "status", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "group", column: "\"group\"", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "class", column: "class", isUnique: true),
+            ModelGenRuntime.AttributeDescription(name: "default", column: "\"default\"", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "status", column: "status", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "select", target: "Select",
                 isToMany: true, isOptional: true, inverse: "order",
                 deleteRule: "cascade", storage: .inverseColumn("order_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "tags", target: "Table",
                 isToMany: true, isOptional: true, inverse: "orders",
                 deleteRule: "nullify", storage: .joinTable("order_tags", ownColumn: "order_id", targetColumn: "table_id")),
@@ -28,14 +28,14 @@ extension Order {
 
 extension Select {
     /// Entity `Select` of Keywords.yaml: table `select`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Select",
         table: "\"select\"",
         attributes: [
-            AttributeDescription(name: "where", column: "\"where\"", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "where", column: "\"where\"", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "order", target: "Order",
                 isToMany: false, isOptional: false, inverse: "select",
                 deleteRule: "nullify", storage: .column("order_id")),
@@ -45,14 +45,14 @@ extension Select {
 
 extension Table {
     /// Entity `Table` of Keywords.yaml: table `table`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Table",
         table: "\"table\"",
         attributes: [
-            AttributeDescription(name: "from", column: "\"from\"", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "from", column: "\"from\"", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "orders", target: "Order",
                 isToMany: true, isOptional: true, inverse: "tags",
                 deleteRule: "nullify", storage: .joinTable("order_tags", ownColumn: "table_id", targetColumn: "order_id")),
@@ -61,9 +61,9 @@ extension Table {
 }
 
 /// The `Keywords` schema of Keywords.yaml: pass it to `ModelContainer(for:configurations:)`.
-public enum Keywords: ModelSchemaDefinition {
+public enum Keywords: ModelGenRuntime.ModelSchemaDefinition {
     /// The model classes, in schema order.
-    public static var models: [any PersistentModel.Type] {
+    public static var models: [any ModelGenRuntime.PersistentModel.Type] {
         [Order.self, Select.self, Table.self]
     }
 

@@ -4,7 +4,7 @@ import ModelGenRuntime
 
 extension Library {
     /// The safe-deletion program of an entity, planned from Library.yaml (see `modelgen plan`).
-    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {
+    public static func deletionProgram(for entity: Swift.String) -> ModelGenRuntime.DeletionProgram? {
         switch entity {
         case "Author": return deletionProgram0
         case "Portrait": return deletionProgram1
@@ -16,7 +16,7 @@ extension Library {
     }
 
     /// Deleting `Author`: 10 set-based statements.
-    private static let deletionProgram0 = DeletionProgram(
+    private static let deletionProgram0 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Author", table: "author", closureTable: "temp.modelgen_delete_author"),
             .init(entity: "Book", table: "book", closureTable: "temp.modelgen_delete_book"),
@@ -46,7 +46,7 @@ extension Library {
     )
 
     /// Deleting `Portrait`: 1 set-based statement.
-    private static let deletionProgram1 = DeletionProgram(
+    private static let deletionProgram1 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Portrait", table: "portrait", closureTable: "temp.modelgen_delete_portrait"),
         ],
@@ -70,7 +70,7 @@ extension Library {
     )
 
     /// Deleting `Book`: 6 set-based statements.
-    private static let deletionProgram2 = DeletionProgram(
+    private static let deletionProgram2 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Book", table: "book", closureTable: "temp.modelgen_delete_book"),
         ],
@@ -94,7 +94,7 @@ extension Library {
     )
 
     /// Deleting `Loan`: 1 set-based statement.
-    private static let deletionProgram3 = DeletionProgram(
+    private static let deletionProgram3 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Loan", table: "loan", closureTable: "temp.modelgen_delete_loan"),
         ],
@@ -118,7 +118,7 @@ extension Library {
     )
 
     /// Deleting `Shelf`: 4 set-based statements.
-    private static let deletionProgram4 = DeletionProgram(
+    private static let deletionProgram4 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Shelf", table: "shelves", closureTable: "temp.modelgen_delete_shelves"),
         ],

@@ -4,8 +4,8 @@ import Foundation
 import ModelGenRuntime
 
 /// Generated from entity `Author` in Library.yaml.
-public final class Author: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Author: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `name: String`.
     public var name: Swift.String {
@@ -39,14 +39,14 @@ public final class Author: PersistentModel {
 
     /// Creates a new `Author`; insert it into a `ModelContext` to save it.
     public init(name: Swift.String, born: Foundation.Date? = Foundation.Date(timeIntervalSinceReferenceDate: -3187296000.0)) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.name = name
         self.born = born
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -64,8 +64,8 @@ public final class Author: PersistentModel {
 }
 
 /// Generated from entity `Portrait` in Library.yaml.
-public final class Portrait: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Portrait: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `image: Data`.
     public var image: Foundation.Data {
@@ -81,13 +81,13 @@ public final class Portrait: PersistentModel {
 
     /// Creates a new `Portrait`; insert it into a `ModelContext` to save it.
     public init(image: Foundation.Data = Foundation.Data([0x00, 0x01, 0x02])) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.image = image
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -102,8 +102,8 @@ public final class Portrait: PersistentModel {
 }
 
 /// Generated from entity `Book` in Library.yaml.
-public final class Book: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Book: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `title: String`.
     public var title: Swift.String {
@@ -167,7 +167,7 @@ public final class Book: PersistentModel {
 
     /// Creates a new `Book`; insert it into a `ModelContext` to save it.
     public init(title: Swift.String, isbn: Foundation.UUID, price: Foundation.Decimal = Foundation.Decimal(string: "9.99", locale: Foundation.Locale(identifier: "en_US_POSIX"))!, pages: Swift.Int16? = nil) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.title = title
         self.isbn = isbn
@@ -176,7 +176,7 @@ public final class Book: PersistentModel {
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -199,8 +199,8 @@ public final class Book: PersistentModel {
 }
 
 /// Generated from entity `Loan` in Library.yaml.
-public final class Loan: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Loan: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `borrower: String`.
     public var borrower: Swift.String {
@@ -222,14 +222,14 @@ public final class Loan: PersistentModel {
 
     /// Creates a new `Loan`; insert it into a `ModelContext` to save it.
     public init(borrower: Swift.String, due: Foundation.Date) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.borrower = borrower
         self.due = due
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -245,8 +245,8 @@ public final class Loan: PersistentModel {
 }
 
 /// Generated from entity `Shelf` in Library.yaml.
-public final class Shelf: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Shelf: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `label: String`.
     public var label: Swift.String {
@@ -280,14 +280,14 @@ public final class Shelf: PersistentModel {
 
     /// Creates a new `Shelf`; insert it into a `ModelContext` to save it.
     public init(label: Swift.String, cached: Swift.Int = 0) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.label = label
         self.cached = cached
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
         persistentBackingData.setInitialValue(1, 0 as Swift.Int)
     }

@@ -4,23 +4,23 @@ import ModelGenRuntime
 
 extension Author {
     /// Entity `Author` of Library.yaml: table `author`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Author",
         table: "author",
         attributes: [
-            AttributeDescription(name: "name", column: "name", isUnique: false),
-            AttributeDescription(name: "born", column: "born", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "name", column: "name", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "born", column: "born", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "books", target: "Book",
                 isToMany: true, isOptional: true, inverse: "author",
                 deleteRule: "cascade", storage: .inverseColumn("author_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "portrait", target: "Portrait",
                 isToMany: false, isOptional: true, inverse: "author",
                 deleteRule: "cascade", storage: .inverseColumn("author_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "favoriteBook", target: "Book",
                 isToMany: false, isOptional: true, inverse: "favoritedBy",
                 deleteRule: "nullify", storage: .column("favorite_book_id")),
@@ -30,14 +30,14 @@ extension Author {
 
 extension Portrait {
     /// Entity `Portrait` of Library.yaml: table `portrait`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Portrait",
         table: "portrait",
         attributes: [
-            AttributeDescription(name: "image", column: "image", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "image", column: "image", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "author", target: "Author",
                 isToMany: false, isOptional: false, inverse: "portrait",
                 deleteRule: "nullify", storage: .column("author_id")),
@@ -47,37 +47,37 @@ extension Portrait {
 
 extension Book {
     /// Entity `Book` of Library.yaml: table `book`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Book",
         table: "book",
         attributes: [
-            AttributeDescription(name: "title", column: "title", isUnique: false),
-            AttributeDescription(name: "isbn", column: "isbn", isUnique: true),
-            AttributeDescription(name: "price", column: "price", isUnique: false),
-            AttributeDescription(name: "pages", column: "pages", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "title", column: "title", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "isbn", column: "isbn", isUnique: true),
+            ModelGenRuntime.AttributeDescription(name: "price", column: "price", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "pages", column: "pages", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "author", target: "Author",
                 isToMany: false, isOptional: false, inverse: "books",
                 deleteRule: "nullify", storage: .column("author_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "favoritedBy", target: "Author",
                 isToMany: true, isOptional: true, inverse: "favoriteBook",
                 deleteRule: "nullify", storage: .inverseColumn("favorite_book_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "loans", target: "Loan",
                 isToMany: true, isOptional: true, inverse: "book",
                 deleteRule: "deny", storage: .inverseColumn("book_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "shelves", target: "Shelf",
                 isToMany: true, isOptional: true, inverse: "books",
                 deleteRule: "nullify", storage: .joinTable("book_shelves", ownColumn: "book_id", targetColumn: "shelf_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "sequel", target: "Book",
                 isToMany: false, isOptional: true, inverse: "prequel",
                 deleteRule: "nullify", storage: .column("sequel_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "prequel", target: "Book",
                 isToMany: false, isOptional: true, inverse: "sequel",
                 deleteRule: "nullify", storage: .inverseColumn("sequel_id")),
@@ -87,15 +87,15 @@ extension Book {
 
 extension Loan {
     /// Entity `Loan` of Library.yaml: table `loan`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Loan",
         table: "loan",
         attributes: [
-            AttributeDescription(name: "borrower", column: "borrower", isUnique: false),
-            AttributeDescription(name: "due", column: "due", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "borrower", column: "borrower", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "due", column: "due", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "book", target: "Book",
                 isToMany: false, isOptional: false, inverse: "loans",
                 deleteRule: "noAction", storage: .column("book_id")),
@@ -105,23 +105,23 @@ extension Loan {
 
 extension Shelf {
     /// Entity `Shelf` of Library.yaml: table `shelves`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Shelf",
         table: "shelves",
         attributes: [
-            AttributeDescription(name: "label", column: "shelf_label", isUnique: false),
-            AttributeDescription(name: "cached", column: nil, isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "label", column: "shelf_label", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "cached", column: nil, isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "books", target: "Book",
                 isToMany: true, isOptional: true, inverse: "shelves",
                 deleteRule: "nullify", storage: .joinTable("book_shelves", ownColumn: "shelf_id", targetColumn: "book_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "parent", target: "Shelf",
                 isToMany: false, isOptional: true, inverse: "children",
                 deleteRule: "nullify", storage: .column("parent_id")),
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "children", target: "Shelf",
                 isToMany: true, isOptional: true, inverse: "parent",
                 deleteRule: "cascade", storage: .inverseColumn("parent_id")),
@@ -130,9 +130,9 @@ extension Shelf {
 }
 
 /// The `Library` schema of Library.yaml: pass it to `ModelContainer(for:configurations:)`.
-public enum Library: ModelSchemaDefinition {
+public enum Library: ModelGenRuntime.ModelSchemaDefinition {
     /// The model classes, in schema order.
-    public static var models: [any PersistentModel.Type] {
+    public static var models: [any ModelGenRuntime.PersistentModel.Type] {
         [Author.self, Portrait.self, Book.self, Loan.self, Shelf.self]
     }
 

@@ -4,7 +4,7 @@ import ModelGenRuntime
 
 extension Zoo {
     /// The safe-deletion program of an entity, planned from Zoo.yaml (see `modelgen plan`).
-    public static func deletionProgram(for entity: Swift.String) -> DeletionProgram? {
+    public static func deletionProgram(for entity: Swift.String) -> ModelGenRuntime.DeletionProgram? {
         switch entity {
         case "AnimalCategory": return deletionProgram0
         case "Animal": return deletionProgram1
@@ -13,7 +13,7 @@ extension Zoo {
     }
 
     /// Deleting `AnimalCategory`: 2 set-based statements.
-    private static let deletionProgram0 = DeletionProgram(
+    private static let deletionProgram0 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "AnimalCategory", table: "animal_category", closureTable: "temp.modelgen_delete_animal_category"),
         ],
@@ -39,7 +39,7 @@ extension Zoo {
     )
 
     /// Deleting `Animal`: 1 set-based statement.
-    private static let deletionProgram1 = DeletionProgram(
+    private static let deletionProgram1 = ModelGenRuntime.DeletionProgram(
         targets: [
             .init(entity: "Animal", table: "animal", closureTable: "temp.modelgen_delete_animal"),
         ],

@@ -4,7 +4,7 @@ import Foundation
 import ModelGenRuntime
 
 /// Generated from enum `Diet` in Zoo.yaml.
-public enum Diet: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, PersistentValue {
+public enum Diet: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendable, ModelGenRuntime.PersistentValue {
     /// Case `herbivorous` of enum `Diet` in Zoo.yaml.
     case herbivorous
     /// Case `carnivorous` of enum `Diet` in Zoo.yaml.
@@ -14,8 +14,8 @@ public enum Diet: Swift.String, Swift.Codable, Swift.CaseIterable, Swift.Sendabl
 }
 
 /// Generated from entity `AnimalCategory` in Zoo.yaml.
-public final class AnimalCategory: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class AnimalCategory: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `name: String`.
     public var name: Swift.String {
@@ -31,13 +31,13 @@ public final class AnimalCategory: PersistentModel {
 
     /// Creates a new `AnimalCategory`; insert it into a `ModelContext` to save it.
     public init(name: Swift.String) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.name = name
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 
@@ -52,8 +52,8 @@ public final class AnimalCategory: PersistentModel {
 }
 
 /// Generated from entity `Animal` in Zoo.yaml.
-public final class Animal: PersistentModel {
-    public let persistentBackingData: ModelBackingData
+public final class Animal: ModelGenRuntime.PersistentModel {
+    public let persistentBackingData: ModelGenRuntime.ModelBackingData
 
     /// Attribute `name: String`.
     public var name: Swift.String {
@@ -75,14 +75,14 @@ public final class Animal: PersistentModel {
 
     /// Creates a new `Animal`; insert it into a `ModelContext` to save it.
     public init(name: Swift.String, diet: Diet = .herbivorous) {
-        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.name = name
         self.diet = diet
     }
 
     /// Creates the object for a row a `ModelContext` loads.
-    public required init(backingData: ModelBackingData) {
+    public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
     }
 

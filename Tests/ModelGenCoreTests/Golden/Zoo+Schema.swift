@@ -4,14 +4,14 @@ import ModelGenRuntime
 
 extension AnimalCategory {
     /// Entity `AnimalCategory` of Zoo.yaml: table `animal_category`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "AnimalCategory",
         table: "animal_category",
         attributes: [
-            AttributeDescription(name: "name", column: "name", isUnique: true),
+            ModelGenRuntime.AttributeDescription(name: "name", column: "name", isUnique: true),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "animals", target: "Animal",
                 isToMany: true, isOptional: true, inverse: "category",
                 deleteRule: "cascade", storage: .inverseColumn("category_id")),
@@ -21,15 +21,15 @@ extension AnimalCategory {
 
 extension Animal {
     /// Entity `Animal` of Zoo.yaml: table `animal`.
-    public static let entity = EntityDescription(
+    public static let entity = ModelGenRuntime.EntityDescription(
         name: "Animal",
         table: "animal",
         attributes: [
-            AttributeDescription(name: "name", column: "name", isUnique: false),
-            AttributeDescription(name: "diet", column: "diet", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "name", column: "name", isUnique: false),
+            ModelGenRuntime.AttributeDescription(name: "diet", column: "diet", isUnique: false),
         ],
         relationships: [
-            RelationshipDescription(
+            ModelGenRuntime.RelationshipDescription(
                 name: "category", target: "AnimalCategory",
                 isToMany: false, isOptional: true, inverse: "animals",
                 deleteRule: "nullify", storage: .column("category_id")),
@@ -38,9 +38,9 @@ extension Animal {
 }
 
 /// The `Zoo` schema of Zoo.yaml: pass it to `ModelContainer(for:configurations:)`.
-public enum Zoo: ModelSchemaDefinition {
+public enum Zoo: ModelGenRuntime.ModelSchemaDefinition {
     /// The model classes, in schema order.
-    public static var models: [any PersistentModel.Type] {
+    public static var models: [any ModelGenRuntime.PersistentModel.Type] {
         [AnimalCategory.self, Animal.self]
     }
 

@@ -1,0 +1,74 @@
+/// The limits both databases put on names, and the names ModelGen derives from a table's name.
+///
+/// PostgreSQL keeps only the first 63 bytes of an identifier (`NAMEDATALEN - 1`): two longer names
+/// that share those bytes would name one object. Names the user chooses (tables, columns) must fit;
+/// names ModelGen derives (indexes, temporary tables, functions) are shortened when they would not,
+/// keeping a hash of the whole name, so they stay distinct and deterministic.
+public enum SQLNames {
+    /// The longest identifier PostgreSQL keeps whole, in UTF-8 bytes.
+    public static let maximumLength = 63
+
+    /// PostgreSQL's system columns, which every table has already.
+    public static let systemColumns: Set<String> = ["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid", "oid"]
+
+    /// Prefixes of table names that belong to someone else: PostgreSQL's catalogs (searched before
+    /// the user's schema, so `pg_class` would name the catalog), SQLite's own tables, ModelGen's
+    /// temporary tables and bookkeeping.
+    public static let reservedTablePrefixes = ["pg_", "sqlite_", "modelgen_"]
+
+    /// What makes `name` unusable as a table or column name in either database, or nil.
+    public static func problem(with name: String) -> String? {
+        if name.isEmpty { return "is empty" }
+        if let control = name.unicodeScalars.first(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "contains the control character U+\(String(control.value, radix: 16, uppercase: true).leftPadded(to: 4)); names must be printable"
+        }
+        if name.utf8.count > maximumLength {
+            return "is \(name.utf8.count) bytes long; PostgreSQL keeps only the first \(maximumLength) bytes of a name"
+        }
+        return nil
+    }
+
+    /// `name` itself when it fits; otherwise its first bytes (whole characters), `_` and eight hex
+    /// digits of a hash of the whole name, 63 bytes at most.
+    public static func shortened(_ name: String) -> String {
+        guard name.utf8.count > maximumLength else { return name }
+        var prefix = ""
+        var length = 0
+        for character in name {
+            let size = String(character).utf8.count
+            guard length + size <= maximumLength - 9 else { break }
+            prefix.append(character)
+            length += size
+        }
+        return prefix + "_" + String(fnv1a(name), radix: 16).leftPadded(to: 8)
+    }
+
+    /// `<table>_safe_delete`: the PostgreSQL deletion function of a table.
+    public static func safeDeleteFunction(of table: String) -> String { shortened(table + "_safe_delete") }
+
+    /// `modelgen_delete_<table>`: the temporary table a delete collects a table's ids in.
+    public static func closureTable(of table: String) -> String { shortened("modelgen_delete_" + table) }
+
+    /// The names PostgreSQL gives, without being asked, to objects that share the namespace of
+    /// tables and indexes: `<table>_pkey`, `<table>_id_seq`, and `<table>_<columns>_key` for each
+    /// `UNIQUE`. A table with one of these names could not be created after them.
+    static func implicitNames(of table: String, uniqueColumnGroups: [[String]]) -> [String] {
+        [table + "_pkey", table + "_id_seq"] + uniqueColumnGroups.map { table + "_" + $0.joined(separator: "_") + "_key" }
+    }
+
+    /// 32-bit FNV-1a: stable across runs and platforms (Swift's `hashValue` is seeded per process).
+    private static func fnv1a(_ text: String) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in text.utf8 {
+            hash ^= UInt32(byte)
+            hash = hash &* 16_777_619
+        }
+        return hash
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
