@@ -1,0 +1,278 @@
+import Foundation
+import ModelGenCore
+import ModelGenRuntime
+import XCTest
+
+/// Validation is the only gate: random schemas, their names drawn from pools of keywords, reserved
+/// and system names, long names, names that collide after snake_case, control characters and
+/// non-ASCII text, are either rejected with located errors and no files, or generate SQLite DDL
+/// that applies with every deletion program running on it, PostgreSQL DDL and functions that apply
+/// and run, and (for a sample) Swift that compiles against the runtime and runs `init`, `save`
+/// and `delete(model:)` for every entity. Seeded: a failure names its seed, and
+/// `RandomSchema.yaml(seed:)` reproduces the schema.
+final class RandomSchemaTests: XCTestCase {
+    static let schemaCount = 600
+    /// Accepted schemas compiled and run as Swift (about a second each).
+    static let compiledSample = 12
+
+    func testEveryAcceptedRandomSchemaAppliesCompilesAndRuns() throws {
+        let postgresURL = PostgresServer.url
+        if postgresURL == nil, ProcessInfo.processInfo.environment["CI"] == "true" {
+            XCTFail("CI=true but MODELGEN_TEST_POSTGRES_URL is not set")
+        }
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var accepted: [(seed: UInt64, compilation: Compilation)] = []
+        var rejected = 0
+        for seed in UInt64(1)...UInt64(Self.schemaCount) {
+            let yaml = RandomSchema.yaml(seed: seed)
+            let compilation = ModelGen.generate(path: "Fuzz.yaml", bytes: Array(yaml.utf8))
+            if compilation.hasErrors {
+                rejected += 1
+                XCTAssertTrue(compilation.files.isEmpty, "seed \(seed): files despite errors")
+                for diagnostic in compilation.diagnostics {
+                    XCTAssertEqual(diagnostic.location.file, "Fuzz.yaml", "seed \(seed)")
+                    XCTAssertGreaterThanOrEqual(diagnostic.location.line, 1, "seed \(seed): \(diagnostic)")
+                    XCTAssertGreaterThanOrEqual(diagnostic.location.column, 1, "seed \(seed): \(diagnostic)")
+                }
+                continue
+            }
+            accepted.append((seed, compilation))
+            try checkSQLite(compilation, seed: seed)
+            if let postgresURL { try checkPostgreSQL(compilation, seed: seed, url: postgresURL) }
+        }
+        // The pools are tuned so that both outcomes are common; a generator that only produced
+        // rejected schemas would test nothing.
+        XCTAssertGreaterThan(accepted.count, Self.schemaCount / 5, "accepted \(accepted.count), rejected \(rejected)")
+        XCTAssertGreaterThan(rejected, Self.schemaCount / 5, "accepted \(accepted.count), rejected \(rejected)")
+        let stride = max(1, accepted.count / Self.compiledSample)
+        for (position, sample) in accepted.enumerated() where position % stride == 0 {
+            try checkSwift(sample.compilation, seed: sample.seed, in: directory.appendingPathComponent("seed\(sample.seed)"))
+        }
+    }
+
+    /// The DDL applies with foreign keys on, and every entity's deletion program runs, on an empty
+    /// table and on one row.
+    private func checkSQLite(_ compilation: Compilation, seed: UInt64) throws {
+        let schema = try XCTUnwrap(compilation.schema)
+        let database = try SQLiteDatabase(path: ":memory:")
+        do {
+            try database.execute(compilation.files[0].contents)
+            let renderer = DeletionSQLRenderer(schema: schema, dialect: .sqlite)
+            let planner = DeletionPlanner(schema: schema)
+            for entity in schema.entities {
+                let program = renderer.program(for: planner.plan(for: entity.name))
+                _ = try DeletionExecutor(database: database).run(program, seed: .ids([1]))
+                _ = try DeletionExecutor(database: database).run(program, seed: .all, dryRun: true)
+            }
+        } catch {
+            XCTFail("seed \(seed): the SQLite output of an accepted schema fails: \(error)\n\(RandomSchema.yaml(seed: seed))")
+        }
+    }
+
+    /// The PostgreSQL file (tables, indexes, deletion functions) applies in a schema of its own, and
+    /// every function runs (PL/pgSQL checks a body's statements only when they first run).
+    private func checkPostgreSQL(_ compilation: Compilation, seed: UInt64, url: String) throws {
+        let schema = try XCTUnwrap(compilation.schema)
+        var script = compilation.files[1].contents
+        for entity in schema.entities {
+            let function = PostgreSQLDeletionFunctions.functionName(for: entity)
+            script += "\nSELECT \(function)(ARRAY[]::bigint[]);\nSELECT \(function)(ARRAY[1]::bigint[]);"
+        }
+        do {
+            try PostgresServer.psql(url, schema: "mg_random", script)
+        } catch {
+            XCTFail("seed \(seed): the PostgreSQL output of an accepted schema fails: \(error)\n\(RandomSchema.yaml(seed: seed))")
+        }
+    }
+
+    /// The Swift files compile against the built runtime, and a program creates, saves and deletes
+    /// an object of every entity.
+    private func checkSwift(_ compilation: Compilation, seed: UInt64, in directory: URL) throws {
+        let schema = try XCTUnwrap(compilation.schema)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for file in compilation.files where file.name.hasSuffix(".swift") {
+            try file.contents.write(to: directory.appendingPathComponent(file.name), atomically: true, encoding: .utf8)
+        }
+        try RandomSchema.mainProgram(for: schema).write(to: directory.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+        let products = TestSupport.productsDirectory
+        let objects = try ["ModelGenRuntime", "ModelGenQuery", "ModelGenProgram"].flatMap { module in
+            try FileManager.default.contentsOfDirectory(atPath: products.appendingPathComponent("\(module).build").path)
+                .filter { $0.hasSuffix(".o") }.map { products.appendingPathComponent("\(module).build/\($0)").path }
+        }
+        let sources = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.map { directory.appendingPathComponent($0).path }
+        let executable = directory.appendingPathComponent("check")
+        let moduleMap = TestSupport.repositoryRoot.appendingPathComponent("Sources/CSQLite/module.modulemap").path
+        let compile = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-module-name", "RandomCheck", "-I", products.appendingPathComponent("Modules").path,
+                                                                              "-Xcc", "-fmodule-map-file=\(moduleMap)"] + sources + objects + ["-lsqlite3", "-o", executable.path])
+        guard compile.status == 0 else {
+            return XCTFail("seed \(seed): the Swift of an accepted schema does not compile:\n\(compile.standardError.prefix(3000))\n\(RandomSchema.yaml(seed: seed))")
+        }
+        let run = try TestSupport.run(executable, [])
+        XCTAssertEqual(run.status, 0, "seed \(seed): \(run.standardError)")
+        XCTAssertEqual(run.standardOutput.split(separator: "\n").last, "ok", "seed \(seed): \(run.standardOutput)\(run.standardError)")
+    }
+}
+
+/// Random schemas as YAML, from pools of troublesome names.
+enum RandomSchema {
+    static let entityNames = [
+        "Order", "Group", "Select", "Date", "Data", "URL", "Error", "ModelContext", "EntityDescription", "DeletionProgram",
+        "PgClass", "SqliteSequence", "ModelgenDeleteA", "Node", "A", "AB", "Ab", "ABc", "Abc", "APkey", "AIdSeq", "Xmin",
+        "Index", "Table", "Swift", "Type", "Fuzz", "Café", "self", "Int", "PersistentModel",
+        String(repeating: "VeryLong", count: 8) + "Alpha", String(repeating: "VeryLong", count: 8) + "Beta",
+        "Author", "Book", "Shelf", "Tag", "Reader", "Loan",
+    ]
+    static let memberNames = [
+        "name", "xmin", "ctid", "group", "default", "class", "where", "order", "self", "Type", "init", "entity",
+        "persistentBackingData", "aB", "a_b", "ab", "AB", "value", "id", "count", "propertyName", "modelContext", "oid",
+        String(repeating: "longName", count: 8) + "X", "title", "note", "price", "when", "flag", "score", "parent", "items", "node", "a", "abc", "b",
+    ]
+    static let tableNames = ["a_pkey", "pg_things", "sqlite_x", "modelgen_x", "x$modelgen$y", "with space", "Upper", "order",
+                             String(repeating: "t", count: 64), "a\nb", "", "ab_idx", "node_id_seq", "ab", "things"]
+    static let columnNames = ["xmin", "a\u{0}b", "with space", "Upper", String(repeating: "c", count: 64), "", "id", "x$modelgen$", "ab", "it's"]
+    static let scalarTypes = ["String", "Int", "Int64", "Int32", "Int16", "Double", "Float", "Bool", "Date", "UUID", "Data", "Decimal", "URL"]
+    static let defaults: [String: [String]] = [
+        "String": ["plain", "it's \"quoted\"\nline", "a\u{0}b", "$modelgen$"], "Int": ["0", "-9223372036854775808", "9223372036854775808"],
+        "Int16": ["32767", "32768"], "Double": ["1.5", "1e308", "inf"], "Bool": ["true", "yes"],
+        "Date": ["2024-01-31", "2024-01-31T12:00:00Z", "1500-01-01", "2024-01-31\n"],
+        "UUID": ["E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "nope"], "Data": ["AAEC", "!!"],
+        "Decimal": ["12.50", "1.5\u{2028}", String(repeating: "9", count: 40)], "URL": ["https://example.com/a?b=c", ""],
+    ]
+    static let enumCases = ["small", "large", "Type", "default", "self", "class"]
+
+    static func yaml(seed: UInt64) -> String {
+        var random = RobustnessTests.Generator(state: seed &* 7919)
+        func pick<T>(_ items: [T]) -> T { items[random.below(items.count)] }
+        func chance(_ percent: Int) -> Bool { random.below(100) < percent }
+        /// Mostly ordinary names; sometimes one of the troublesome ones.
+        func name(_ pool: [String], ordinary: [String]) -> String { chance(7) ? pick(pool) : pick(ordinary) }
+
+        var entities: [String] = []
+        for _ in 0..<(2 + random.below(5)) {
+            let candidate = name(entityNames, ordinary: ["Author", "Book", "Shelf", "Tag", "Reader", "Loan", "Node", "Order"])
+            if !entities.contains(candidate) || chance(5) { entities.append(candidate) }
+        }
+        var lines = ["schema: \"Fuzz\""]
+        let hasEnum = chance(60)
+        if hasEnum {
+            var cases: [String] = []
+            for _ in 0..<(1 + random.below(3)) {
+                let candidate = chance(10) ? pick(enumCases) : pick(["small", "large", "medium", "huge"])
+                if !cases.contains(candidate) || chance(5) { cases.append(candidate) }
+            }
+            lines.append("enums:")
+            lines.append("  \"Kind\": [\(cases.map(quoted).joined(separator: ", "))]")
+        }
+        lines.append("entities:")
+        // Relationships are drawn as pairs or singles up front, so inverses point at each other.
+        var relationships: [String: [String]] = [:]
+        var members: [String: Set<String>] = [:]
+        /// A member name for `entity`, new to it (but now and then a repeat).
+        func member(of entity: String, ordinary: [String]) -> String {
+            var candidate = name(memberNames, ordinary: ordinary)
+            for _ in 0..<8 where members[entity, default: []].contains(candidate) && !chance(5) { candidate = name(memberNames, ordinary: ordinary) }
+            members[entity, default: []].insert(candidate)
+            return candidate
+        }
+        for _ in 0..<random.below(entities.count + 2) {
+            let source = pick(entities), target = pick(entities)
+            let forward = member(of: source, ordinary: ["owner", "items", "parent", "children", "tags", "shelf", "reader", "cover", "topic"])
+            let backward = member(of: target, ordinary: ["owners", "item", "child", "tagged", "books", "loans", "origin", "notes"])
+            let forwardMany = chance(40), backwardMany = chance(40)
+            let rules = ["nullify", "cascade", "deny", "noAction"]
+            func type(_ target: String, many: Bool) -> String { many ? "[\(target)]" : (chance(25) ? target : target + "?") }
+            if chance(70) && forward != backward {
+                relationships[source, default: []].append("\(quoted(forward)): { type: \(quoted(type(target, many: forwardMany))), inverse: \(quoted(backward)), deleteRule: \(pick(rules)) }")
+                relationships[target, default: []].append("\(quoted(backward)): { type: \(quoted(type(source, many: backwardMany))), inverse: \(quoted(forward)), deleteRule: \(pick(rules))\(chance(6) ? ", column: \(quoted(pick(columnNames)))" : "") }")
+            } else {
+                relationships[source, default: []].append("\(quoted(forward)): { type: \(quoted(type(target, many: forwardMany))), deleteRule: \(pick(rules)) }")
+            }
+        }
+        for entity in entities {
+            lines.append("  \(quoted(entity)):")
+            if chance(6) { lines.append("    table: \(quoted(pick(tableNames)))") }
+            var attributes: [String] = []
+            lines.append("    attributes:")
+            for _ in 0..<random.below(5) {
+                let attribute = member(of: entity, ordinary: ["title", "note", "price", "when", "flag", "score", "label", "size", "weight", "code"])
+                attributes.append(attribute)
+                var type = hasEnum && chance(15) ? "Kind" : pick(scalarTypes)
+                var options: [String] = []
+                if chance(15), let values = defaults[type] { options.append("default: \(quoted(pick(values)))") }
+                if type == "Kind", chance(30) { options.append("default: \(quoted(pick(enumCases)))") }
+                if chance(30) { type += "?" }
+                if chance(5) { options.append("transient: true") }
+                if chance(10) { options.append("unique: true") }
+                if chance(15) { options.append("indexed: true") }
+                if chance(4) { options.append("column: \(quoted(pick(columnNames)))") }
+                lines.append("      \(quoted(attribute)): { type: \(quoted(type))\(options.map { ", " + $0 }.joined()) }")
+            }
+            lines.append("    relationships:")
+            for relationship in relationships[entity] ?? [] { lines.append("      " + relationship) }
+            if !attributes.isEmpty, chance(20) {
+                let group = Array(Set((0..<(1 + random.below(2))).map { _ in quoted(pick(attributes)) })).sorted()
+                lines.append("    unique: [[\(group.joined(separator: ", "))]]")
+            }
+            if !attributes.isEmpty, chance(25) {
+                let group = Array(Set((0..<(1 + random.below(2))).map { _ in quoted(pick(attributes)) })).sorted()
+                lines.append("    indexes: [[\(group.joined(separator: ", "))], \(quoted(pick(attributes)))]")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A YAML double-quoted scalar: every character kept, control characters escaped.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}":
+                result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    /// `main.swift` for a schema's generated code: one object of every entity (required attributes
+    /// given a value of their type), saved, then every entity deleted through `delete(model:)`.
+    /// Saves and deletes the schema refuses (a required relationship left empty, a deny) are
+    /// expected errors; a crash or a failed compile is not.
+    static func mainProgram(for schema: ModelSchema) -> String {
+        func value(_ attribute: Attribute) -> String {
+            switch attribute.type {
+            case let .enumeration(name):
+                return "." + Naming.swiftIdentifier(schema.enums.first { $0.name == name }?.cases.first ?? "")
+            case let .scalar(scalar):
+                switch scalar {
+                case .string: return "\"text\""
+                case .int, .int64, .int32, .int16: return "1"
+                case .double, .float: return "1.5"
+                case .bool: return "true"
+                case .date: return "Foundation.Date(timeIntervalSinceReferenceDate: 0)"
+                case .uuid: return "Foundation.UUID()"
+                case .data: return "Foundation.Data([0, 1])"
+                case .decimal: return "Foundation.Decimal(string: \"12.5\")!"
+                case .url: return "Foundation.URL(string: \"https://example.com\")!"
+                }
+            }
+        }
+        var lines = ["import Foundation", "import ModelGenRuntime", "",
+                     "let container = try ModelGenRuntime.ModelContainer(for: \(Naming.swiftIdentifier(schema.name)).self)",
+                     "let context = container.mainContext"]
+        for entity in schema.entities {
+            let arguments = entity.attributes.filter { !$0.isOptional && $0.defaultValue == nil }
+                .map { "\(Naming.swiftIdentifier($0.name)): \(value($0))" }
+            lines.append("context.insert(\(Naming.swiftIdentifier(entity.name))(\(arguments.joined(separator: ", "))))")
+        }
+        lines.append("do { try context.save() } catch { print(\"save refused: \\(error)\") }")
+        for entity in schema.entities {
+            lines.append("do { try context.delete(model: \(Naming.swiftIdentifier(entity.name)).self) } catch { print(\"delete refused: \\(error)\") }")
+        }
+        lines.append("print(\"ok\")")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
