@@ -8,16 +8,10 @@ import XCTest
 /// random predicates (through any number of to-one relationships) select exactly the objects
 /// that `Predicate.evaluate` selects in memory. Seeded: a failure names its seed.
 final class StorageAndPredicateTests: XCTestCase {
-    private var directories: [URL] = []
-
-    override func tearDownWithError() throws {
-        for directory in directories { try? FileManager.default.removeItem(at: directory) }
-    }
-
     private func container() throws -> ModelContainer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-catalog-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        directories.append(directory)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         return try ModelContainer(for: Catalog.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("catalog.sqlite")))
     }
 
@@ -186,7 +180,7 @@ final class StorageAndPredicateTests: XCTestCase {
     func testAStoreThatDoesNotMatchTheSchemaIsRefusedWithItsDifferences() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-mismatch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        directories.append(directory)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("old.sqlite")
         try SQLiteDatabase(path: url.path).execute("CREATE TABLE project (id INTEGER PRIMARY KEY, code TEXT NOT NULL, budget REAL)")
         let before = try Data(contentsOf: url)

@@ -7,6 +7,7 @@ final class ZooTests: XCTestCase {
     private func container() throws -> ModelContainer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-zoo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         return try ModelContainer(for: Zoo.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("zoo.sqlite")))
     }
 

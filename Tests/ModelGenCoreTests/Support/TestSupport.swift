@@ -52,11 +52,21 @@ enum TestSupport {
         return compilation.files.first { $0.name.hasSuffix(".postgresql.sql") }?.contents ?? ""
     }
 
+    /// A new directory inside this process's own temporary directory, which is removed with
+    /// everything in it when the test process exits: a test run leaves nothing behind.
     static func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-tests-\(UUID().uuidString)")
+        let url = temporaryRoot.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }
+
+    /// `modelgen-tests-<pid>` in the system's temporary directory, removed at exit.
+    private static let temporaryRoot: URL = {
+        atexit { try? FileManager.default.removeItem(at: TestSupport.temporaryRootPath) }
+        return temporaryRootPath
+    }()
+
+    private static let temporaryRootPath = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-tests-\(ProcessInfo.processInfo.processIdentifier)")
 
     struct ProcessResult {
         var status: Int32
