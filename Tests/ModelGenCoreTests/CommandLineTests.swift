@@ -12,6 +12,19 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(names, ["Zoo+Deletion.swift", "Zoo+Models.swift", "Zoo+Schema.swift", "Zoo.postgresql.sql", "Zoo.sqlite.sql"])
     }
 
+    func testAFileThatCannotBeWrittenLeavesEveryOutputUnchanged() throws {
+        let output = try TestSupport.temporaryDirectory()
+        let zoo = TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml").path
+        try "old".write(to: output.appendingPathComponent("Zoo.sqlite.sql"), atomically: true, encoding: .utf8)
+        // The fourth file cannot be written: a directory stands in its place.
+        try FileManager.default.createDirectory(at: output.appendingPathComponent("Zoo+Schema.swift").appendingPathComponent("blocker"), withIntermediateDirectories: true)
+        let result = try TestSupport.modelgen("generate", zoo, "--output", output.path)
+        XCTAssertEqual(result.status, 2)
+        XCTAssertTrue(result.standardError.contains("no file was changed"), result.standardError)
+        XCTAssertEqual(try String(contentsOf: output.appendingPathComponent("Zoo.sqlite.sql"), encoding: .utf8), "old", "all or nothing")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: output.path).sorted(), ["Zoo+Schema.swift", "Zoo.sqlite.sql"], "no temporary file is left")
+    }
+
     func testSwiftOnlyTemplatesDumpAndOverride() throws {
         let schema = TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml").path
         let swiftOnly = try TestSupport.temporaryDirectory()
