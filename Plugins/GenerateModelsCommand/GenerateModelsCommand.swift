@@ -9,7 +9,12 @@ struct GenerateModelsCommand: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         var extractor = ArgumentExtractor(arguments)
         let selected = extractor.extractOption(named: "target")
+        let known = context.package.targets.map(\.name)
+        for name in selected where !known.contains(name) {
+            throw GenerateModelsError(message: "no target named '\(name)' in package '\(context.package.displayName)'; its targets are \(known.sorted().joined(separator: ", "))")
+        }
         let tool = try context.tool(named: "modelgen").url
+        var generated = 0
         for target in context.package.targets where selected.isEmpty || selected.contains(target.name) {
             guard let target = target as? SourceModuleTarget else { continue }
             let schemas = target.directoryURL.appendingPathComponent("Schemas")
@@ -25,7 +30,15 @@ struct GenerateModelsCommand: CommandPlugin {
                     throw GenerateModelsError(message: "modelgen failed on \(target.name)/Schemas/\(name) (its diagnostics are above)")
                 }
                 print("Generated \(target.name)/Generated/ from Schemas/\(name)")
+                generated += 1
             }
+            if !names.isEmpty {
+                // PackagePlugin does not say which plugins a target applies, so this is a note, not a check.
+                print("note: if target '\(target.name)' also applies the ModelGenPlugin build plugin, remove the plugin (or Generated/): both produce these files, and the build fails with 'multiple producers'")
+            }
+        }
+        if generated == 0 {
+            throw GenerateModelsError(message: "no schema found: put *.yaml files in a Schemas/ folder of \(selected.isEmpty ? "a target" : "target \(selected.joined(separator: ", "))")")
         }
     }
 }
