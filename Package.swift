@@ -19,16 +19,20 @@ let package = Package(
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
         // Yams is here for the libyaml it vendors (module CYaml): the YAML reader works on libyaml's
         // events directly, so the tool needs no system YAML library on any platform.
-        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram", "ModelGenQuery"]),
+        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram", "ModelGenQuery", "ModelGenSchema"]),
         // The executable form of deletion plans, shared by the generator and the runtime. No dependencies.
         .target(name: "ModelGenProgram"),
         // What the generator and the runtime both write as SQL: the dialects and the predicate
         // language (`#Predicate` and `--where` lower to it; one renderer per dialect). No dependencies.
         .target(name: "ModelGenQuery"),
+        // The resolved schema model (Codable: its canonical JSON is stored in every database), its
+        // DDL and the migration planner: what the generator and the runtime both need, without
+        // the YAML parser.
+        .target(name: "ModelGenSchema", dependencies: ["ModelGenQuery"]),
         // The system SQLite library (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // What generated code and the CLI run against: SQLite access and the deletion executor.
-        .target(name: "ModelGenRuntime", dependencies: ["CSQLite", "ModelGenProgram", "ModelGenQuery"]),
+        .target(name: "ModelGenRuntime", dependencies: ["CSQLite", "ModelGenProgram", "ModelGenQuery", "ModelGenSchema"]),
         // The command-line tool: all file I/O lives here.
         .executableTarget(
             name: "modelgen",

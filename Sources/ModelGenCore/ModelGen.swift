@@ -1,4 +1,5 @@
 @_exported import ModelGenQuery
+@_exported import ModelGenSchema
 
 /// A file the generator produces, in memory; the CLI and the plugin write it.
 public struct GeneratedFile: Equatable, Sendable {

@@ -4,7 +4,7 @@ import Foundation
 /// (with the near miss), wrong kinds of node, values that are not booleans or integers.
 public struct SchemaParser {
     static let topLevelKeys = ["schema", "enums", "entities"]
-    static let entityKeys = ["attributes", "relationships", "table", "unique", "indexes"]
+    static let entityKeys = ["attributes", "relationships", "table", "unique", "indexes", "originalName"]
     static let attributeKeys = ["type", "unique", "default", "indexed", "transient", "originalName", "column"]
     static let relationshipKeys = ["type", "inverse", "deleteRule", "minimumModelCount", "maximumModelCount", "originalName", "column"]
 
@@ -71,6 +71,8 @@ public struct SchemaParser {
             switch key.value {
             case "table":
                 entity.table = string(value, "'table'")
+            case "originalName":
+                entity.originalNames = names(value, "'originalName'")
             case "unique":
                 entity.unique = nameGroups(value, "'unique'")
             case "indexes":
@@ -112,7 +114,7 @@ public struct SchemaParser {
             case "indexed": attribute.indexed = bool(value, "'indexed'")
             case "transient": attribute.transient = bool(value, "'transient'")
             case "default": attribute.defaultValue = string(value, "'default'", allowEmpty: true)
-            case "originalName": attribute.originalName = string(value, "'originalName'")
+            case "originalName": attribute.originalNames = names(value, "'originalName'")
             case "column": attribute.column = string(value, "'column'")
             default: break
             }
@@ -148,7 +150,7 @@ public struct SchemaParser {
             case "deleteRule": relationship.deleteRule = string(value, "'deleteRule'")
             case "minimumModelCount": relationship.minimumModelCount = integer(value, "'minimumModelCount'")
             case "maximumModelCount": relationship.maximumModelCount = integer(value, "'maximumModelCount'")
-            case "originalName": relationship.originalName = string(value, "'originalName'")
+            case "originalName": relationship.originalNames = names(value, "'originalName'")
             case "column": relationship.column = string(value, "'column'")
             default: break
             }
@@ -242,6 +244,12 @@ public struct SchemaParser {
             return []
         }
         return items.compactMap { string($0, "an entry of \(what)") }
+    }
+
+    /// `old` or `[older, old]`: one name or a list of them.
+    private mutating func names(_ node: YAMLNode, _ what: String) -> [Located<String>] {
+        if case .sequence = node.value { return stringList(node, what) }
+        return string(node, what).map { [$0] } ?? []
     }
 
     /// `[[a, b], c]`: a list of groups, where a single name is a group of one.

@@ -18,6 +18,8 @@ public struct EntitySyntax: Sendable {
     /// Compound unique constraints: each a list of attribute or relationship names.
     public var unique: [[Located<String>]] = []
     public var indexes: [[Located<String>]] = []
+    /// Names in earlier versions of the schema.
+    public var originalNames: [Located<String>] = []
     public var attributes: [AttributeSyntax] = []
     public var relationships: [RelationshipSyntax] = []
 }
@@ -31,7 +33,8 @@ public struct AttributeSyntax: Sendable {
     public var transient: Located<Bool>?
     /// The default's text; `isQuoted` tells `"1"` from `1`.
     public var defaultValue: Located<String>?
-    public var originalName: Located<String>?
+    /// Names in earlier versions of the schema.
+    public var originalNames: [Located<String>] = []
     public var column: Located<String>?
 }
 
@@ -43,6 +46,7 @@ public struct RelationshipSyntax: Sendable {
     public var deleteRule: Located<String>?
     public var minimumModelCount: Located<Int>?
     public var maximumModelCount: Located<Int>?
-    public var originalName: Located<String>?
+    /// Names in earlier versions of the schema.
+    public var originalNames: [Located<String>] = []
     public var column: Located<String>?
 }

@@ -147,7 +147,7 @@ public struct SchemaResolver {
         let attributes = entity.attributes.compactMap { resolveAttribute($0, in: entity.name.value, enums: enums, entityNames: entityNames) }
         let relationships = entity.relationships.compactMap { resolveRelationship($0, in: entity.name.value, entityNames: entityNames) }
         return Entity(name: entity.name.value, tableName: table, attributes: attributes, relationships: relationships,
-                      uniqueConstraints: [], indexes: [])
+                      uniqueConstraints: [], indexes: [], originalNames: entity.originalNames.map(\.value))
     }
 
     private mutating func resolveAttribute(_ attribute: AttributeSyntax, in entity: String, enums: [String: EnumType], entityNames: Set<String>) -> Attribute? {
@@ -179,7 +179,7 @@ public struct SchemaResolver {
                          type: type, isOptional: isOptional,
                          isUnique: attribute.unique?.value ?? false, isIndexed: attribute.indexed?.value ?? false,
                          isTransient: attribute.transient?.value ?? false,
-                         defaultValue: defaultValue, originalName: attribute.originalName?.value)
+                         defaultValue: defaultValue, originalNames: attribute.originalNames.map(\.value))
     }
 
     /// True when the whole of `value` matches `pattern` (no line-end leniency, unlike `^…$`).
@@ -295,7 +295,7 @@ public struct SchemaResolver {
                             inverse: relationship.inverse?.value, deleteRule: deleteRule,
                             minimumModelCount: relationship.minimumModelCount?.value,
                             maximumModelCount: relationship.maximumModelCount?.value,
-                            originalName: relationship.originalName?.value,
+                            originalNames: relationship.originalNames.map(\.value),
                             storage: .inverseForeignKey)
     }
 

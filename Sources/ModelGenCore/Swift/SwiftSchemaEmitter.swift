@@ -50,6 +50,9 @@ public struct SwiftSchemaEmitter {
         lines.append("")
         lines.append("    /// The SQLite DDL (the same as `\(schema.sourceFile).sqlite.sql`).")
         lines.append("    public static let sqliteDDL = " + SwiftTypes.rawStringLiteral(sqliteDDL.hasSuffix("\n") ? String(sqliteDDL.dropLast()) : sqliteDDL))
+        lines.append("")
+        lines.append("    /// The schema in canonical form, recorded in every store so that a later version can migrate it.")
+        lines.append("    public static let canonicalSchema = " + SwiftTypes.rawStringLiteral(schema.canonicalJSON))
         lines.append("}")
         return (lines + [""]).concatenated(separator: "\n")
     }

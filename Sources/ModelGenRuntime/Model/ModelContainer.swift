@@ -8,6 +8,8 @@ public protocol ModelSchemaDefinition {
     static var sqliteDDL: String { get }
     /// The safe-deletion program of each entity, by entity name.
     static func deletionProgram(for entity: String) -> DeletionProgram?
+    /// The schema in canonical form (`ModelSchema.canonicalJSON`), recorded in the store.
+    static var canonicalSchema: String { get }
 }
 
 /// Where a container keeps its data (SwiftData's `ModelConfiguration`).

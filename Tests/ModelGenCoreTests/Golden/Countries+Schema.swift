@@ -34,4 +34,9 @@ CREATE TABLE country (
     visited INTEGER NOT NULL DEFAULT 0 CHECK (visited IN (0, 1))
 );
 """#
+
+    /// The schema in canonical form, recorded in every store so that a later version can migrate it.
+    public static let canonicalSchema = #"""
+{"entities":[{"attributes":[{"columnName":"name","isIndexed":false,"isOptional":false,"isTransient":false,"isUnique":true,"name":"name","originalNames":[],"type":{"scalar":{"_0":"String"}}},{"columnName":"visited","defaultValue":{"bool":{"_0":false}},"isIndexed":false,"isOptional":false,"isTransient":false,"isUnique":false,"name":"visited","originalNames":[],"type":{"scalar":{"_0":"Bool"}}}],"indexes":[],"name":"Country","originalNames":[],"relationships":[],"tableName":"country","uniqueConstraints":[]}],"enums":[],"joinTables":[],"name":"Countries"}
+"""#
 }

@@ -63,4 +63,9 @@ CREATE TABLE animal (
 
 CREATE INDEX animal_category_id_idx ON animal (category_id);
 """#
+
+    /// The schema in canonical form, recorded in every store so that a later version can migrate it.
+    public static let canonicalSchema = #"""
+{"entities":[{"attributes":[{"columnName":"name","isIndexed":false,"isOptional":false,"isTransient":false,"isUnique":true,"name":"name","originalNames":[],"type":{"scalar":{"_0":"String"}}}],"indexes":[],"name":"AnimalCategory","originalNames":[],"relationships":[{"cardinality":{"toMany":{}},"deleteRule":"cascade","entity":"AnimalCategory","inverse":"category","name":"animals","originalNames":[],"storage":{"inverseForeignKey":{}},"target":"Animal"}],"tableName":"animal_category","uniqueConstraints":[]},{"attributes":[{"columnName":"name","isIndexed":false,"isOptional":false,"isTransient":false,"isUnique":false,"name":"name","originalNames":[],"type":{"scalar":{"_0":"String"}}},{"columnName":"diet","defaultValue":{"enumCase":{"_0":"herbivorous"}},"isIndexed":false,"isOptional":false,"isTransient":false,"isUnique":false,"name":"diet","originalNames":[],"type":{"enumeration":{"_0":"Diet"}}}],"indexes":[],"name":"Animal","originalNames":[],"relationships":[{"cardinality":{"toOne":{"isOptional":true}},"deleteRule":"nullify","entity":"Animal","inverse":"animals","name":"category","originalNames":[],"storage":{"foreignKey":{"column":"category_id","isUnique":false}},"target":"AnimalCategory"}],"tableName":"animal","uniqueConstraints":[]}],"enums":[{"cases":["herbivorous","carnivorous","omnivorous"],"name":"Diet"}],"joinTables":[],"name":"Zoo"}
+"""#
 }

@@ -52,7 +52,7 @@ public enum SQLNames {
     /// The names PostgreSQL gives, without being asked, to objects that share the namespace of
     /// tables and indexes: `<table>_pkey`, `<table>_id_seq`, and `<table>_<columns>_key` for each
     /// `UNIQUE`. A table with one of these names could not be created after them.
-    static func implicitNames(of table: String, uniqueColumnGroups: [[String]]) -> [String] {
+    public static func implicitNames(of table: String, uniqueColumnGroups: [[String]]) -> [String] {
         [table + "_pkey", table + "_id_seq"] + uniqueColumnGroups.map { table + "_" + $0.joined(separator: "_") + "_key" }
     }
 

@@ -35,16 +35,65 @@ public struct DDLGenerator {
             statements.append(createJoinTable(table))
         }
         statements.append(contentsOf: deferredConstraints)
+        statements.append(contentsOf: indexDefinitions(order: order).map(\.sql))
+        let heading = "-- \(header)\n-- Dialect: \(dialect == .sqlite ? "SQLite" : "PostgreSQL").\n\n"
+        return [heading, statements.concatenated(separator: "\n\n"), "\n"].concatenated()
+    }
+
+    /// A table as `CREATE TABLE` defines it: its column definitions (by column name) and table constraints.
+    public struct TableDefinition: Equatable, Sendable {
+        public var name: String
+        public var columns: [(name: String, definition: String)]
+        public var constraints: [String]
+
+        /// Every line of the definition, columns then constraints.
+        public var lines: [String] { columns.map(\.definition) + constraints }
+
+        /// The `CREATE TABLE` statement, under another name if given (a rebuild's new table).
+        public func createStatement(dialect: SQLDialect, as table: String? = nil) -> String {
+            "CREATE TABLE \(dialect.quote(table ?? name)) (\n    " + lines.joined(separator: ",\n    ") + "\n);"
+        }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.name == rhs.name && lhs.lines == rhs.lines && lhs.columns.map(\.name) == rhs.columns.map(\.name)
+        }
+    }
+
+    /// An index: its name, table and `CREATE INDEX` statement.
+    public struct IndexDefinition: Equatable, Sendable {
+        public var name: String
+        public var table: String
+        public var sql: String
+    }
+
+    /// The entity's table as the SQLite DDL defines it (foreign keys inline).
+    public func tableDefinition(of entity: Entity) -> TableDefinition {
+        var deferred: [String] = []
+        return entityTable(entity, existing: [], deferred: &deferred)
+    }
+
+    /// The join table's definition.
+    public func tableDefinition(of table: JoinTable) -> TableDefinition {
+        TableDefinition(name: table.name, columns: [
+            (table.column, "\(q(table.column)) \(dialect.keyType) NOT NULL REFERENCES \(q(table.table)) (id) ON DELETE CASCADE"),
+            (table.targetColumn, "\(q(table.targetColumn)) \(dialect.keyType) NOT NULL REFERENCES \(q(table.targetTable)) (id) ON DELETE CASCADE"),
+        ], constraints: ["PRIMARY KEY (\(q(table.column)), \(q(table.targetColumn)))"])
+    }
+
+    /// Every index of the schema, named as the DDL names them.
+    public func indexDefinitions() -> [IndexDefinition] { indexDefinitions(order: tableOrder()) }
+
+    private func indexDefinitions(order: [Entity]) -> [IndexDefinition] {
         var indexNames = IndexNames(schema: schema)
+        var definitions: [IndexDefinition] = []
         for entity in order {
-            statements.append(contentsOf: indexes(for: entity, names: &indexNames))
+            definitions.append(contentsOf: indexes(for: entity, names: &indexNames))
         }
         for table in schema.joinTables {
             let name = indexNames.allocate(table.name + "_" + table.targetColumn + "_idx")
-            statements.append("CREATE INDEX \(q(name)) ON \(q(table.name)) (\(q(table.targetColumn)));")
+            definitions.append(IndexDefinition(name: name, table: table.name, sql: "CREATE INDEX \(q(name)) ON \(q(table.name)) (\(q(table.targetColumn)));"))
         }
-        let heading = "-- \(header)\n-- Dialect: \(dialect == .sqlite ? "SQLite" : "PostgreSQL").\n\n"
-        return [heading, statements.concatenated(separator: "\n\n"), "\n"].concatenated()
+        return definitions
     }
 
     private func q(_ identifier: String) -> String { dialect.quote(identifier) }
@@ -88,9 +137,14 @@ public struct DDLGenerator {
     }
 
     private func createTable(_ entity: Entity, existing: Set<String>, deferred: inout [String]) -> String {
-        var lines = [dialect.primaryKeyDefinition]
+        entityTable(entity, existing: existing, deferred: &deferred).createStatement(dialect: dialect)
+    }
+
+    /// The entity's table; in PostgreSQL a foreign key to a table not yet in `existing` goes to `deferred`.
+    private func entityTable(_ entity: Entity, existing: Set<String>, deferred: inout [String]) -> TableDefinition {
+        var columns: [(name: String, definition: String)] = [("id", dialect.primaryKeyDefinition)]
         for attribute in entity.storedAttributes {
-            lines.append(columnDefinition(attribute))
+            columns.append((attribute.columnName, columnDefinition(attribute)))
         }
         for foreignKey in foreignKeysByEntity[entity.name] ?? [] {
             var line = "\(q(foreignKey.column)) \(dialect.keyType)"
@@ -102,12 +156,10 @@ public struct DDLGenerator {
             } else {
                 deferred.append("ALTER TABLE \(q(entity.tableName)) ADD CONSTRAINT \(q(entity.tableName + "_" + foreignKey.column + "_fkey")) FOREIGN KEY (\(q(foreignKey.column))) \(reference);")
             }
-            lines.append(line)
+            columns.append((foreignKey.column, line))
         }
-        for columns in entity.uniqueConstraints {
-            lines.append("UNIQUE (\(columns.map(q).joined(separator: ", ")))")
-        }
-        return "CREATE TABLE \(q(entity.tableName)) (\n    " + lines.joined(separator: ",\n    ") + "\n);"
+        let constraints = entity.uniqueConstraints.map { "UNIQUE (\($0.map(q).joined(separator: ", ")))" }
+        return TableDefinition(name: entity.tableName, columns: columns, constraints: constraints)
     }
 
     private func columnDefinition(_ attribute: Attribute) -> String {
@@ -131,19 +183,17 @@ public struct DDLGenerator {
     }
 
     private func createJoinTable(_ table: JoinTable) -> String {
-        let left = "\(q(table.column)) \(dialect.keyType) NOT NULL REFERENCES \(q(table.table)) (id) ON DELETE CASCADE"
-        let right = "\(q(table.targetColumn)) \(dialect.keyType) NOT NULL REFERENCES \(q(table.targetTable)) (id) ON DELETE CASCADE"
-        return "CREATE TABLE \(q(table.name)) (\n    \(left),\n    \(right),\n    PRIMARY KEY (\(q(table.column)), \(q(table.targetColumn)))\n);"
+        tableDefinition(of: table).createStatement(dialect: dialect)
     }
 
-    private func indexes(for entity: Entity, names: inout IndexNames) -> [String] {
-        var statements: [String] = []
+    private func indexes(for entity: Entity, names: inout IndexNames) -> [IndexDefinition] {
+        var statements: [IndexDefinition] = []
         var indexed: Set<[String]> = []
         func index(_ columns: [String]) {
             // `indexed: true` and `indexes: [a]` ask for the same index: it is created once.
             guard indexed.insert(columns.map { $0.lowercased() }).inserted else { return }
             let name = names.allocate(entity.tableName + "_" + columns.joined(separator: "_") + "_idx")
-            statements.append("CREATE INDEX \(q(name)) ON \(q(entity.tableName)) (\(columns.map(q).joined(separator: ", ")));")
+            statements.append(IndexDefinition(name: name, table: entity.tableName, sql: "CREATE INDEX \(q(name)) ON \(q(entity.tableName)) (\(columns.map(q).joined(separator: ", ")));"))
         }
         for foreignKey in foreignKeysByEntity[entity.name] ?? [] where !foreignKey.isUnique {
             index([foreignKey.column])

@@ -63,12 +63,17 @@ public struct ModelSchema: Equatable, Sendable {
 }
 
 /// A `String`-backed enum.
-public struct EnumType: Equatable, Sendable {
+public struct EnumType: Codable, Equatable, Sendable {
     public var name: String
     public var cases: [String]
+
+    public init(name: String, cases: [String]) {
+        self.name = name
+        self.cases = cases
+    }
 }
 
-public struct Entity: Equatable, Sendable {
+public struct Entity: Codable, Equatable, Sendable {
     public var name: String
     public var tableName: String
     public var attributes: [Attribute]
@@ -77,6 +82,8 @@ public struct Entity: Equatable, Sendable {
     public var uniqueConstraints: [[String]]
     /// Compound indexes, as column names.
     public var indexes: [[String]]
+    /// Names in earlier versions of the schema (`originalName`), most recent first.
+    public var originalNames: [String]
 
     /// Attributes that have a column (transient ones do not).
     public var storedAttributes: [Attribute] { attributes.filter { !$0.isTransient } }
@@ -90,23 +97,33 @@ public struct Entity: Equatable, Sendable {
         }
         return groups
     }
+
+    public init(name: String, tableName: String, attributes: [Attribute], relationships: [Relationship], uniqueConstraints: [[String]] = [], indexes: [[String]] = [], originalNames: [String] = []) {
+        self.name = name
+        self.tableName = tableName
+        self.attributes = attributes
+        self.relationships = relationships
+        self.uniqueConstraints = uniqueConstraints
+        self.indexes = indexes
+        self.originalNames = originalNames
+    }
 }
 
 /// The Swift types an attribute can have, besides the schema's enums.
-public enum ScalarType: String, CaseIterable, Equatable, Sendable {
+public enum ScalarType: String, Codable, CaseIterable, Equatable, Sendable {
     case string = "String", int = "Int", int64 = "Int64", int32 = "Int32", int16 = "Int16"
     case double = "Double", float = "Float", bool = "Bool", date = "Date", uuid = "UUID"
     case data = "Data", decimal = "Decimal", url = "URL"
 }
 
-public enum AttributeType: Equatable, Sendable {
+public enum AttributeType: Codable, Equatable, Sendable {
     case scalar(ScalarType)
     /// One of the schema's enums, by name.
     case enumeration(String)
 }
 
 /// A default value, already checked against the attribute's type.
-public enum DefaultValue: Equatable, Sendable {
+public enum DefaultValue: Codable, Equatable, Sendable {
     case string(String)
     case integer(Int64)
     case real(Double)
@@ -119,7 +136,7 @@ public enum DefaultValue: Equatable, Sendable {
     case enumCase(String)
 }
 
-public struct Attribute: Equatable, Sendable {
+public struct Attribute: Codable, Equatable, Sendable {
     public var name: String
     public var columnName: String
     public var type: AttributeType
@@ -128,20 +145,33 @@ public struct Attribute: Equatable, Sendable {
     public var isIndexed: Bool
     public var isTransient: Bool
     public var defaultValue: DefaultValue?
-    public var originalName: String?
+    /// Names in earlier versions of the schema (`originalName`), most recent first.
+    public var originalNames: [String]
+
+    public init(name: String, columnName: String, type: AttributeType, isOptional: Bool, isUnique: Bool = false, isIndexed: Bool = false, isTransient: Bool = false, defaultValue: DefaultValue? = nil, originalNames: [String] = []) {
+        self.name = name
+        self.columnName = columnName
+        self.type = type
+        self.isOptional = isOptional
+        self.isUnique = isUnique
+        self.isIndexed = isIndexed
+        self.isTransient = isTransient
+        self.defaultValue = defaultValue
+        self.originalNames = originalNames
+    }
 }
 
-public enum DeleteRule: String, CaseIterable, Equatable, Sendable {
+public enum DeleteRule: String, Codable, CaseIterable, Equatable, Sendable {
     case nullify, cascade, deny, noAction
 }
 
-public enum Cardinality: Equatable, Sendable {
+public enum Cardinality: Codable, Equatable, Sendable {
     case toOne(isOptional: Bool)
     case toMany
 }
 
 /// Where a relationship's references are stored.
-public enum RelationshipStorage: Equatable, Sendable {
+public enum RelationshipStorage: Codable, Equatable, Sendable {
     /// A foreign-key column on the relationship's own table (`UNIQUE` for one-to-one).
     case foreignKey(column: String, isUnique: Bool)
     /// The key is the inverse's foreign-key column on the target's table.
@@ -150,7 +180,7 @@ public enum RelationshipStorage: Equatable, Sendable {
     case joinTable(name: String)
 }
 
-public struct Relationship: Equatable, Sendable {
+public struct Relationship: Codable, Equatable, Sendable {
     /// The entity that declares it.
     public var entity: String
     public var name: String
@@ -160,16 +190,30 @@ public struct Relationship: Equatable, Sendable {
     public var deleteRule: DeleteRule
     public var minimumModelCount: Int?
     public var maximumModelCount: Int?
-    public var originalName: String?
+    /// Names in earlier versions of the schema (`originalName`), most recent first.
+    public var originalNames: [String]
     public var storage: RelationshipStorage
 
     public var isToMany: Bool { cardinality == .toMany }
     /// A to-one that must always point at an object.
     public var isRequired: Bool { cardinality == .toOne(isOptional: false) }
+
+    public init(entity: String, name: String, target: String, cardinality: Cardinality, inverse: String?, deleteRule: DeleteRule, minimumModelCount: Int? = nil, maximumModelCount: Int? = nil, originalNames: [String] = [], storage: RelationshipStorage) {
+        self.entity = entity
+        self.name = name
+        self.target = target
+        self.cardinality = cardinality
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+        self.minimumModelCount = minimumModelCount
+        self.maximumModelCount = maximumModelCount
+        self.originalNames = originalNames
+        self.storage = storage
+    }
 }
 
 /// A foreign-key column, seen from the table that holds it.
-public struct ForeignKey: Hashable, Sendable {
+public struct ForeignKey: Codable, Hashable, Sendable {
     public var entity: String
     public var table: String
     public var column: String
@@ -184,7 +228,7 @@ public struct ForeignKey: Hashable, Sendable {
 }
 
 /// A join table: one row per pair, a foreign key to each side.
-public struct JoinTable: Equatable, Sendable {
+public struct JoinTable: Codable, Equatable, Sendable {
     public var name: String
     /// The relationship that owns the table and the entity that declares it.
     public var entity: String
@@ -196,4 +240,16 @@ public struct JoinTable: Equatable, Sendable {
     public var targetColumn: String
     /// The target's to-many relationship back, if any.
     public var inverse: String?
+
+    public init(name: String, entity: String, relationship: String, table: String, column: String, target: String, targetTable: String, targetColumn: String, inverse: String?) {
+        self.name = name
+        self.entity = entity
+        self.relationship = relationship
+        self.table = table
+        self.column = column
+        self.target = target
+        self.targetTable = targetTable
+        self.targetColumn = targetColumn
+        self.inverse = inverse
+    }
 }
