@@ -96,7 +96,7 @@ final class RandomSchemaTests: XCTestCase {
         }
         try RandomSchema.mainProgram(for: schema).write(to: directory.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
         let products = TestSupport.productsDirectory
-        let objects = try ["ModelGenRuntime", "ModelGenQuery", "ModelGenProgram"].flatMap { module in
+        let objects = try ["ModelGenRuntime", "ModelGenQuery", "ModelGenProgram", "ModelGenSchema"].flatMap { module in
             try FileManager.default.contentsOfDirectory(atPath: products.appendingPathComponent("\(module).build").path)
                 .filter { $0.hasSuffix(".o") }.map { products.appendingPathComponent("\(module).build/\($0)").path }
         }

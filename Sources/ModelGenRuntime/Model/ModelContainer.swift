@@ -1,4 +1,5 @@
 import Foundation
+import ModelGenSchema
 
 /// A generated schema: its model types, DDL and deletion programs (`enum Zoo: ModelSchemaDefinition`).
 public protocol ModelSchemaDefinition {
@@ -18,12 +19,17 @@ public struct ModelConfiguration: Sendable {
     public var isStoredInMemoryOnly: Bool
     /// Whether a file store uses SQLite's write-ahead log (the default) or its rollback journal.
     public var usesWriteAheadLog: Bool
+    /// Whether migrating a store from an earlier schema may drop data the schema no longer has
+    /// (removed entities, attributes, relationships). Off by default: such a migration is refused,
+    /// naming what would be lost.
+    public var allowsMigrationDataLoss: Bool
 
     /// A database file at `url`, created if absent; WAL unless `usesWriteAheadLog` is false.
-    public init(url: URL, usesWriteAheadLog: Bool = true) {
+    public init(url: URL, usesWriteAheadLog: Bool = true, allowsMigrationDataLoss: Bool = false) {
         self.url = url
         isStoredInMemoryOnly = false
         self.usesWriteAheadLog = usesWriteAheadLog
+        self.allowsMigrationDataLoss = allowsMigrationDataLoss
     }
 
     /// An in-memory database, gone when the container is.
@@ -31,6 +37,7 @@ public struct ModelConfiguration: Sendable {
         url = nil
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         usesWriteAheadLog = false
+        allowsMigrationDataLoss = false
     }
 }
 
@@ -56,9 +63,14 @@ public final class ModelContainer {
     /// Statements run on the store so far (for benchmarks and diagnostics).
     public var statementsExecuted: Int { database.statementsExecuted }
 
-    /// Opens the store, creating the tables if it has none, with foreign keys enforced. A store
-    /// that has tables must have every table and column of the schema and no other column in
-    /// them; otherwise `ModelContainerError.storeDoesNotMatchSchema` names the differences.
+    /// Opens the store, with foreign keys enforced:
+    /// - a store with no tables gets the schema's tables, and the schema is recorded in it;
+    /// - a store that records an earlier version of the schema is migrated to this one in one
+    ///   transaction (`SQLiteMigrator`), or the migration is refused (`MigrationRefused`, naming
+    ///   every cause with its count; `MigrationUnsupported`) and nothing changes;
+    /// - a store built from the plain DDL must have every table and column of the schema and no
+    ///   other column in them (then the schema is recorded); otherwise
+    ///   `ModelContainerError.storeDoesNotMatchSchema` names the differences.
     public init(for schema: any ModelSchemaDefinition.Type, configurations configuration: ModelConfiguration = ModelConfiguration(isStoredInMemoryOnly: true)) throws {
         self.schema = schema
         self.configuration = configuration
@@ -68,14 +80,25 @@ public final class ModelContainer {
         } else {
             database = try SQLiteDatabase(path: ":memory:")
         }
+        let migrator = SQLiteMigrator(database: database)
         let existing = try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         if existing == 0 {
-            try database.execute("BEGIN; \(schema.sqliteDDL) COMMIT;")
+            try database.execute("BEGIN; \(schema.sqliteDDL)")
+            try migrator.recordSchema(schema.canonicalSchema)
+            try database.execute("COMMIT")
+        } else if let stored = try migrator.storedSchema() {
+            // A store written by an earlier version of the schema migrates (SwiftData's lightweight migration).
+            if stored.hash != ModelSchema.hash(schema.canonicalSchema) {
+                try migrator.migrate(from: try ModelSchema(canonicalJSON: stored.json), to: try ModelSchema(canonicalJSON: schema.canonicalSchema),
+                                     allowDataLoss: configuration.allowsMigrationDataLoss)
+            }
         } else {
+            // Built from the plain DDL (no recorded schema): used only when its tables match, then recorded.
             let differences = try Self.differences(between: database, and: schema)
             guard differences.isEmpty else {
                 throw ModelContainerError.storeDoesNotMatchSchema(store: configuration.url?.path ?? ":memory:", schema: "\(schema)", differences: differences)
             }
+            try migrator.recordSchema(schema.canonicalSchema)
         }
     }
 

@@ -1,0 +1,195 @@
+import Foundation
+import ModelGenSchema
+
+/// What a migration did, or would do (a dry run), or why it was refused.
+public struct MigrationReport: Equatable, Sendable, CustomStringConvertible {
+    /// A check that found rows: values a step would lose, or rows that make it impossible.
+    public struct Finding: Equatable, Sendable {
+        public var entity: String
+        public var element: String?
+        public var message: String
+        public var rows: Int
+    }
+
+    /// The canonical hashes of the stored and the new schema.
+    public var from: String
+    public var to: String
+    public var operations: [MigrationPlan.Operation]
+    /// Values lost (or that would be lost), with counts.
+    public var dataLoss: [Finding] = []
+    /// Rows that make the migration impossible; empty when it ran.
+    public var refusals: [Finding] = []
+    /// True when nothing was changed because of `refusals` or of a loss of data not allowed.
+    public var isRefused = false
+    public var isDryRun: Bool
+
+    public var description: String {
+        var lines: [String] = []
+        if from == to { return "The store is at this schema already; nothing to do." }
+        if !isRefused {
+            lines.append("\(isDryRun ? "Would migrate" : "Migrated") from \(from) to \(to):")
+        } else {
+            lines.append("migration refused, nothing was changed:")
+            lines += refusals.map { "  - \($0.rows) \($0.message)" }
+            if refusals.isEmpty {
+                lines.append("  - it would lose the data below; allow data loss to migrate anyway (modelgen migrate --allow-data-loss, ModelConfiguration(allowsMigrationDataLoss: true))")
+            }
+            if !operations.isEmpty { lines.append("The migration would:") }
+        }
+        lines += operations.map { "  \($0.safety == .destructive ? "!" : "-") \($0.detail)" }
+        if !dataLoss.isEmpty {
+            lines.append(isRefused || isDryRun ? "Data it would lose:" : "Data lost:")
+            lines += dataLoss.map { "  - \($0.rows) \($0.message)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `{"from": …, "to": …, "operations": [{"kind", "entity", "element", "detail", "safety"}], "dataLoss": [{"entity", "attribute", "rows", "message"}], "refusals": […], "dryRun": bool}`.
+    public var json: String {
+        func string(_ text: String) -> String {
+            var result = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+                default: result.unicodeScalars.append(scalar)
+                }
+            }
+            return result + "\""
+        }
+        func finding(_ finding: Finding) -> String {
+            "{\"entity\": \(string(finding.entity)), \"attribute\": \(finding.element.map(string) ?? "null"), \"rows\": \(finding.rows), \"message\": \(string(finding.message))}"
+        }
+        let operations = self.operations.map { operation in
+            "{\"kind\": \(string(operation.kind)), \"entity\": \(string(operation.entity)), \"element\": \(operation.element.map(string) ?? "null"), \"detail\": \(string(operation.detail)), \"safety\": \(string(operation.safety.rawValue))}"
+        }
+        return "{\"from\": \(string(from)), \"to\": \(string(to)), \"operations\": [\(operations.joined(separator: ", "))], "
+            + "\"dataLoss\": [\(dataLoss.map(finding).joined(separator: ", "))], \"refusals\": [\(refusals.map(finding).joined(separator: ", "))], \"refused\": \(isRefused), \"dryRun\": \(isDryRun)}"
+    }
+}
+
+/// A migration that was refused: nothing was changed. The report names every cause with its count.
+public struct MigrationRefused: Error, Equatable, CustomStringConvertible {
+    public var report: MigrationReport
+    public var description: String { report.description }
+}
+
+/// A change a migration cannot make exactly (a type change without an exact conversion): nothing was changed.
+public struct MigrationUnsupported: Error, Equatable, CustomStringConvertible {
+    public var changes: [String]
+    public var description: String { "migration not possible, nothing was changed:\n" + changes.map { "  - " + $0 }.joined(separator: "\n") }
+}
+
+/// Runs a `MigrationPlan` on an SQLite database in one transaction, with foreign-key enforcement
+/// switched off outside it (SQLite's documented order for table rebuilds: inside a transaction
+/// the setting cannot change, and with enforcement on, dropping an old table would fire its
+/// children's `ON DELETE` actions). First every check counts its rows: a refusal, or a loss of
+/// data not allowed, rolls back before anything changed. Then the statements run, indexes are
+/// made those of the new schema, the foreign keys of every created, rebuilt or renamed table are
+/// checked (`PRAGMA foreign_key_check(table)`, scoped, so old orphans elsewhere do not block), the
+/// row counts of tables referring to rebuilt ones are compared, and the new schema is recorded in
+/// `modelgen_schema`. A dry run does all of it and rolls back, so it reports exactly what the
+/// real run does.
+public struct SQLiteMigrator {
+    public let database: SQLiteDatabase
+
+    public init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    /// The table that records the schema a store is at: one row, its hash and canonical JSON.
+    static let schemaTable = "modelgen_schema"
+
+    /// The schema recorded in the store, if any: its hash and canonical JSON.
+    public func storedSchema() throws -> (hash: String, json: String)? {
+        guard try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(Self.schemaTable)]) > 0 else { return nil }
+        guard let row = try database.query("SELECT hash, schema FROM \(Self.schemaTable) WHERE id = 1").first,
+              case let .text(hash) = row[0], case let .text(json) = row[1] else { return nil }
+        return (hash, json)
+    }
+
+    /// Records `canonicalJSON` as the schema the store is at (inside the caller's transaction, if any).
+    public func recordSchema(_ canonicalJSON: String) throws {
+        try database.execute("CREATE TABLE IF NOT EXISTS \(Self.schemaTable) (id INTEGER PRIMARY KEY CHECK (id = 1), hash TEXT NOT NULL, schema TEXT NOT NULL)")
+        try database.run("INSERT OR REPLACE INTO \(Self.schemaTable) (id, hash, schema) VALUES (1, ?, ?)", [.text(ModelSchema.hash(canonicalJSON)), .text(canonicalJSON)])
+    }
+
+    /// Migrates the store from `old` to `new`; throws `MigrationRefused` or `MigrationUnsupported`
+    /// having changed nothing.
+    @discardableResult
+    public func migrate(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool = false, dryRun: Bool = false) throws -> MigrationReport {
+        let plan = MigrationPlanner.plan(from: old, to: new)
+        var report = MigrationReport(from: plan.from, to: plan.to, operations: plan.operations, isDryRun: dryRun)
+        guard !plan.isEmpty else { return report }
+        guard plan.unsupported.isEmpty else { throw MigrationUnsupported(changes: plan.unsupported) }
+        let newJSON = new.canonicalJSON
+        try database.withoutForeignKeyEnforcement {
+            try database.execute("BEGIN IMMEDIATE")
+            do {
+                for check in plan.checks {
+                    let rows = Int(try database.scalar(check.countSQL))
+                    guard rows > 0 else { continue }
+                    let finding = MigrationReport.Finding(entity: check.entity, element: check.element, message: check.message, rows: rows)
+                    if check.kind == .refusal { report.refusals.append(finding) } else { report.dataLoss.append(finding) }
+                }
+                if !report.refusals.isEmpty || (!report.dataLoss.isEmpty && !allowDataLoss) {
+                    report.isRefused = true
+                    throw MigrationRefused(report: report)
+                }
+                var countsBefore: [String: Int64] = [:]
+                for table in plan.countedTables where try tableExists(table) {
+                    countsBefore[table] = try database.scalar("SELECT count(*) FROM \(SQLDialect.sqlite.quote(table))")
+                }
+                for statement in plan.statements { try database.execute(statement) }
+                try applyIndexes(plan.indexes)
+                for table in plan.checkedTables {
+                    let dangling = try database.query("SELECT \"table\", rowid FROM pragma_foreign_key_check(?)", [.text(table)])
+                    guard dangling.isEmpty else {
+                        report.refusals.append(.init(entity: table, element: nil, message: "rows of \(table) that would refer to rows that do not exist", rows: dangling.count))
+                        report.isRefused = true
+                        throw MigrationRefused(report: report)
+                    }
+                }
+                for (table, before) in countsBefore {
+                    let after = try database.scalar("SELECT count(*) FROM \(SQLDialect.sqlite.quote(table))")
+                    guard after == before else {
+                        report.refusals.append(.init(entity: table, element: nil, message: "rows of \(table) that a table rebuild would have removed (had \(before), would have \(after))", rows: Int(before - after)))
+                        report.isRefused = true
+                        throw MigrationRefused(report: report)
+                    }
+                }
+                try recordSchema(newJSON)
+                try database.execute(dryRun ? "ROLLBACK" : "COMMIT")
+            } catch {
+                if database.isInTransaction { try? database.execute("ROLLBACK") }
+                throw error
+            }
+        }
+        return report
+    }
+
+    private func tableExists(_ table: String) throws -> Bool {
+        try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) > 0
+    }
+
+    /// Drops every index the new schema does not have (by name and definition) and creates the missing ones.
+    private func applyIndexes(_ indexes: [DDLGenerator.IndexDefinition]) throws {
+        var existing: [String: String] = [:]
+        for row in try database.query("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            if case let .text(name) = row[0], case let .text(sql) = row[1] { existing[name] = sql }
+        }
+        let wanted = Dictionary(indexes.map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
+        for (name, sql) in existing.sorted(by: { $0.key < $1.key }) where wanted[name].map({ Self.sameIndex($0, sql) }) != true {
+            try database.execute("DROP INDEX \(SQLDialect.sqlite.quote(name))")
+        }
+        for index in indexes where existing[index.name].map({ Self.sameIndex(index.sql, $0) }) != true {
+            try database.execute(index.sql)
+        }
+    }
+
+    /// SQLite stores an index's statement without the final semicolon.
+    private static func sameIndex(_ statement: String, _ stored: String) -> Bool {
+        (statement.hasSuffix(";") ? String(statement.dropLast()) : statement) == stored
+    }
+}

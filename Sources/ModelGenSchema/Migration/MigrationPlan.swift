@@ -1,0 +1,86 @@
+/// How to bring an SQLite database from one version of a schema to another: typed operations for
+/// people (`modelgen migrate --dry-run`, errors), the checks that must find no rows before the
+/// migration may change anything, and the statements that change it. `MigrationPlanner` makes
+/// it; the runtime's `SQLiteMigrator` runs it in one transaction.
+public struct MigrationPlan: Equatable, Sendable {
+    /// What a change can do to existing data.
+    public enum Safety: String, Sendable {
+        /// Never loses or rejects data.
+        case safe
+        /// Refused when the data breaks it (NULLs for a new NOT NULL, duplicates for a new UNIQUE…).
+        case dataDependent
+        /// Loses the data it removes (allowed only with data loss allowed).
+        case destructive
+    }
+
+    /// One change, as a person reads it.
+    public struct Operation: Equatable, Sendable {
+        /// `addEntity`, `dropEntity`, `renameEntity`, `addAttribute`, `dropAttribute`, `renameAttribute`,
+        /// `changeAttribute`, `addRelationship`, `dropRelationship`, `renameRelationship`,
+        /// `changeRelationship`, `renameTable`, `addColumn`, `rebuildTable`, `createTable`, `dropTable`.
+        public var kind: String
+        public var entity: String
+        /// The attribute or relationship, for changes to one.
+        public var element: String?
+        public var detail: String
+        public var safety: Safety
+
+        public init(kind: String, entity: String, element: String? = nil, detail: String, safety: Safety) {
+            self.kind = kind
+            self.entity = entity
+            self.element = element
+            self.detail = detail
+            self.safety = safety
+        }
+    }
+
+    /// A query counting rows that would be lost or that make a step impossible.
+    public struct Check: Equatable, Sendable {
+        public enum Kind: String, Sendable {
+            /// The rows make the migration impossible: it is refused.
+            case refusal
+            /// The rows' values would be lost: refused unless data loss is allowed.
+            case dataLoss
+        }
+
+        public var kind: Kind
+        public var entity: String
+        public var element: String?
+        /// What the counted rows are, for the report: "rows with a NULL in 'title', which becomes required".
+        public var message: String
+        /// `SELECT count(*) …` on the database before the migration.
+        public var countSQL: String
+
+        public init(kind: Kind, entity: String, element: String? = nil, message: String, countSQL: String) {
+            self.kind = kind
+            self.entity = entity
+            self.element = element
+            self.message = message
+            self.countSQL = countSQL
+        }
+    }
+
+    /// The canonical hashes of the two versions.
+    public var from: String
+    public var to: String
+    public var operations: [Operation] = []
+    public var checks: [Check] = []
+    /// The statements, in order, run with foreign-key enforcement off in one transaction.
+    public var statements: [String] = []
+    /// Tables created, rebuilt or renamed: their foreign keys are checked before the commit.
+    public var checkedTables: [String] = []
+    /// Tables whose rows must number the same after the migration (they refer to rebuilt tables).
+    public var countedTables: [String] = []
+    /// Every index of the new schema; the migrator drops any other index and creates the missing ones.
+    public var indexes: [DDLGenerator.IndexDefinition] = []
+    /// Changes the planner cannot make exactly: the migration is refused, naming each.
+    public var unsupported: [String] = []
+
+    public init(from: String, to: String) {
+        self.from = from
+        self.to = to
+    }
+
+    /// True when the two versions are the same schema.
+    public var isEmpty: Bool { from == to }
+}

@@ -1,0 +1,452 @@
+import ModelGenQuery
+
+/// Plans the migration of an SQLite database from one version of a schema to the next.
+///
+/// Identity is by name or declared `originalName`, never guessed. Each table of the new schema is
+/// matched with the old table of the same entity (or the join table of the same relationships);
+/// its definition is compared, line by line, with the old one rendered under the new table names:
+///
+/// - unchanged: nothing to do (but indexes);
+/// - only new columns that `ALTER TABLE … ADD COLUMN` can add (nullable, or with a constant
+///   default; no UNIQUE): added in place, whatever the row count;
+/// - anything else: rebuilt in SQLite's documented order — new table, copy, drop, rename — with
+///   every kept column copied from its old column (converted, NULLs replaced by a new default).
+///
+/// Renamed tables are renamed in place first (`ALTER TABLE … RENAME`, which also rewrites the
+/// references of other tables), new tables are created, removed ones dropped — all with
+/// foreign-key enforcement off, so no `ON DELETE` action fires. Checks count, before anything
+/// changes, the rows a step would reject or whose values it would lose.
+public struct MigrationPlanner {
+    private let old: ModelSchema
+    private let new: ModelSchema
+    private let dialect = SQLDialect.sqlite
+    /// Old entity name → new entity name, for matched entities.
+    private var entityNames: [String: String] = [:]
+    /// "OldEntity.oldMember" → new member name, for matched attributes and relationships.
+    private var memberNames: [String: String] = [:]
+
+    private init(old: ModelSchema, new: ModelSchema) {
+        self.old = old
+        self.new = new
+        for entity in new.entities {
+            guard let match = Self.match(entity.name, entity.originalNames, among: old.entities.map(\.name), taken: Set(entityNames.keys), exact: Set(new.entities.map(\.name)))
+            else { continue }
+            entityNames[match] = entity.name
+            guard let previous = old.entity(named: match) else { continue }
+            let oldMembers = previous.attributes.map(\.name) + previous.relationships.map(\.name)
+            let newMembers = entity.attributes.map(\.name) + entity.relationships.map(\.name)
+            var taken: Set<String> = []
+            for member in entity.attributes.map({ ($0.name, $0.originalNames) }) + entity.relationships.map({ ($0.name, $0.originalNames) }) {
+                guard let oldMember = Self.match(member.0, member.1, among: oldMembers, taken: taken, exact: Set(newMembers)) else { continue }
+                taken.insert(oldMember)
+                memberNames["\(match).\(oldMember)"] = member.0
+            }
+        }
+    }
+
+    /// The old name a new element takes over: its own name, else the first of its original
+    /// names that the old version has and that no new element keeps as its own name.
+    private static func match(_ name: String, _ originalNames: [String], among oldNames: [String], taken: Set<String>, exact newNames: Set<String>) -> String? {
+        if oldNames.contains(name), !taken.contains(name) { return name }
+        return originalNames.first { oldNames.contains($0) && !taken.contains($0) && !newNames.contains($0) }
+    }
+
+    /// The plan from `old` to `new`.
+    public static func plan(from old: ModelSchema, to new: ModelSchema) -> MigrationPlan {
+        MigrationPlanner(old: old, new: new).makePlan()
+    }
+
+    // MARK: - Tables
+
+    /// A table of either version, with an identity that survives renames.
+    private struct Table {
+        var key: String
+        var entity: String
+        var definition: DDLGenerator.TableDefinition
+        /// Identity of each column, by column name.
+        var columnKeys: [String: String]
+        var isJoinTable: Bool
+    }
+
+    private func newMemberName(_ entity: String, _ member: String) -> String? {
+        memberNames["\(entity).\(member)"]
+    }
+
+    /// Tables of the old version, under the new version's table names where matched, keyed by identity.
+    private func oldTables() -> [Table] {
+        // The old schema with matched tables renamed, so references render as they will read after the renames.
+        var entities = old.entities
+        for index in entities.indices {
+            if let newName = entityNames[entities[index].name], let newEntity = new.entity(named: newName) {
+                entities[index].tableName = newEntity.tableName
+            }
+        }
+        let tableOfEntity = Dictionary(entities.map { ($0.name, $0.tableName) }, uniquingKeysWith: { first, _ in first })
+        var joinTables = old.joinTables
+        for index in joinTables.indices {
+            joinTables[index].table = tableOfEntity[joinTables[index].entity] ?? joinTables[index].table
+            joinTables[index].targetTable = tableOfEntity[joinTables[index].target] ?? joinTables[index].targetTable
+            if let match = newJoinTable(matching: old.joinTables[index]) { joinTables[index].name = match.name }
+        }
+        let renamed = ModelSchema(name: old.name, sourceFile: old.sourceFile, enums: old.enums, entities: entities, joinTables: joinTables)
+        let ddl = DDLGenerator(schema: renamed, dialect: dialect)
+        var tables = renamed.entities.map { entity in
+            Table(key: entityKey(entity.name, old: true), entity: entity.name, definition: ddl.tableDefinition(of: entity),
+                  columnKeys: columnKeys(of: entity, old: true), isJoinTable: false)
+        }
+        for (original, table) in zip(old.joinTables, renamed.joinTables) {
+            tables.append(Table(key: joinKey(original, old: true), entity: original.entity, definition: ddl.tableDefinition(of: table),
+                                columnKeys: joinColumnKeys(original, old: true), isJoinTable: true))
+        }
+        return tables
+    }
+
+    private func newTables() -> [Table] {
+        let ddl = DDLGenerator(schema: new, dialect: dialect)
+        return new.entities.map { entity in
+            Table(key: entityKey(entity.name, old: false), entity: entity.name, definition: ddl.tableDefinition(of: entity),
+                  columnKeys: columnKeys(of: entity, old: false), isJoinTable: false)
+        } + new.joinTables.map { table in
+            Table(key: joinKey(table, old: false), entity: table.entity, definition: ddl.tableDefinition(of: table),
+                  columnKeys: joinColumnKeys(table, old: false), isJoinTable: true)
+        }
+    }
+
+    private func entityKey(_ name: String, old: Bool) -> String {
+        old ? entityNames[name].map { "entity:" + $0 } ?? "old-entity:" + name : "entity:" + name
+    }
+
+    /// `Entity.relationship` in the new version's names; unmatched old ones stay apart.
+    private func relationshipKey(_ entity: String, _ relationship: String, old: Bool) -> String {
+        guard old else { return "\(entity).\(relationship)" }
+        guard let newEntity = entityNames[entity], let newName = newMemberName(entity, relationship) else { return "old:\(entity).\(relationship)" }
+        return "\(newEntity).\(newName)"
+    }
+
+    private func columnKeys(of entity: Entity, old: Bool) -> [String: String] {
+        var keys = ["id": "id"]
+        for attribute in entity.storedAttributes {
+            let name = old ? newMemberName(entity.name, attribute.name).map { "attribute:" + $0 } ?? "old-attribute:" + attribute.name : "attribute:" + attribute.name
+            keys[attribute.columnName] = name
+        }
+        for relationship in entity.relationships {
+            guard case let .foreignKey(column, _) = relationship.storage else { continue }
+            keys[column] = "key:" + relationshipKey(entity.name, relationship.name, old: old)
+        }
+        return keys
+    }
+
+    /// A join table is the same table when it stores the same pair of relationships.
+    private func joinKey(_ table: JoinTable, old: Bool) -> String {
+        let sides = [relationshipKey(table.entity, table.relationship, old: old),
+                     table.inverse.map { relationshipKey(table.target, $0, old: old) } ?? "→"]
+        return "join:" + sides.sorted().joined(separator: "|")
+    }
+
+    /// Each column of a join table holds the ids of one side: named by that side's relationship.
+    private func joinColumnKeys(_ table: JoinTable, old: Bool) -> [String: String] {
+        let own = relationshipKey(table.entity, table.relationship, old: old)
+        let other = table.inverse.map { "side:" + relationshipKey(table.target, $0, old: old) } ?? "target:" + own
+        return [table.column: "side:" + own, table.targetColumn: other]
+    }
+
+    private func newJoinTable(matching table: JoinTable) -> JoinTable? {
+        let key = joinKey(table, old: true)
+        return new.joinTables.first { joinKey($0, old: false) == key }
+    }
+
+    // MARK: - The plan
+
+    private func makePlan() -> MigrationPlan {
+        var plan = MigrationPlan(from: old.canonicalHash, to: new.canonicalHash)
+        guard !plan.isEmpty else { return plan }
+        let olds = oldTables(), news = newTables()
+        let oldByKey = Dictionary(olds.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newKeys = Set(news.map(\.key))
+        let q = dialect.quote
+
+        // 1. Tables that go: their rows are lost.
+        for (original, table) in zip(old.entities.map(\.tableName) + old.joinTables.map(\.name), olds) where !newKeys.contains(table.key) {
+            let what = table.isJoinTable ? "the links of the join table \(original)" : "the \(table.entity) objects"
+            plan.operations.append(.init(kind: table.isJoinTable ? "dropTable" : "dropEntity", entity: table.entity, detail: "drop table \(original)", safety: .destructive))
+            plan.checks.append(.init(kind: .dataLoss, entity: table.entity, message: "rows of \(what), which the new schema removes", countSQL: "SELECT count(*) FROM \(q(original))"))
+            plan.statements.append("DROP TABLE \(q(original));")
+        }
+
+        // 2. Renames, in two steps so that names may be exchanged.
+        let originalNames = Dictionary(zip(olds.map(\.key), old.entities.map(\.tableName) + old.joinTables.map(\.name)), uniquingKeysWith: { first, _ in first })
+        var renames: [(from: String, to: String)] = []
+        for table in news {
+            guard let original = originalNames[table.key], original != table.definition.name else { continue }
+            renames.append((original, table.definition.name))
+            plan.operations.append(.init(kind: table.isJoinTable ? "renameTable" : "renameEntity", entity: table.entity, detail: "rename table \(original) to \(table.definition.name)", safety: .safe))
+        }
+        for (index, rename) in renames.enumerated() {
+            plan.statements.append("ALTER TABLE \(q(rename.from)) RENAME TO \(q("modelgen_rename_\(index)"));")
+        }
+        for (index, rename) in renames.enumerated() {
+            plan.statements.append("ALTER TABLE \(q("modelgen_rename_\(index)")) RENAME TO \(q(rename.to));")
+            plan.checkedTables.append(rename.to)
+        }
+
+        // 3. Tables that stay: unchanged, grown by ADD COLUMN, or rebuilt.
+        for table in news {
+            guard let previous = oldByKey[table.key], let original = originalNames[table.key] else { continue }
+            planTable(table, from: previous, originalTable: original, into: &plan)
+        }
+
+        // 4. New tables.
+        for table in news where oldByKey[table.key] == nil {
+            plan.operations.append(.init(kind: table.isJoinTable ? "createTable" : "addEntity", entity: table.entity, detail: "create table \(table.definition.name)", safety: .safe))
+            plan.statements.append(table.definition.createStatement(dialect: dialect))
+            plan.checkedTables.append(table.definition.name)
+        }
+        planEnumCases(into: &plan)
+        plan.indexes = DDLGenerator(schema: new, dialect: dialect).indexDefinitions()
+        return plan
+    }
+
+    /// `originalTable` is the table's name before the migration, which the checks (run first) read.
+    private func planTable(_ table: Table, from previous: Table, originalTable: String, into plan: inout MigrationPlan) {
+        let q = dialect.quote
+        let name = table.definition.name
+        let oldColumnsByKey = Dictionary(previous.definition.columns.map { (previous.columnKeys[$0.name] ?? $0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let newKeys = Set(table.definition.columns.map { table.columnKeys[$0.name] ?? $0.name })
+        var copies: [(column: String, expression: String)] = []
+        var added: [(name: String, definition: String)] = []
+        var needsRebuild = false
+        let entity = table.isJoinTable ? nil : new.entity(named: table.entity)
+        let oldEntity = table.isJoinTable ? nil : old.entities.first { entityNames[$0.name] == table.entity }
+
+        // Columns that go.
+        for column in previous.definition.columns where !newKeys.contains(previous.columnKeys[column.name] ?? column.name) {
+            needsRebuild = true
+            let attribute = oldEntity?.storedAttributes.first { $0.columnName == column.name }
+            let relationship = oldEntity?.relationships.first { $0.storage == .foreignKey(column: column.name, isUnique: false) || $0.storage == .foreignKey(column: column.name, isUnique: true) }
+            let element = attribute?.name ?? relationship?.name ?? column.name
+            plan.operations.append(.init(kind: attribute != nil ? "dropAttribute" : "dropRelationship", entity: table.entity, element: element,
+                                         detail: "remove column \(column.name) of \(name)", safety: .destructive))
+            plan.checks.append(.init(kind: .dataLoss, entity: table.entity, element: element,
+                                     message: "values in column \(column.name) of \(originalTable), which the new schema removes",
+                                     countSQL: "SELECT count(*) FROM \(q(originalTable)) WHERE \(q(column.name)) IS NOT NULL"))
+        }
+        // Columns that stay or come.
+        for column in table.definition.columns {
+            let key = table.columnKeys[column.name] ?? column.name
+            guard let oldColumn = oldColumnsByKey[key] else {
+                added.append(column)
+                planAddedColumn(column.name, in: table, originalTable: originalTable, entity: entity, into: &plan)
+                continue
+            }
+            var expression = q(oldColumn.name)
+            if oldColumn.definition != column.definition { needsRebuild = true }
+            if oldColumn.name != column.name {
+                let element = String(key.split(separator: ":").last ?? "")
+                plan.operations.append(.init(kind: key.hasPrefix("attribute:") ? "renameAttribute" : key.hasPrefix("key:") ? "renameRelationship" : "renameColumn",
+                                             entity: table.entity, element: element, detail: "column \(oldColumn.name) of \(name) becomes \(column.name)", safety: .safe))
+            }
+            if key.hasPrefix("attribute:"), let entity, let oldEntity,
+               let attribute = entity.attributes.first(where: { "attribute:" + $0.name == key }),
+               let oldAttribute = oldEntity.attributes.first(where: { newMemberName(oldEntity.name, $0.name) == attribute.name }) {
+                expression = planChangedAttribute(attribute, from: oldAttribute, source: expression, table: originalTable, entity: entity.name, into: &plan)
+            } else if key.hasPrefix("key:"), let entity, let oldEntity,
+                      let relationship = entity.relationships.first(where: { "key:\(entity.name).\($0.name)" == key }),
+                      let oldRelationship = oldEntity.relationships.first(where: { newMemberName(oldEntity.name, $0.name) == relationship.name }),
+                      relationship.isRequired, !oldRelationship.isRequired {
+                plan.operations.append(.init(kind: "changeRelationship", entity: entity.name, element: relationship.name, detail: "\(relationship.name) becomes required", safety: .dataDependent))
+                plan.checks.append(.init(kind: .refusal, entity: entity.name, element: relationship.name,
+                                         message: "\(entity.name) objects without a \(relationship.name), which becomes required", countSQL: "SELECT count(*) FROM \(q(originalTable)) WHERE \(q(oldColumn.name)) IS NULL"))
+            }
+            copies.append((column.name, expression))
+        }
+        // Table constraints (compound unique) that are new must find no duplicates.
+        for constraint in table.definition.constraints where !previous.definition.constraints.contains(constraint) {
+            needsRebuild = true
+            if let entity, let group = entity.uniqueConstraints.first(where: { "UNIQUE (\($0.map(q).joined(separator: ", ")))" == constraint }) {
+                let oldColumns = group.compactMap { column in table.columnKeys[column].flatMap { oldColumnsByKey[$0]?.name } }
+                if oldColumns.count == group.count {
+                    plan.checks.append(duplicateCheck(table: originalTable, columns: oldColumns, entity: entity.name, element: group.joined(separator: ", ")))
+                }
+                plan.operations.append(.init(kind: "changeEntity", entity: entity.name, detail: "add \(constraint)", safety: .dataDependent))
+            }
+        }
+        if previous.definition.constraints.contains(where: { !table.definition.constraints.contains($0) }) { needsRebuild = true }
+
+        let addable = added.allSatisfy { column in columnIsAddable(column.name, in: table, entity: entity) }
+        if !needsRebuild, addable {
+            for column in added {
+                plan.statements.append("ALTER TABLE \(q(name)) ADD COLUMN \(column.definition);")
+            }
+            if !added.isEmpty { plan.checkedTables.append(name) }
+            return
+        }
+        // SQLite's 12 steps (lang_altertable.html, steps 4 to 7): new table, copy, drop, rename.
+        let temporary = SQLNames.shortened("modelgen_new_" + name)
+        plan.operations.append(.init(kind: "rebuildTable", entity: table.entity, detail: "rebuild table \(name) (its definition changes in a way ALTER TABLE cannot make)", safety: .safe))
+        plan.statements.append(table.definition.createStatement(dialect: dialect, as: temporary))
+        if !copies.isEmpty {
+            plan.statements.append("INSERT INTO \(q(temporary)) (\(copies.map { q($0.column) }.joined(separator: ", "))) SELECT \(copies.map(\.expression).joined(separator: ", ")) FROM \(q(name));")
+        }
+        plan.statements.append("DROP TABLE \(q(name));")
+        plan.statements.append("ALTER TABLE \(q(temporary)) RENAME TO \(q(name));")
+        plan.checkedTables.append(name)
+        // Tables that refer to the rebuilt one must keep every row (a DROP that fired ON DELETE would not).
+        for referring in new.foreignKeys where referring.targetTable == name && !plan.countedTables.contains(referring.table) && referring.table != name {
+            plan.countedTables.append(referring.table)
+        }
+        for joinTable in new.joinTables where (joinTable.table == name || joinTable.targetTable == name) && !plan.countedTables.contains(joinTable.name) {
+            plan.countedTables.append(joinTable.name)
+        }
+    }
+
+    /// A column `ALTER TABLE … ADD COLUMN` can add: no UNIQUE, and NULL or a default for existing rows.
+    private func columnIsAddable(_ column: String, in table: Table, entity: Entity?) -> Bool {
+        guard let entity else { return false }
+        if let attribute = entity.storedAttributes.first(where: { $0.columnName == column }) {
+            return !attribute.isUnique && (attribute.isOptional || attribute.defaultValue != nil)
+        }
+        if let relationship = entity.relationships.first(where: { if case let .foreignKey(key, _) = $0.storage { return key == column } else { return false } }),
+           case let .foreignKey(_, isUnique) = relationship.storage {
+            return !isUnique && !relationship.isRequired
+        }
+        return false
+    }
+
+    private func planAddedColumn(_ column: String, in table: Table, originalTable: String, entity: Entity?, into plan: inout MigrationPlan) {
+        guard let entity else { return }
+        let q = dialect.quote
+        if let attribute = entity.storedAttributes.first(where: { $0.columnName == column }) {
+            plan.operations.append(.init(kind: "addAttribute", entity: entity.name, element: attribute.name, detail: "add column \(column) to \(table.definition.name)",
+                                         safety: attribute.isOptional || attribute.defaultValue != nil ? .safe : .dataDependent))
+            if !attribute.isOptional, attribute.defaultValue == nil {
+                plan.checks.append(.init(kind: .refusal, entity: entity.name, element: attribute.name,
+                                         message: "existing \(entity.name) objects, which would have no value for the new required attribute \(attribute.name) (give it a default)",
+                                         countSQL: "SELECT count(*) FROM \(q(originalTable))"))
+            }
+        } else if let relationship = entity.relationships.first(where: { if case let .foreignKey(key, _) = $0.storage { return key == column } else { return false } }) {
+            plan.operations.append(.init(kind: "addRelationship", entity: entity.name, element: relationship.name, detail: "add column \(column) to \(table.definition.name)",
+                                         safety: relationship.isRequired ? .dataDependent : .safe))
+            if relationship.isRequired {
+                plan.checks.append(.init(kind: .refusal, entity: entity.name, element: relationship.name,
+                                         message: "existing \(entity.name) objects, which would have no \(relationship.name) for the new required relationship",
+                                         countSQL: "SELECT count(*) FROM \(q(originalTable))"))
+            }
+        }
+    }
+
+    /// The expression copying an attribute's old column into its new one, and the checks its change needs.
+    private func planChangedAttribute(_ attribute: Attribute, from oldAttribute: Attribute, source: String, table: String, entity: String, into plan: inout MigrationPlan) -> String {
+        let q = dialect.quote
+        var expression = source
+        if attribute.type != oldAttribute.type {
+            switch conversion(from: oldAttribute.type, to: attribute.type, source: source) {
+            case let .exact(converted, check):
+                expression = converted
+                plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name,
+                                             detail: "\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name)", safety: check == nil ? .safe : .dataDependent))
+                if let check {
+                    plan.checks.append(.init(kind: .refusal, entity: entity, element: attribute.name,
+                                             message: "values of \(attribute.name) that do not convert from \(oldAttribute.type.name) to \(attribute.type.name) exactly",
+                                             countSQL: "SELECT count(*) FROM \(q(table)) WHERE \(source) IS NOT NULL AND NOT (\(check))"))
+                }
+            case nil:
+                plan.unsupported.append("\(entity).\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name), which has no exact conversion; add a new attribute and copy the values in code instead")
+            }
+        }
+        if oldAttribute.isOptional, !attribute.isOptional {
+            if let value = attribute.defaultValue {
+                expression = "coalesce(\(expression), \(dialect.literal(value)))"
+                plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name, detail: "\(attribute.name) becomes required; NULLs become its default", safety: .safe))
+            } else {
+                plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name, detail: "\(attribute.name) becomes required", safety: .dataDependent))
+                plan.checks.append(.init(kind: .refusal, entity: entity, element: attribute.name,
+                                         message: "\(entity) objects whose \(attribute.name) is nil, which becomes required (give it a default)",
+                                         countSQL: "SELECT count(*) FROM \(q(table)) WHERE \(source) IS NULL"))
+            }
+        }
+        if attribute.isUnique, !oldAttribute.isUnique {
+            plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name, detail: "\(attribute.name) becomes unique", safety: .dataDependent))
+            plan.checks.append(duplicateCheck(table: table, columns: [oldAttribute.columnName], entity: entity, element: attribute.name))
+        }
+        return expression
+    }
+
+    private func duplicateCheck(table: String, columns: [String], entity: String, element: String) -> MigrationPlan.Check {
+        let q = dialect.quote
+        let list = columns.map(q).joined(separator: ", ")
+        let notNull = columns.map { "\(q($0)) IS NOT NULL" }.joined(separator: " AND ")
+        return .init(kind: .refusal, entity: entity, element: element,
+                     message: "groups of \(entity) objects sharing a value of \(element), which becomes unique (NULLs are not duplicates)",
+                     countSQL: "SELECT count(*) FROM (SELECT 1 FROM \(q(table)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1)")
+    }
+
+    /// Rows that use an enum case the new version removes.
+    private func planEnumCases(into plan: inout MigrationPlan) {
+        let q = dialect.quote
+        for entity in new.entities {
+            guard let oldEntity = old.entities.first(where: { entityNames[$0.name] == entity.name }) else { continue }
+            for attribute in entity.storedAttributes {
+                guard case let .enumeration(name) = attribute.type,
+                      let oldAttribute = oldEntity.storedAttributes.first(where: { newMemberName(oldEntity.name, $0.name) == attribute.name }),
+                      case let .enumeration(oldName) = oldAttribute.type,
+                      let cases = new.enums.first(where: { $0.name == name })?.cases,
+                      let oldCases = old.enums.first(where: { $0.name == oldName })?.cases else { continue }
+                let removed = oldCases.filter { !cases.contains($0) }
+                guard !removed.isEmpty else { continue }
+                plan.operations.append(.init(kind: "changeAttribute", entity: entity.name, element: attribute.name, detail: "the cases \(removed.joined(separator: ", ")) of \(name) are removed", safety: .dataDependent))
+                plan.checks.append(.init(kind: .refusal, entity: entity.name, element: attribute.name,
+                                         message: "\(entity.name) objects whose \(attribute.name) is a removed case (\(removed.joined(separator: ", ")))",
+                                         countSQL: "SELECT count(*) FROM \(q(oldEntity.tableName)) WHERE \(q(oldAttribute.columnName)) IN (\(removed.map(dialect.literal).joined(separator: ", ")))"))
+            }
+        }
+    }
+
+    /// How SQLite turns a stored value of one type into the other: an expression on `source` and,
+    /// when not every value converts, a condition true for those that do. Nil: no exact conversion.
+    private enum Conversion {
+        case exact(String, check: String?)
+    }
+
+    private func conversion(from oldType: AttributeType, to newType: AttributeType, source: String) -> Conversion? {
+        let integers: [ScalarType] = [.int16, .int32, .int, .int64]
+        switch (oldType, newType) {
+        case let (.scalar(from), .scalar(to)) where integers.contains(from) && integers.contains(to):
+            let range: (Int64, Int64) = switch to {
+            case .int16: (Int64(Int16.min), Int64(Int16.max))
+            case .int32: (Int64(Int32.min), Int64(Int32.max))
+            default: (Int64.min, Int64.max)
+            }
+            let narrows = (integers.firstIndex(of: to) ?? 0) < (integers.firstIndex(of: from) ?? 0) && range.0 != Int64.min
+            return .exact(source, check: narrows ? "\(source) BETWEEN \(range.0) AND \(range.1)" : nil)
+        case (.scalar(.float), .scalar(.double)):
+            return .exact(source, check: nil)
+        case let (.scalar(from), .scalar(.double)) where integers.contains(from):
+            // Exact while the integer fits a Double's 53-bit significand.
+            return .exact("CAST(\(source) AS REAL)", check: "abs(\(source)) <= 9007199254740992")
+        case let (.scalar(from), .scalar(.string)) where integers.contains(from):
+            return .exact("CAST(\(source) AS TEXT)", check: nil)
+        case (.enumeration, .scalar(.string)), (.scalar(.url), .scalar(.string)):
+            return .exact(source, check: nil)
+        case let (.scalar(.string), .enumeration(name)):
+            let cases = new.enums.first { $0.name == name }?.cases ?? []
+            return .exact(source, check: "\(source) IN (\(cases.map(dialect.literal).joined(separator: ", ")))")
+        case let (.scalar(.string), .scalar(to)) where integers.contains(to):
+            return .exact("CAST(\(source) AS INTEGER)", check: "CAST(CAST(\(source) AS INTEGER) AS TEXT) = \(source)")
+        case let (.enumeration, .enumeration(to)):
+            let cases = new.enums.first { $0.name == to }?.cases ?? []
+            return .exact(source, check: "\(source) IN (\(cases.map(dialect.literal).joined(separator: ", ")))")
+        default:
+            return nil
+        }
+    }
+}
+
+extension AttributeType {
+    /// The type as the schema writes it.
+    public var name: String {
+        switch self {
+        case let .scalar(scalar): return scalar.rawValue
+        case let .enumeration(name): return name
+        }
+    }
+}
