@@ -142,3 +142,4 @@ final class ZooTests: XCTestCase {
         }
     }
 }
+

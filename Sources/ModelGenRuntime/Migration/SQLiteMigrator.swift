@@ -30,7 +30,7 @@ public struct MigrationReport: Equatable, Sendable, CustomStringConvertible {
             lines.append("\(isDryRun ? "Would migrate" : "Migrated") from \(from) to \(to):")
         } else {
             lines.append("migration refused, nothing was changed:")
-            lines += refusals.map { "  - \($0.rows) \($0.message)" }
+            lines += refusals.map { "  - \($0.message): \($0.rows)" }
             if refusals.isEmpty {
                 lines.append("  - it would lose the data below; allow data loss to migrate anyway (modelgen migrate --allow-data-loss, ModelConfiguration(allowsMigrationDataLoss: true))")
             }
@@ -39,7 +39,7 @@ public struct MigrationReport: Equatable, Sendable, CustomStringConvertible {
         lines += operations.map { "  \($0.safety == .destructive ? "!" : "-") \($0.detail)" }
         if !dataLoss.isEmpty {
             lines.append(isRefused || isDryRun ? "Data it would lose:" : "Data lost:")
-            lines += dataLoss.map { "  - \($0.rows) \($0.message)" }
+            lines += dataLoss.map { "  - \($0.message): \($0.rows)" }
         }
         return lines.joined(separator: "\n")
     }
@@ -113,6 +113,28 @@ public struct SQLiteMigrator {
     public func recordSchema(_ canonicalJSON: String) throws {
         try database.execute("CREATE TABLE IF NOT EXISTS \(Self.schemaTable) (id INTEGER PRIMARY KEY CHECK (id = 1), hash TEXT NOT NULL, schema TEXT NOT NULL)")
         try database.run("INSERT OR REPLACE INTO \(Self.schemaTable) (id, hash, schema) VALUES (1, ?, ?)", [.text(ModelSchema.hash(canonicalJSON)), .text(canonicalJSON)])
+    }
+
+    /// How the store's tables differ from the ones `schema`'s DDL creates (missing tables, missing
+    /// and unexpected columns), in schema order; empty when they match.
+    public func differences(from schema: ModelSchema) throws -> [String] {
+        let ddl = DDLGenerator(schema: schema, dialect: .sqlite)
+        let tables = schema.entities.map(ddl.tableDefinition(of:)) + schema.joinTables.map(ddl.tableDefinition(of:))
+        var differences: [String] = []
+        for table in tables {
+            let found = try database.query("SELECT name FROM pragma_table_info(?)", [.text(table.name)]).compactMap { row -> String? in
+                if case let .text(name) = row[0] { return name }
+                return nil
+            }
+            guard !found.isEmpty else {
+                differences.append("table \(table.name) is missing")
+                continue
+            }
+            let columns = table.columns.map(\.name)
+            for column in columns where !found.contains(column) { differences.append("table \(table.name) has no column \(column)") }
+            for column in found where !columns.contains(column) { differences.append("table \(table.name) has a column \(column) the schema does not declare") }
+        }
+        return differences
     }
 
     /// Migrates the store from `old` to `new`; throws `MigrationRefused` or `MigrationUnsupported`

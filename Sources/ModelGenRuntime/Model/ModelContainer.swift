@@ -94,47 +94,12 @@ public final class ModelContainer {
             }
         } else {
             // Built from the plain DDL (no recorded schema): used only when its tables match, then recorded.
-            let differences = try Self.differences(between: database, and: schema)
+            let differences = try migrator.differences(from: try ModelSchema(canonicalJSON: schema.canonicalSchema))
             guard differences.isEmpty else {
                 throw ModelContainerError.storeDoesNotMatchSchema(store: configuration.url?.path ?? ":memory:", schema: "\(schema)", differences: differences)
             }
             try migrator.recordSchema(schema.canonicalSchema)
         }
-    }
-
-    /// How the store's tables differ from the ones the schema's DDL creates (missing tables,
-    /// missing and unexpected columns), in schema order.
-    static func differences(between database: SQLiteDatabase, and schema: any ModelSchemaDefinition.Type) throws -> [String] {
-        var expected: [(table: String, columns: [String])] = []
-        for model in schema.models {
-            let entity = model.entity
-            var columns = ["id"] + entity.attributes.compactMap(\.column)
-            for relationship in entity.relationships {
-                switch relationship.storage {
-                case let .column(column): columns.append(column)
-                case let .joinTable(table, own, target) where !expected.contains(where: { $0.table == table }):
-                    expected.append((table, [own, target]))
-                default: break
-                }
-            }
-            expected.append((entity.table, columns))
-        }
-        var differences: [String] = []
-        for (quotedTable, quotedColumns) in expected {
-            let table = SQLDialect.unquoted(quotedTable)
-            let found = try database.query("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { row -> String? in
-                if case let .text(name) = row[0] { return name }
-                return nil
-            }
-            guard !found.isEmpty else {
-                differences.append("table \(table) is missing")
-                continue
-            }
-            let columns = quotedColumns.map(SQLDialect.unquoted)
-            for column in columns where !found.contains(column) { differences.append("table \(table) has no column \(column)") }
-            for column in found where !columns.contains(column) { differences.append("table \(table) has a column \(column) the schema does not declare") }
-        }
-        return differences
     }
 
     /// The context for the main actor's work (one per container).

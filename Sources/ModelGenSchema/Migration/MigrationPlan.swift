@@ -75,6 +75,9 @@ public struct MigrationPlan: Equatable, Sendable {
     public var indexes: [DDLGenerator.IndexDefinition] = []
     /// Changes the planner cannot make exactly: the migration is refused, naming each.
     public var unsupported: [String] = []
+    /// Likely mistakes that do not stop the migration: an element removed and another of the same
+    /// type added without `originalName` ("did you mean `originalName: old`?").
+    public var warnings: [String] = []
 
     public init(from: String, to: String) {
         self.from = from

@@ -203,6 +203,8 @@ public struct MigrationPlanner {
         }
         planEnumCases(into: &plan)
         plan.indexes = DDLGenerator(schema: new, dialect: dialect).indexDefinitions()
+        plan.checkedTables = plan.checkedTables.reduce(into: []) { tables, table in if !tables.contains(table) { tables.append(table) } }
+        plan.warnings = undeclaredRenames(in: plan)
         return plan
     }
 
@@ -378,6 +380,28 @@ public struct MigrationPlanner {
         return .init(kind: .refusal, entity: entity, element: element,
                      message: "groups of \(entity) objects sharing a value of \(element), which becomes unique (NULLs are not duplicates)",
                      countSQL: "SELECT count(*) FROM (SELECT 1 FROM \(q(table)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1)")
+    }
+
+    /// An element removed and another of the same kind and type added to the same entity, with
+    /// no `originalName` linking them: most likely a rename the schema forgot to declare.
+    private func undeclaredRenames(in plan: MigrationPlan) -> [String] {
+        var warnings: [String] = []
+        for entity in new.entities {
+            guard let oldEntity = old.entities.first(where: { entityNames[$0.name] == entity.name }) else { continue }
+            let removed = oldEntity.storedAttributes.filter { newMemberName(oldEntity.name, $0.name) == nil }
+            for attribute in entity.storedAttributes where !oldEntity.attributes.contains(where: { newMemberName(oldEntity.name, $0.name) == attribute.name }) {
+                for candidate in removed where candidate.type == attribute.type {
+                    warnings.append("'\(entity.name).\(attribute.name)' is added and '\(candidate.name)' removed, both \(attribute.type.name): if this is a rename, did you mean 'originalName: \(candidate.name)'? Otherwise the values of '\(candidate.name)' are lost")
+                }
+            }
+        }
+        let removedEntities = old.entities.filter { entityNames[$0.name] == nil }
+        for entity in new.entities where !entityNames.values.contains(entity.name) {
+            for candidate in removedEntities where candidate.storedAttributes.map(\.type) == entity.storedAttributes.map(\.type) {
+                warnings.append("entity '\(entity.name)' is added and '\(candidate.name)' removed, with attributes of the same types: if this is a rename, did you mean 'originalName: \(candidate.name)'?")
+            }
+        }
+        return warnings
     }
 
     /// Rows that use an enum case the new version removes.

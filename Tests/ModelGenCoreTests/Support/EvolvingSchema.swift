@@ -1,0 +1,259 @@
+import Foundation
+import ModelGenCore
+import ModelGenRuntime
+
+/// A schema that evolves at random, one version after another, remembering the identity of every
+/// entity, attribute and relationship (renames are declared with `originalName`, as a user would),
+/// so a test can say which values a migrated store must hold.
+struct EvolvingSchema {
+    struct Attribute {
+        var id: Int
+        var name: String
+        var originalNames: [String] = []
+        /// `Int`, `Int16`, `String`, `Double` or `Bool`.
+        var type: String
+        var isOptional: Bool
+        var defaultValue: String?
+        var isIndexed = false
+        /// Values are distinct per row, so `unique` may be added.
+        var isUnique = false
+    }
+
+    /// An optional to-one `name` on the entity, with the inverse to-many `inverseName` on the target.
+    struct Relationship {
+        var id: Int
+        var name: String
+        var originalNames: [String] = []
+        var inverseName: String
+        var inverseOriginalNames: [String] = []
+        var target: Int
+        var deleteRule: String
+    }
+
+    struct Entity {
+        var id: Int
+        var name: String
+        var originalNames: [String] = []
+        var attributes: [Attribute] = []
+        var relationships: [Relationship] = []
+    }
+
+    var entities: [Entity] = []
+    private var nextID = 0
+
+    private mutating func newID() -> Int {
+        nextID += 1
+        return nextID
+    }
+
+    static func random(_ random: inout RobustnessTests.Generator) -> EvolvingSchema {
+        var schema = EvolvingSchema()
+        for _ in 0..<(2 + random.below(2)) { schema.addEntity(&random) }
+        for _ in 0..<random.below(3) { schema.addRelationship(&random) }
+        return schema
+    }
+
+    private func entityName(_ id: Int) -> String { entities.first { $0.id == id }!.name }
+
+    // MARK: - Changes
+
+    private mutating func addEntity(_ random: inout RobustnessTests.Generator) {
+        let id = newID()
+        var entity = Entity(id: id, name: "E\(id)")
+        for _ in 0..<(1 + random.below(3)) { entity.attributes.append(newAttribute(&random, required: random.below(2) == 0)) }
+        entities.append(entity)
+    }
+
+    private mutating func newAttribute(_ random: inout RobustnessTests.Generator, required: Bool) -> Attribute {
+        let id = newID()
+        let type = ["Int", "Int16", "String", "Double", "Bool"][random.below(5)]
+        let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
+        return Attribute(id: id, name: "a\(id)", type: type, isOptional: !required, defaultValue: random.below(3) == 0 ? defaults[type] : nil)
+    }
+
+    private mutating func addRelationship(_ random: inout RobustnessTests.Generator) {
+        guard !entities.isEmpty else { return }
+        let source = random.below(entities.count), target = entities[random.below(entities.count)].id
+        let id = newID()
+        entities[source].relationships.append(Relationship(id: id, name: "r\(id)", inverseName: "inv\(id)", target: target,
+                                                           deleteRule: ["nullify", "cascade", "noAction"][random.below(3)]))
+    }
+
+    /// The next version: one to three random changes of the kinds SPEC §6 lists.
+    func evolved(_ random: inout RobustnessTests.Generator) -> EvolvingSchema {
+        var next = self
+        for _ in 0..<(1 + random.below(3)) { next.change(&random) }
+        return next
+    }
+
+    private mutating func change(_ random: inout RobustnessTests.Generator) {
+        let e = random.below(entities.count)
+        let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
+        switch random.below(14) {
+        case 0: entities[e].attributes.append(newAttribute(&random, required: false))
+        case 1:
+            var attribute = newAttribute(&random, required: true)
+            attribute.defaultValue = defaults[attribute.type]
+            entities[e].attributes.append(attribute)
+        case 2 where entities[e].attributes.count > 1: entities[e].attributes.remove(at: random.below(entities[e].attributes.count))
+        case 3 where !entities[e].attributes.isEmpty:
+            let a = random.below(entities[e].attributes.count)
+            entities[e].attributes[a].originalNames.insert(entities[e].attributes[a].name, at: 0)
+            entities[e].attributes[a].name = "a\(newID())"
+        case 4:
+            entities[e].originalNames.insert(entities[e].name, at: 0)
+            entities[e].name = "E\(newID())"
+        case 5: addEntity(&random)
+        case 6 where entities.count > 1:
+            let removed = entities.remove(at: e).id
+            for index in entities.indices { entities[index].relationships.removeAll { $0.target == removed } }
+        case 7 where !entities[e].attributes.isEmpty:
+            let a = random.below(entities[e].attributes.count)
+            if entities[e].attributes[a].isOptional {
+                entities[e].attributes[a].isOptional = false
+                entities[e].attributes[a].defaultValue = defaults[entities[e].attributes[a].type]
+            } else {
+                entities[e].attributes[a].isOptional = true
+            }
+        case 8 where !entities[e].attributes.isEmpty:
+            let a = random.below(entities[e].attributes.count)
+            if entities[e].attributes[a].type == "Int16" {
+                entities[e].attributes[a].type = "Int"
+                if entities[e].attributes[a].defaultValue != nil { entities[e].attributes[a].defaultValue = "3" }
+            }
+        case 9 where !entities[e].attributes.isEmpty:
+            entities[e].attributes[random.below(entities[e].attributes.count)].isIndexed.toggle()
+        case 10: addRelationship(&random)
+        case 11 where !entities[e].relationships.isEmpty: entities[e].relationships.remove(at: random.below(entities[e].relationships.count))
+        case 12 where !entities[e].relationships.isEmpty:
+            let r = random.below(entities[e].relationships.count)
+            entities[e].relationships[r].deleteRule = ["nullify", "cascade", "noAction"].filter { $0 != entities[e].relationships[r].deleteRule }[random.below(2)]
+        case 13 where !entities[e].relationships.isEmpty:
+            let r = random.below(entities[e].relationships.count)
+            entities[e].relationships[r].originalNames.insert(entities[e].relationships[r].name, at: 0)
+            entities[e].relationships[r].name = "r\(newID())"
+            entities[e].relationships[r].inverseOriginalNames.insert(entities[e].relationships[r].inverseName, at: 0)
+            entities[e].relationships[r].inverseName = "inv\(newID())"
+        default: break
+        }
+    }
+
+    // MARK: - YAML, rows and snapshots
+
+    var yaml: String {
+        func names(_ list: [String]) -> String { list.isEmpty ? "" : ", originalName: [\(list.joined(separator: ", "))]" }
+        var lines = ["schema: Evolving", "entities:"]
+        for entity in entities {
+            lines.append("  \(entity.name):")
+            if !entity.originalNames.isEmpty { lines.append("    originalName: [\(entity.originalNames.joined(separator: ", "))]") }
+            lines.append("    attributes:")
+            for attribute in entity.attributes {
+                var options = "type: \(attribute.type)\(attribute.isOptional ? "?" : "")"
+                if let value = attribute.defaultValue { options += ", default: \(value)" }
+                if attribute.isIndexed { options += ", indexed: true" }
+                lines.append("      \(attribute.name): { \(options)\(names(attribute.originalNames)) }")
+            }
+            lines.append("    relationships:")
+            for relationship in entity.relationships {
+                lines.append("      \(relationship.name): { type: \(entityName(relationship.target))?, inverse: \(relationship.inverseName)\(names(relationship.originalNames)) }")
+            }
+            for other in entities {
+                for relationship in other.relationships where relationship.target == entity.id {
+                    lines.append("      \(relationship.inverseName): { type: \"[\(other.name)]\", inverse: \(relationship.name), deleteRule: \(relationship.deleteRule)\(names(relationship.inverseOriginalNames)) }")
+                }
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Random rows for every table of this version: 2 to 5 objects per entity, values of each
+    /// attribute's type (NULL now and then where optional), keys to random objects or NULL.
+    func rows(_ random: inout RobustnessTests.Generator) -> String {
+        var statements: [String] = []
+        let counts = Dictionary(entities.map { ($0.id, 2 + random.below(4)) }, uniquingKeysWith: { first, _ in first })
+        for entity in entities {
+            for row in 1...counts[entity.id]! {
+                var columns = ["id"], values = [String(row)]
+                for attribute in entity.attributes {
+                    columns.append(Naming.snakeCase(attribute.name))
+                    if attribute.isOptional && random.below(4) == 0 { values.append("NULL"); continue }
+                    switch attribute.type {
+                    case "Int": values.append(String(Int64(bitPattern: random.next()) >> Int64(random.below(64))))
+                    case "Int16": values.append(String(Int(random.below(65536)) - 32768))
+                    case "String": values.append("'s\(random.below(1000))''\(row)'")
+                    case "Double": values.append(String(Double(random.below(1_000_000)) / 64))
+                    default: values.append(String(random.below(2)))
+                    }
+                }
+                for relationship in entity.relationships {
+                    columns.append(Naming.snakeCase(relationship.name) + "_id")
+                    values.append(random.below(3) == 0 ? "NULL" : String(1 + random.below(counts[relationship.target]!)))
+                }
+                statements.append("INSERT INTO \(SQLDialect.sqlite.quote(Naming.snakeCase(entity.name))) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));")
+            }
+        }
+        return statements.joined(separator: "\n")
+    }
+
+    /// Every stored value, by identity: "entity id/row id/attribute or relationship id" → value.
+    func snapshot(_ database: SQLiteDatabase) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for entity in entities {
+            let columns = entity.attributes.map { (String($0.id), Naming.snakeCase($0.name)) } + entity.relationships.map { (String($0.id), Naming.snakeCase($0.name) + "_id") }
+            let select = (["id"] + columns.map { SQLDialect.sqlite.quote($0.1) }).joined(separator: ", ")
+            for row in try database.query("SELECT \(select) FROM \(SQLDialect.sqlite.quote(Naming.snakeCase(entity.name)))") {
+                guard let id = row[0].integer else { continue }
+                values["\(entity.id)/\(id)"] = "row"
+                for (index, column) in columns.enumerated() {
+                    values["\(entity.id)/\(id)/\(column.0)"] = Self.text(row[index + 1])
+                }
+            }
+        }
+        return values
+    }
+
+    /// What `snapshot` must read after migrating from `previous` holding `old`: kept rows and values,
+    /// defaults where a value is new or a NULL became required, widened integers unchanged.
+    func expected(from old: [String: String], previous: EvolvingSchema) -> [String: String] {
+        var values: [String: String] = [:]
+        for entity in entities {
+            guard let before = previous.entities.first(where: { $0.id == entity.id }) else { continue }
+            let rows = old.keys.filter { $0.hasPrefix("\(entity.id)/") && $0.split(separator: "/").count == 2 }
+            for rowKey in rows {
+                values[rowKey] = "row"
+                for attribute in entity.attributes {
+                    let key = "\(rowKey)/\(attribute.id)"
+                    let kept = before.attributes.contains { $0.id == attribute.id } ? old[key] : nil
+                    if let kept, kept != "NULL" || attribute.isOptional {
+                        values[key] = kept
+                    } else {
+                        values[key] = attribute.defaultValue.map { Self.storedDefault($0, type: attribute.type) } ?? "NULL"
+                    }
+                }
+                for relationship in entity.relationships {
+                    let key = "\(rowKey)/\(relationship.id)"
+                    values[key] = before.relationships.contains { $0.id == relationship.id } ? old[key] ?? "NULL" : "NULL"
+                }
+            }
+        }
+        return values
+    }
+
+    private static func storedDefault(_ value: String, type: String) -> String {
+        switch type {
+        case "Bool": return value == "true" ? "1" : "0"
+        case "Double": return String(Double(value)!)
+        default: return value
+        }
+    }
+
+    private static func text(_ value: SQLiteValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case let .integer(number): return String(number)
+        case let .real(number): return String(number)
+        case let .text(text): return text
+        case let .blob(bytes): return "\(bytes)"
+        }
+    }
+}
