@@ -17,12 +17,49 @@ public final class ModelBackingData {
     var savedForeignIDs: [Int64?]
     /// To-many relationships stored in join tables whose membership changed.
     var changedJoinRelationships: [Int] = []
+    /// Attributes set since the last save or load: an update writes only their columns.
+    var changedAttributes: Set<Int> = []
+    /// Ids of the members of each join-table relationship as last saved or loaded, by relationship
+    /// index: a save writes only the pairs added or removed since.
+    var savedJoinMembers: [Int: Set<Int64>] = [:]
 
     enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
         case unloaded(foreignID: Int64?)
         case toOne((any PersistentModel)?)
-        case toMany([any PersistentModel])
+        case toMany(ModelList)
+    }
+
+    /// The objects of a to-many relationship, in order, with their identities for constant-time
+    /// membership: keeping an inverse in sync costs the same for the first link as for the ten
+    /// thousandth.
+    struct ModelList {
+        private(set) var objects: [any PersistentModel]
+        private var identities: Set<ObjectIdentifier>
+
+        init(_ objects: [any PersistentModel] = []) {
+            self.objects = objects
+            identities = Set(objects.lazy.map { ObjectIdentifier($0) })
+        }
+
+        func contains(_ object: AnyObject) -> Bool { identities.contains(ObjectIdentifier(object)) }
+
+        mutating func append(_ object: any PersistentModel) {
+            guard identities.insert(ObjectIdentifier(object)).inserted else { return }
+            objects.append(object)
+        }
+
+        mutating func remove(_ object: AnyObject) {
+            guard identities.remove(ObjectIdentifier(object)) != nil else { return }
+            objects.removeAll { $0 === object }
+        }
+
+        /// The list without the objects `excluded` names.
+        func removing(_ excluded: Set<ObjectIdentifier>) -> ModelList {
+            ModelList(objects.filter { !excluded.contains(ObjectIdentifier($0)) })
+        }
+
+        func containsAny(of others: Set<ObjectIdentifier>) -> Bool { !identities.isDisjoint(with: others) }
     }
 
     /// A new object: default values, every relationship loaded and empty.
@@ -30,7 +67,7 @@ public final class ModelBackingData {
         self.entity = entity
         values = Array(repeating: .null, count: entity.attributes.count)
         savedValues = values
-        relationships = entity.relationships.map { $0.isToMany ? .toMany([]) : .toOne(nil) }
+        relationships = entity.relationships.map { $0.isToMany ? .toMany(ModelList()) : .toOne(nil) }
         savedForeignIDs = Array(repeating: nil, count: entity.relationships.count)
     }
 
@@ -56,6 +93,7 @@ public final class ModelBackingData {
 
     public func setAttribute<Value: PersistentValue>(_ index: Int, _ value: Value) {
         values[index] = value.sqliteValue
+        changedAttributes.insert(index)
         markChanged()
     }
 
@@ -82,7 +120,7 @@ public final class ModelBackingData {
 
     public func toMany<Target: PersistentModel>(_ index: Int, as type: Target.Type = Target.self) -> [Target] {
         switch loadRelationship(index) {
-        case let .toMany(objects): return objects.compactMap { $0 as? Target }
+        case let .toMany(list): return list.objects.compactMap { $0 as? Target }
         default: return []
         }
     }
@@ -100,14 +138,16 @@ public final class ModelBackingData {
 
     public func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) {
         let old = toMany(index, as: Target.self)
-        relationships[index] = .toMany(newValue)
+        let list = ModelList(newValue)
+        relationships[index] = .toMany(list)
         noteMembershipChange(index)
         newValue.forEach(adoptRelated)
         guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
-        for removed in old where !newValue.contains(where: { $0 === removed }) {
+        let oldIdentities = Set(old.lazy.map { ObjectIdentifier($0) })
+        for removed in old where !list.contains(removed) {
             removed.persistentBackingData.removeInverse(inverse, self)
         }
-        for added in newValue where !old.contains(where: { $0 === added }) {
+        for added in list.objects where !oldIdentities.contains(ObjectIdentifier(added)) {
             added.persistentBackingData.addInverse(inverse, self)
         }
     }
@@ -140,8 +180,11 @@ public final class ModelBackingData {
         case let .toOne(object) where object?.persistentBackingData === owner:
             relationships[index] = .toOne(nil)
             markChanged()
-        case let .toMany(objects):
-            relationships[index] = .toMany(objects.filter { $0.persistentBackingData !== owner })
+        case var .toMany(list):
+            guard let ownerObject = owner.object, list.contains(ownerObject) else { return }
+            relationships[index] = .unloaded(foreignID: nil) // the list is now uniquely referenced: changed in place
+            list.remove(ownerObject)
+            relationships[index] = .toMany(list)
             noteMembershipChange(index)
         default:
             break
@@ -162,9 +205,11 @@ public final class ModelBackingData {
                 previous.persistentBackingData.relationships[backIndex] = .toOne(nil)
                 previous.persistentBackingData.markChanged()
             }
-        case let .toMany(objects):
-            guard !objects.contains(where: { $0.persistentBackingData === owner }) else { return }
-            relationships[index] = .toMany(objects + [ownerObject])
+        case var .toMany(list):
+            guard !list.contains(ownerObject) else { return }
+            relationships[index] = .unloaded(foreignID: nil) // the list is now uniquely referenced: appended in place
+            list.append(ownerObject)
+            relationships[index] = .toMany(list)
             noteMembershipChange(index)
         case .unloaded:
             break
@@ -177,10 +222,20 @@ public final class ModelBackingData {
     /// Loads a relationship from the database on first access.
     private func loadRelationship(_ index: Int) -> RelationshipState {
         if case let .unloaded(foreignID) = relationships[index] {
-            relationships[index] = context?.load(entity.relationships[index], of: self, foreignID: foreignID)
-                ?? (entity.relationships[index].isToMany ? .toMany([]) : .toOne(nil))
+            let loaded = context?.load(entity.relationships[index], of: self, foreignID: foreignID)
+                ?? (entity.relationships[index].isToMany ? .toMany(ModelList()) : .toOne(nil))
+            if case .joinTable = entity.relationships[index].storage, case let .toMany(list) = loaded {
+                savedJoinMembers[index] = Set(list.objects.compactMap { $0.persistentBackingData.id })
+            }
+            relationships[index] = loaded
         }
         return relationships[index]
+    }
+
+    /// The ids of a join-table relationship's members now.
+    func joinMemberIDs(_ index: Int) -> Set<Int64> {
+        guard case let .toMany(list) = relationships[index] else { return savedJoinMembers[index] ?? [] }
+        return Set(list.objects.compactMap { $0.persistentBackingData.id })
     }
 
     /// The id a to-one stored in a column of this row refers to now.
@@ -202,8 +257,8 @@ public final class ModelBackingData {
                 if let storedForeignIDs { relationships[index] = .unloaded(foreignID: storedForeignIDs[index]) }
             case let .toOne(object?) where detached.contains(ObjectIdentifier(object)):
                 relationships[index] = .toOne(nil)
-            case let .toMany(objects) where objects.contains(where: { detached.contains(ObjectIdentifier($0)) }):
-                relationships[index] = .toMany(objects.filter { !detached.contains(ObjectIdentifier($0)) })
+            case let .toMany(list) where list.containsAny(of: detached):
+                relationships[index] = .toMany(list.removing(detached))
             default:
                 break
             }
@@ -216,6 +271,8 @@ public final class ModelBackingData {
         savedForeignIDs = foreignIDs ?? savedForeignIDs
         relationships = savedForeignIDs.map { .unloaded(foreignID: $0) }
         changedJoinRelationships = []
+        changedAttributes = []
+        savedJoinMembers = [:]
         isChanged = false
         isDeleted = false
     }

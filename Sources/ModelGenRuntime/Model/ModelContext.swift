@@ -30,8 +30,18 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
 public final class ModelContext {
     public let container: ModelContainer
     var database: SQLiteDatabase { container.database }
-    /// Loaded and saved objects, by entity name and row id.
-    private var registered: [String: [Int64: any PersistentModel]] = [:]
+    /// Loaded and saved objects, by entity name and row id, held weakly: an object with no unsaved
+    /// change lives only while the app holds it (as in SwiftData), so memory follows what the app
+    /// keeps, not every row it ever read. Objects with unsaved changes are held by `changed`.
+    private var registered: [String: [Int64: WeakModel]] = [:]
+    /// Registrations since dead entries were last swept from `registered`.
+    private var registrationsSinceSweep = 0
+    /// `INSERT` statements by entity name.
+    private var insertStatements: [String: String] = [:]
+
+    private struct WeakModel {
+        weak var object: (any PersistentModel)?
+    }
     private var inserted: [any PersistentModel] = []
     private var changed: [any PersistentModel] = []
     private var deleted: [any PersistentModel] = []
@@ -70,7 +80,7 @@ public final class ModelContext {
         for state in backing.relationships {
             switch state {
             case let .toOne(object?): insertGraph(object)
-            case let .toMany(objects): objects.forEach(insertGraph)
+            case let .toMany(list): list.objects.forEach(insertGraph)
             default: break
             }
         }
@@ -130,7 +140,7 @@ public final class ModelContext {
             try assignIDs(newObjects, &assigned)
             for object in newObjects { try write(object, isNew: true) }
             for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
-            for object in newObjects + changed { try writeJoinRows(object) }
+            try writeJoinRows(of: newObjects + changed)
             var deletedIDs: [(entity: String, ids: [Int64])] = []
             var positions: [String: Int] = [:]
             for object in deleted {
@@ -153,14 +163,16 @@ public final class ModelContext {
         }
         for object in newObjects {
             let backing = object.persistentBackingData
-            registered[type(of: object).entity.name, default: [:]][backing.id!] = object
+            register(object, entity: backing.entity.name, id: backing.id!)
         }
         for object in newObjects + changed {
             let backing = object.persistentBackingData
             backing.savedValues = backing.values
             backing.savedForeignIDs = backing.entity.relationships.indices.map { foreignKeyColumn(backing.entity, $0) == nil ? nil : backing.foreignID($0) }
+            for index in backing.changedJoinRelationships { backing.savedJoinMembers[index] = backing.joinMemberIDs(index) }
             backing.isChanged = false
             backing.changedJoinRelationships = []
+            backing.changedAttributes = []
         }
         let hadDeletions = !deleted.isEmpty
         for object in deleted {
@@ -177,9 +189,7 @@ public final class ModelContext {
     public func rollback() {
         for object in inserted { object.persistentBackingData.context = nil }
         for object in changed + deleted { object.persistentBackingData.revert() }
-        for objects in registered.values {
-            for object in objects.values { object.persistentBackingData.revert() }
-        }
+        for object in registeredObjects { object.persistentBackingData.revert() }
         clearPendingChanges()
     }
 
@@ -210,12 +220,14 @@ public final class ModelContext {
         return nil
     }
 
+    /// Inserts a new object's row, or updates the columns of a changed one that changed: the
+    /// attributes set since the last save and the keys that differ from the stored ones.
     private func write(_ object: any PersistentModel, isNew: Bool) throws {
         let backing = object.persistentBackingData
         let entity = backing.entity
         var columns: [String] = [], values: [SQLiteValue] = []
         for (index, attribute) in entity.attributes.enumerated() {
-            guard let column = attribute.column else { continue }
+            guard let column = attribute.column, isNew || backing.changedAttributes.contains(index) else { continue }
             if case let .real(number) = backing.values[index], number.isNaN {
                 throw ModelContextError.unstorableValue(entity: entity.name, attribute: attribute.name, reason: "NaN cannot be stored (SQLite would read it back as nil); store nil or a number")
             }
@@ -224,28 +236,69 @@ public final class ModelContext {
         }
         for index in entity.relationships.indices {
             guard let column = foreignKeyColumn(entity, index) else { continue }
+            let foreignID = backing.foreignID(index)
+            guard isNew || foreignID != backing.savedForeignIDs[index] else { continue }
             columns.append(column)
-            values.append(backing.foreignID(index).map(SQLiteValue.integer) ?? .null)
+            values.append(foreignID.map(SQLiteValue.integer) ?? .null)
         }
         if isNew {
-            let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
-            try database.run("INSERT INTO \(entity.table) (\((["id"] + columns).joined(separator: ", "))) VALUES (\(placeholders))", [.integer(backing.id!)] + values)
+            try database.run(insertStatement(for: entity, columns: columns), [.integer(backing.id!)] + values)
         } else if !columns.isEmpty {
             let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
             try database.run("UPDATE \(entity.table) SET \(assignments) WHERE id = ?", values + [.integer(backing.id!)])
         }
     }
 
-    private func writeJoinRows(_ object: any PersistentModel) throws {
-        let backing = object.persistentBackingData
-        for index in backing.changedJoinRelationships {
-            guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage,
-                  case let .toMany(members) = backing.relationships[index] else { continue }
-            try database.run("DELETE FROM \(table) WHERE \(own) = ?", [.integer(backing.id!)])
-            for member in members {
-                guard let memberID = member.persistentBackingData.id else { continue }
-                try database.run("INSERT OR IGNORE INTO \(table) (\(own), \(target)) VALUES (?, ?)", [.integer(backing.id!), .integer(memberID)])
+    /// `INSERT INTO table (id, …) VALUES (?, …)`, built once per entity.
+    private func insertStatement(for entity: EntityDescription, columns: [String]) -> String {
+        if let cached = insertStatements[entity.name] { return cached }
+        let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        let sql = "INSERT INTO \(entity.table) (\((["id"] + columns).joined(separator: ", "))) VALUES (\(placeholders))"
+        insertStatements[entity.name] = sql
+        return sql
+    }
+
+    /// One row of a join table, its two columns in a fixed order, so the pair a change makes is
+    /// the same whichever side of the relationship it is seen from.
+    private struct JoinRow: Hashable {
+        var table: String
+        var columns: [String]
+        var ids: [Int64]
+
+        init(table: String, _ first: (String, Int64), _ second: (String, Int64)) {
+            self.table = table
+            let (a, b) = first.0 < second.0 ? (first, second) : (second, first)
+            columns = [a.0, b.0]
+            ids = [a.1, b.1]
+        }
+    }
+
+    /// Writes the join rows added and removed since the last save, each pair once, though both
+    /// sides of a many-to-many relationship saw it change.
+    private func writeJoinRows(of objects: [any PersistentModel]) throws {
+        var added: [JoinRow] = [], removed: [JoinRow] = []
+        var seen: Set<JoinRow> = []
+        for object in objects {
+            let backing = object.persistentBackingData
+            guard let id = backing.id else { continue }
+            for index in backing.changedJoinRelationships {
+                guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
+                let current = backing.joinMemberIDs(index), saved = backing.savedJoinMembers[index] ?? []
+                for member in current.subtracting(saved) {
+                    let row = JoinRow(table: table, (own, id), (target, member))
+                    if seen.insert(row).inserted { added.append(row) }
+                }
+                for member in saved.subtracting(current) {
+                    let row = JoinRow(table: table, (own, id), (target, member))
+                    if seen.insert(row).inserted { removed.append(row) }
+                }
             }
+        }
+        for row in removed {
+            try database.run("DELETE FROM \(row.table) WHERE \(row.columns[0]) = ? AND \(row.columns[1]) = ?", row.ids.map(SQLiteValue.integer))
+        }
+        for row in added {
+            try database.run("INSERT OR IGNORE INTO \(row.table) (\(row.columns[0]), \(row.columns[1])) VALUES (?, ?)", row.ids.map(SQLiteValue.integer))
         }
     }
 
@@ -277,7 +330,7 @@ public final class ModelContext {
         var result: [Model] = []
         for row in try database.query(sql, bindings) {
             guard let id = row[0].integer else { continue }
-            if let existing = registered[entity.name]?[id] as? Model {
+            if let existing = registered[entity.name]?[id]?.object as? Model {
                 result.append(existing)
                 continue
             }
@@ -299,7 +352,7 @@ public final class ModelContext {
             let backing = ModelBackingData(entity: entity, id: id, values: values, foreignIDs: foreignIDs, context: self)
             let model = Model(backingData: backing)
             backing.object = model
-            registered[entity.name, default: [:]][id] = model
+            register(model, entity: entity.name, id: id)
             result.append(model)
         }
         return result
@@ -324,9 +377,9 @@ public final class ModelContext {
             return .toOne(objects("id = ?", [.integer(foreignID)]).first)
         case let .inverseColumn(column):
             let found = objects("\(column) = ?", [.integer(id)])
-            return relationship.isToMany ? .toMany(found) : .toOne(found.first)
+            return relationship.isToMany ? .toMany(.init(found)) : .toOne(found.first)
         case let .joinTable(table, own, other):
-            return .toMany(objects("id IN (SELECT \(other) FROM \(table) WHERE \(own) = ?)", [.integer(id)]))
+            return .toMany(.init(objects("id IN (SELECT \(other) FROM \(table) WHERE \(own) = ?)", [.integer(id)])))
         }
     }
 
@@ -345,7 +398,8 @@ public final class ModelContext {
     private func refreshAfterDeletion() throws {
         var detached: Set<ObjectIdentifier> = []
         var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
-        for (entityName, objects) in registered {
+        for (entityName, boxes) in registered {
+            let objects = boxes.compactMapValues(\.object)
             guard let model = container.schema.models.first(where: { $0.entity.name == entityName }) else { continue }
             let entity = model.entity
             let ids = "[" + objects.keys.map(String.init).joined(separator: ",") + "]"
@@ -390,10 +444,46 @@ public final class ModelContext {
 
     /// Forgets every registered object (after `deleteAllData`).
     func forgetAll() {
-        for objects in registered.values {
-            for object in objects.values { object.persistentBackingData.context = nil }
-        }
+        for object in registeredObjects { object.persistentBackingData.context = nil }
         registered = [:]
         clearPendingChanges()
+    }
+
+    // MARK: - Identity
+
+    /// Every registered object still alive.
+    private var registeredObjects: [any PersistentModel] {
+        registered.values.flatMap { $0.values.compactMap(\.object) }
+    }
+
+    /// Registers a loaded or saved object; now and then sweeps the entries of objects that are gone,
+    /// so the map stays as large as what the app holds (amortized constant time per registration).
+    private func register(_ object: any PersistentModel, entity: String, id: Int64) {
+        registered[entity, default: [:]][id] = WeakModel(object: object)
+        registrationsSinceSweep += 1
+        let entries = registered.values.reduce(0) { $0 + $1.count }
+        guard registrationsSinceSweep > max(4_096, entries / 2) else { return }
+        registrationsSinceSweep = 0
+        for entity in registered.keys {
+            registered[entity] = registered[entity]?.filter { $0.value.object != nil }
+        }
+    }
+
+    /// The object this context has registered for the identifier, if any (SwiftData's
+    /// `registeredModel(for:)`); an inserted object is found by its temporary identifier.
+    public func registeredModel<Model: PersistentModel>(for identifier: PersistentIdentifier) -> Model? {
+        guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } as? Model }
+        return registered[identifier.entity]?[id]?.object as? Model
+    }
+
+    /// The object with this identifier: the one registered, else loaded from the store (SwiftData's
+    /// `model(for:)`, which cannot say that the row is gone: here that is nil).
+    ///
+    ///     SELECT id, … FROM "animal" WHERE id = ?
+    public func model(for identifier: PersistentIdentifier) throws -> (any PersistentModel)? {
+        guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
+        if let object = registered[identifier.entity]?[id]?.object { return object }
+        guard let type = container.schema.models.first(where: { $0.entity.name == identifier.entity }) else { return nil }
+        return try fetchAny(type, where: "id = ?", [.integer(id)]).first
     }
 }

@@ -20,6 +20,17 @@ public struct PersistentIdentifier: Hashable, Sendable, CustomStringConvertible 
 
     public var description: String { "\(entity)#\(id.map(String.init) ?? "new")" }
 
+    /// The identifier of the saved object of `entity` whose row id is `id`.
+    public init(entity: String, id: Int64) {
+        self.init(entity: entity, id: id, temporary: nil)
+    }
+
+    init(entity: String, id: Int64?, temporary: ObjectIdentifier?) {
+        self.entity = entity
+        self.id = id
+        self.temporary = temporary
+    }
+
     public static func == (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
         lhs.entity == rhs.entity && (lhs.id != nil || rhs.id != nil ? lhs.id == rhs.id : lhs.temporary == rhs.temporary)
     }

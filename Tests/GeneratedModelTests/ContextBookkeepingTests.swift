@@ -1,0 +1,104 @@
+import Foundation
+import ModelGenRuntime
+import XCTest
+
+/// What a save writes and what a context keeps, on real SQLite files: join rows written once per
+/// changed pair from either side, updates of the changed columns only, objects found by
+/// identifier, and an identity map that does not keep objects the app has let go of.
+final class ContextBookkeepingTests: XCTestCase {
+    private func container() throws -> ModelContainer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-bookkeeping-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        return try ModelContainer(for: Catalog.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("catalog.sqlite")))
+    }
+
+    private func pairs(_ container: ModelContainer) throws -> [String] {
+        let context = ModelContext(container)
+        return try context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])).flatMap { employee in
+            employee.projects.map { "\(employee.name)-\($0.code)" }.sorted()
+        }
+    }
+
+    func testManyToManyChangesFromEitherSideAreWrittenOncePerPair() throws {
+        let container = try container()
+        let context = container.mainContext
+        let ann = Employee(name: "ann"), bob = Employee(name: "bob")
+        let apollo = Project(code: "apollo"), gemini = Project(code: "gemini")
+        ann.projects = [apollo, gemini]
+        bob.projects = [apollo]
+        context.insert(ann)
+        context.insert(bob)
+        let before = container.statementsExecuted
+        try context.save()
+        XCTAssertEqual(container.statementsExecuted - before, 2 + 4 + 3 + 2, "begin/commit, 4 rows, 3 join rows (not 6: both sides changed), 2 max-id queries")
+        XCTAssertEqual(try pairs(container), ["ann-apollo", "ann-gemini", "bob-apollo"])
+
+        gemini.members.append(bob)                 // from the other side
+        apollo.members.removeAll { $0 === ann }
+        try context.save()
+        XCTAssertEqual(try pairs(container), ["ann-gemini", "bob-apollo", "bob-gemini"])
+
+        let other = ModelContext(container)
+        let loadedBob = try XCTUnwrap(try other.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "bob" })).first)
+        loadedBob.projects = loadedBob.projects.filter { $0.code != "apollo" }
+        try other.save()
+        XCTAssertEqual(try pairs(container), ["ann-gemini", "bob-gemini"], "a loaded relationship's removal deletes just that row")
+    }
+
+    func testAnUpdateWritesOnlyTheColumnsThatChanged() throws {
+        let container = try container()
+        let first = container.mainContext
+        let ann = Employee(name: "ann", level: 1)
+        first.insert(ann)
+        try first.save()
+        let second = ModelContext(container)
+        let copy = try XCTUnwrap(try second.fetch(FetchDescriptor<Employee>()).first)
+        copy.level = 5
+        try second.save()
+        ann.name = "Ann"                          // this context never saw level 5
+        try first.save()
+        let check = try XCTUnwrap(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first)
+        XCTAssertEqual(check.name, "Ann")
+        XCTAssertEqual(check.level, 5, "saving the name did not write back the stale level")
+    }
+
+    func testObjectsAreFoundByIdentifier() throws {
+        let container = try container()
+        let context = container.mainContext
+        let ann = Employee(name: "ann")
+        context.insert(ann)
+        let temporary = ann.persistentModelID
+        XCTAssertTrue(context.registeredModel(for: temporary) as Employee? === ann, "an inserted object by its temporary identifier")
+        try context.save()
+        let identifier = ann.persistentModelID
+        XCTAssertTrue(context.registeredModel(for: identifier) as Employee? === ann)
+        XCTAssertTrue(try context.model(for: identifier) === ann)
+        let other = ModelContext(container)
+        XCTAssertNil(other.registeredModel(for: identifier) as Employee?, "not loaded in this context yet")
+        let loaded = try XCTUnwrap(try other.model(for: identifier) as? Employee)
+        XCTAssertEqual(loaded.name, "ann")
+        XCTAssertTrue(other.registeredModel(for: identifier) as Employee? === loaded)
+        XCTAssertNil(try other.model(for: PersistentIdentifier(entity: "Employee", id: 999)), "no such row")
+    }
+
+    func testTheIdentityMapKeepsOnlyWhatTheAppHolds() throws {
+        let container = try container()
+        let context = container.mainContext
+        for index in 0..<50 { context.insert(Employee(name: "e\(index)")) }
+        try context.save()
+        let reader = ModelContext(container)
+        weak var dropped: Employee?
+        var kept: Employee?
+        do {
+            let all = try reader.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+            dropped = all[1]
+            kept = all[0]
+            all[2].name = "changed"                 // unsaved: the context keeps it
+        }
+        XCTAssertNil(dropped, "an unchanged object the app let go of is not kept by the context")
+        XCTAssertTrue(try reader.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])).first === kept, "one object per row while held")
+        try reader.save()
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "changed" })), 1)
+    }
+}
