@@ -58,7 +58,7 @@ let package = Package(
         // `swift run -c release modelgen-bench`: see BENCHMARKS.md.
         .executableTarget(
             name: "modelgen-bench",
-            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload", "CSQLite"],
             path: "Benchmarks/ModelGenBench",
             exclude: ["Schemas"],
             plugins: ["ModelGenPlugin"]

@@ -6,7 +6,8 @@ import ModelGenRuntime
 // the modelgen CLI, then the generator's growth. See BENCHMARKS.md.
 //
 //   swift build -c release && swift run -c release modelgen-bench [--sizes 100,1000,3000]
-//       [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000] [--generator-sizes 100,1000,10000] [--skip-deletion] [--skip-generator]
+//       [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000] [--generator-sizes 100,1000,10000]
+//       [--runtime-sizes 10000,80000] [--skip-deletion] [--skip-generator] [--skip-runtime]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -23,6 +24,14 @@ if arguments.first == "--measure" {
     let method = Method(rawValue: arguments[1])!, scenario = Scenario(rawValue: arguments[2])!
     let result = try Measure.run(method, scenario, database: arguments[3])
     print(result.seconds, result.statements ?? -1, result.peakKilobytes ?? -1)
+    exit(0)
+}
+
+if arguments.first == "--measure-runtime" {
+    // Child process: --measure-runtime WORKLOAD METHOD BOOKS DATABASE
+    let (seconds, peak) = try RuntimeBenchmark.measure(RuntimeBenchmark.Workload(rawValue: arguments[1])!, RuntimeBenchmark.Method(rawValue: arguments[2])!,
+                                                       books: Int(arguments[3])!, path: arguments[4])
+    print(seconds, peak)
     exit(0)
 }
 
@@ -88,6 +97,10 @@ func copyFresh(_ base: URL) throws -> String {
 // write back, which slows whatever runs next.
 if !arguments.contains("--skip-generator") {
     GeneratorBenchmark.run(sizes: integers("--generator-sizes", default: [100, 1_000, 10_000]), repetitions: 5)
+}
+
+if !arguments.contains("--skip-runtime") {
+    try RuntimeBenchmark.run(sizes: integers("--runtime-sizes", default: [10_000, 80_000]), repetitions: repetitions, executable: executable, directory: workDirectory)
 }
 
 if !arguments.contains("--skip-deletion") {

@@ -22,6 +22,8 @@ public final class ModelBackingData {
     /// Ids of the members of each join-table relationship as last saved or loaded, by relationship
     /// index: a save writes only the pairs added or removed since.
     var savedJoinMembers: [Int: Set<Int64>] = [:]
+    /// The members a save is writing, which become `savedJoinMembers` when it commits.
+    var pendingJoinMembers: [Int: Set<Int64>] = [:]
 
     enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
@@ -176,25 +178,39 @@ public final class ModelBackingData {
 
     /// The other side changed: `owner` no longer refers to this object through the inverse.
     private func removeInverse(_ index: Int, _ owner: ModelBackingData) {
-        switch loadRelationship(index) {
-        case let .toOne(object) where object?.persistentBackingData === owner:
+        _ = loadRelationship(index)
+        if case let .toOne(object) = relationships[index], object?.persistentBackingData === owner {
             relationships[index] = .toOne(nil)
             markChanged()
-        case var .toMany(list):
-            guard let ownerObject = owner.object, list.contains(ownerObject) else { return }
-            relationships[index] = .unloaded(foreignID: nil) // the list is now uniquely referenced: changed in place
+        } else if let ownerObject = owner.object, var list = takeList(index) {
+            defer { relationships[index] = .toMany(list) }
+            guard list.contains(ownerObject) else { return }
             list.remove(ownerObject)
-            relationships[index] = .toMany(list)
             noteMembershipChange(index)
-        default:
-            break
         }
+    }
+
+    /// Takes a loaded to-many list out of `relationships`, so that the caller holds its only
+    /// reference and changes it in place (a copy per link would make linking quadratic); the
+    /// caller puts it back.
+    private func takeList(_ index: Int) -> ModelList? {
+        guard case let .toMany(list) = relationships[index] else { return nil }
+        relationships[index] = .unloaded(foreignID: nil)
+        return list
     }
 
     /// The other side changed: `owner` now refers to this object through the inverse.
     private func addInverse(_ index: Int, _ owner: ModelBackingData) {
         guard let ownerObject = owner.object else { return }
-        switch loadRelationship(index) {
+        _ = loadRelationship(index)
+        if var list = takeList(index) {
+            defer { relationships[index] = .toMany(list) }
+            guard !list.contains(ownerObject) else { return }
+            list.append(ownerObject)
+            noteMembershipChange(index)
+            return
+        }
+        switch relationships[index] {
         case let .toOne(previous):
             guard previous?.persistentBackingData !== owner else { return }
             relationships[index] = .toOne(ownerObject)
@@ -205,13 +221,7 @@ public final class ModelBackingData {
                 previous.persistentBackingData.relationships[backIndex] = .toOne(nil)
                 previous.persistentBackingData.markChanged()
             }
-        case var .toMany(list):
-            guard !list.contains(ownerObject) else { return }
-            relationships[index] = .unloaded(foreignID: nil) // the list is now uniquely referenced: appended in place
-            list.append(ownerObject)
-            relationships[index] = .toMany(list)
-            noteMembershipChange(index)
-        case .unloaded:
+        case .toMany, .unloaded:
             break
         }
     }

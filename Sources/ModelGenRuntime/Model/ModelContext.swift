@@ -159,6 +159,7 @@ public final class ModelContext {
         } catch {
             try? database.execute("ROLLBACK")
             for backing in assigned { backing.id = nil }
+            for object in newObjects + changed { object.persistentBackingData.pendingJoinMembers = [:] }
             throw translate(error)
         }
         for object in newObjects {
@@ -169,7 +170,8 @@ public final class ModelContext {
             let backing = object.persistentBackingData
             backing.savedValues = backing.values
             backing.savedForeignIDs = backing.entity.relationships.indices.map { foreignKeyColumn(backing.entity, $0) == nil ? nil : backing.foreignID($0) }
-            for index in backing.changedJoinRelationships { backing.savedJoinMembers[index] = backing.joinMemberIDs(index) }
+            for (index, members) in backing.pendingJoinMembers { backing.savedJoinMembers[index] = members }
+            backing.pendingJoinMembers = [:]
             backing.isChanged = false
             backing.changedJoinRelationships = []
             backing.changedAttributes = []
@@ -258,47 +260,51 @@ public final class ModelContext {
         return sql
     }
 
-    /// One row of a join table, its two columns in a fixed order, so the pair a change makes is
-    /// the same whichever side of the relationship it is seen from.
-    private struct JoinRow: Hashable {
-        var table: String
-        var columns: [String]
-        var ids: [Int64]
-
-        init(table: String, _ first: (String, Int64), _ second: (String, Int64)) {
-            self.table = table
-            let (a, b) = first.0 < second.0 ? (first, second) : (second, first)
-            columns = [a.0, b.0]
-            ids = [a.1, b.1]
-        }
+    /// The pairs of one join table that a save adds and removes, each pair once though both sides
+    /// of a many-to-many relationship saw it change; ids in the order of `columns`.
+    private struct JoinTableChanges {
+        var columns: (String, String)
+        var added: [(Int64, Int64)] = []
+        var removed: [(Int64, Int64)] = []
+        var seen: Set<JoinPair> = []
     }
 
-    /// Writes the join rows added and removed since the last save, each pair once, though both
-    /// sides of a many-to-many relationship saw it change.
+    private struct JoinPair: Hashable {
+        var first: Int64, second: Int64
+    }
+
+    /// Writes the join rows added and removed since the last save, and notes the new members as saved.
     private func writeJoinRows(of objects: [any PersistentModel]) throws {
-        var added: [JoinRow] = [], removed: [JoinRow] = []
-        var seen: Set<JoinRow> = []
+        var tables: [String: JoinTableChanges] = [:]
         for object in objects {
             let backing = object.persistentBackingData
             guard let id = backing.id else { continue }
             for index in backing.changedJoinRelationships {
                 guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
                 let current = backing.joinMemberIDs(index), saved = backing.savedJoinMembers[index] ?? []
+                // Both sides name the same two columns; the pair is kept in the order of their names.
+                let ownFirst = own < target
+                var changes = tables[table] ?? JoinTableChanges(columns: ownFirst ? (own, target) : (target, own))
                 for member in current.subtracting(saved) {
-                    let row = JoinRow(table: table, (own, id), (target, member))
-                    if seen.insert(row).inserted { added.append(row) }
+                    let pair = ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id)
+                    if changes.seen.insert(pair).inserted { changes.added.append((pair.first, pair.second)) }
                 }
                 for member in saved.subtracting(current) {
-                    let row = JoinRow(table: table, (own, id), (target, member))
-                    if seen.insert(row).inserted { removed.append(row) }
+                    let pair = ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id)
+                    if changes.seen.insert(pair).inserted { changes.removed.append((pair.first, pair.second)) }
                 }
+                tables[table] = changes
+                backing.pendingJoinMembers[index] = current
             }
         }
-        for row in removed {
-            try database.run("DELETE FROM \(row.table) WHERE \(row.columns[0]) = ? AND \(row.columns[1]) = ?", row.ids.map(SQLiteValue.integer))
-        }
-        for row in added {
-            try database.run("INSERT OR IGNORE INTO \(row.table) (\(row.columns[0]), \(row.columns[1])) VALUES (?, ?)", row.ids.map(SQLiteValue.integer))
+        for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
+            let (first, second) = changes.columns
+            for (a, b) in changes.removed {
+                try database.run("DELETE FROM \(table) WHERE \(first) = ? AND \(second) = ?", [.integer(a), .integer(b)])
+            }
+            for (a, b) in changes.added {
+                try database.run("INSERT OR IGNORE INTO \(table) (\(first), \(second)) VALUES (?, ?)", [.integer(a), .integer(b)])
+            }
         }
     }
 

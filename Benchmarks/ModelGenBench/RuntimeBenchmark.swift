@@ -1,0 +1,214 @@
+import CSQLite
+import Foundation
+import ModelGenRuntime
+
+/// The runtime beside the raw SQLite C API (prepared statements, one transaction) on the
+/// Bookshelf schema: N books, N/10 writers, 50 tags, 3 tags per book. Each method runs in a
+/// fresh child process (`--measure-runtime WORKLOAD METHOD BOOKS DATABASE`), methods interleaved,
+/// the median of the repetitions reported with its ratio to raw in the same run, and peak memory.
+enum RuntimeBenchmark {
+    enum Workload: String, CaseIterable {
+        /// Build everything in memory as an app would (`volume.tags = […]`), then one save.
+        case insert
+        /// Every writer's books through the relationship (lazy loads; raw: one join).
+        case traverse
+        /// Change the price of every tenth book, then one save.
+        case update
+        /// 1,000 objects by identifier (`model(for:)`; raw: `SELECT … WHERE id = ?`).
+        case lookup
+    }
+
+    enum Method: String, CaseIterable { case raw, runtime }
+
+    static let tagCount = 50
+
+    static func run(sizes: [Int], repetitions: Int, executable: URL, directory: URL) throws {
+        print("The runtime beside raw SQLite (Bookshelf: N books, N/10 writers, \(tagCount) tags, 3 tags per book);")
+        print("median of \(repetitions) interleaved runs in fresh processes; ratio = runtime / raw in the same run.")
+        print(pad(["workload", "N", "method", "median s", "ratio", "peak MB"], [9, 8, 8, 10, 7, 8]))
+        for books in sizes {
+            let base = directory.appendingPathComponent("bookshelf-\(books).sqlite")
+            try? FileManager.default.removeItem(at: base)
+            _ = try measure(.insert, .raw, books: books, path: base.path)
+            for workload in Workload.allCases {
+                var results: [Method: [(seconds: Double, peak: Int)]] = [:]
+                for _ in 0..<repetitions {
+                    for method in Method.allCases {
+                        let path = directory.appendingPathComponent("run.sqlite").path
+                        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+                        if workload != .insert { try FileManager.default.copyItem(atPath: base.path, toPath: path) }
+                        let result = try launch(executable, ["--measure-runtime", workload.rawValue, method.rawValue, String(books), path])
+                        let fields = result.output.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+                        guard result.status == 0, fields.count == 2, let seconds = Double(fields[0]), let peak = Int(fields[1]) else {
+                            fatalError("runtime measurement failed: \(result.output)")
+                        }
+                        results[method, default: []].append((seconds, peak))
+                    }
+                }
+                let raw = median(results[.raw]!.map(\.seconds))
+                for method in Method.allCases {
+                    let seconds = median(results[method]!.map(\.seconds))
+                    let peak = results[method]!.map(\.peak).max() ?? 0
+                    print(pad([workload.rawValue, String(books), method.rawValue, format(seconds), String(format: "%.2f", seconds / raw),
+                               String(format: "%.1f", Double(peak) / 1024)], [9, 8, 8, 10, 7, 8]))
+                }
+            }
+        }
+    }
+
+    /// Child process: runs one workload with one method; returns seconds and peak kilobytes.
+    static func measure(_ workload: Workload, _ method: Method, books: Int, path: String) throws -> (Double, Int) {
+        let start = DispatchTime.now()
+        switch (workload, method) {
+        case (.insert, .runtime): try insertWithRuntime(books: books, path: path)
+        case (.insert, .raw): try insertRaw(books: books, path: path)
+        case (.traverse, .runtime):
+            let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+            var titles = 0
+            for writer in try container.mainContext.fetch(FetchDescriptor<Writer>()) {
+                for book in writer.books { titles += book.title.utf8.count }
+            }
+            precondition(titles > 0)
+        case (.traverse, .raw):
+            let database = try RawDatabase(path)
+            var titles = 0
+            try database.each("SELECT w.id, w.name, v.id, v.title FROM writer w JOIN volume v ON v.writer_id = w.id ORDER BY w.id") { statement in
+                titles += Int(sqlite3_column_bytes(statement, 3))
+            }
+            precondition(titles > 0)
+        case (.update, .runtime):
+            let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+            let context = container.mainContext
+            for (index, book) in try context.fetch(FetchDescriptor<Volume>()).enumerated() where index % 10 == 0 { book.price += 1 }
+            try context.save()
+        case (.update, .raw):
+            let database = try RawDatabase(path)
+            try database.transaction {
+                let update = try database.prepare("UPDATE volume SET price = price + 1 WHERE id = ?")
+                for id in stride(from: 1, through: books, by: 10) {
+                    sqlite3_bind_int64(update, 1, Int64(id))
+                    try database.step(update)
+                }
+                sqlite3_finalize(update)
+            }
+        case (.lookup, .runtime):
+            let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+            let context = container.mainContext
+            var found = 0
+            for round in 0..<2 {
+                for index in 0..<1_000 {
+                    let id = Int64((index * 7_919 + round) % books + 1)
+                    if try context.model(for: PersistentIdentifier(entity: "Volume", id: id)) != nil { found += 1 }
+                }
+            }
+            precondition(found == 2_000)
+        case (.lookup, .raw):
+            let database = try RawDatabase(path)
+            let select = try database.prepare("SELECT id, title, price, writer_id FROM volume WHERE id = ?")
+            var found = 0
+            for round in 0..<2 {
+                for index in 0..<1_000 {
+                    sqlite3_bind_int64(select, 1, Int64((index * 7_919 + round) % books + 1))
+                    if sqlite3_step(select) == SQLITE_ROW { found += 1 }
+                    sqlite3_reset(select)
+                }
+            }
+            sqlite3_finalize(select)
+            precondition(found == 2_000)
+        }
+        return (Measure.elapsed(since: start), Measure.peakKilobytes() ?? 0)
+    }
+
+    private static func insertWithRuntime(books: Int, path: String) throws {
+        let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let context = container.mainContext
+        let tags = (0..<tagCount).map { Label(name: "tag\($0)") }
+        let writers = (0..<max(1, books / 10)).map { Writer(name: "writer\($0)") }
+        for index in 0..<books {
+            let book = Volume(title: "book\(index)", price: Double(index % 100))
+            book.writer = writers[index / 10 % writers.count]
+            book.tags = [tags[index % tagCount], tags[(index + 17) % tagCount], tags[(index + 33) % tagCount]]
+            context.insert(book)
+        }
+        try context.save()
+    }
+
+    private static func insertRaw(books: Int, path: String) throws {
+        let database = try RawDatabase(path)
+        try database.execute(Bookshelf.sqliteDDL)
+        try database.transaction {
+            let tag = try database.prepare("INSERT INTO label (id, name) VALUES (?, ?)")
+            for index in 0..<tagCount {
+                sqlite3_bind_int64(tag, 1, Int64(index + 1))
+                sqlite3_bind_text(tag, 2, "tag\(index)", -1, RawDatabase.transient)
+                try database.step(tag)
+            }
+            let writer = try database.prepare("INSERT INTO writer (id, name) VALUES (?, ?)")
+            let writers = max(1, books / 10)
+            for index in 0..<writers {
+                sqlite3_bind_int64(writer, 1, Int64(index + 1))
+                sqlite3_bind_text(writer, 2, "writer\(index)", -1, RawDatabase.transient)
+                try database.step(writer)
+            }
+            let book = try database.prepare("INSERT INTO volume (id, title, price, writer_id) VALUES (?, ?, ?, ?)")
+            let link = try database.prepare("INSERT INTO label_volumes (volume_id, label_id) VALUES (?, ?)")
+            for index in 0..<books {
+                sqlite3_bind_int64(book, 1, Int64(index + 1))
+                sqlite3_bind_text(book, 2, "book\(index)", -1, RawDatabase.transient)
+                sqlite3_bind_double(book, 3, Double(index % 100))
+                sqlite3_bind_int64(book, 4, Int64(index / 10 % writers + 1))
+                try database.step(book)
+                for offset in [0, 17, 33] {
+                    sqlite3_bind_int64(link, 1, Int64(index + 1))
+                    sqlite3_bind_int64(link, 2, Int64((index + offset) % tagCount + 1))
+                    try database.step(link)
+                }
+            }
+            [tag, writer, book, link].forEach { sqlite3_finalize($0) }
+        }
+    }
+}
+
+/// The SQLite C API with nothing in between, as a careful hand-written data layer uses it.
+final class RawDatabase {
+    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+    let handle: OpaquePointer
+
+    init(_ path: String) throws {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK, let handle else { throw RawError.failed("open \(path)") }
+        self.handle = handle
+        try execute("PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    enum RawError: Error { case failed(String) }
+
+    func execute(_ sql: String) throws {
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw RawError.failed(String(cString: sqlite3_errmsg(handle))) }
+    }
+
+    func prepare(_ sql: String) throws -> OpaquePointer {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else { throw RawError.failed(String(cString: sqlite3_errmsg(handle))) }
+        return statement
+    }
+
+    func step(_ statement: OpaquePointer) throws {
+        guard sqlite3_step(statement) == SQLITE_DONE else { throw RawError.failed(String(cString: sqlite3_errmsg(handle))) }
+        sqlite3_reset(statement)
+    }
+
+    func each(_ sql: String, _ body: (OpaquePointer) -> Void) throws {
+        let statement = try prepare(sql)
+        while sqlite3_step(statement) == SQLITE_ROW { body(statement) }
+        sqlite3_finalize(statement)
+    }
+
+    func transaction(_ body: () throws -> Void) throws {
+        try execute("BEGIN IMMEDIATE")
+        try body()
+        try execute("COMMIT")
+    }
+}
