@@ -56,6 +56,55 @@ enum RuntimeBenchmark {
         }
     }
 
+    /// Deleting the root of a chain of folders, each the parent of the next (a cascade cycle through
+    /// a self-reference): the generated plan run by the runtime beside a recursive CTE written by
+    /// hand, in the same run; SQLite's own cascade refuses chains deeper than 1,000.
+    static func runChains(sizes: [Int], repetitions: Int, directory: URL) throws {
+        print("Deleting the root of a chain of N folders (cascade through a self-reference); median of \(repetitions);")
+        print("ratio = runtime plan / hand-written recursive CTE in the same run.")
+        print(pad(["N", "CTE s", "plan s", "ratio", "plan s / N (µs)"], [8, 10, 10, 7, 15]))
+        for size in sizes {
+            let base = directory.appendingPathComponent("chain-\(size).sqlite")
+            try? FileManager.default.removeItem(at: base)
+            let builder = try SQLiteDatabase(path: base.path)
+            try builder.execute(Bookshelf.sqliteDDL)
+            try builder.execute("BEGIN")
+            for id in 1...size {
+                try builder.run("INSERT INTO folder (id, name, parent_id) VALUES (?, 'f', ?)", [.integer(Int64(id)), id == 1 ? .null : .integer(Int64(id - 1))])
+            }
+            try builder.execute("COMMIT")
+            var cte: [Double] = [], plan: [Double] = []
+            for _ in 0..<repetitions {
+                let copy = directory.appendingPathComponent("chain-run.sqlite")
+                for method in 0..<2 {
+                    try? FileManager.default.removeItem(at: copy)
+                    try FileManager.default.copyItem(at: base, to: copy)
+                    let database = try SQLiteDatabase(path: copy.path)
+                    let start = DispatchTime.now()
+                    if method == 0 {
+                        try database.withoutForeignKeyEnforcement {
+                            try database.execute("""
+                                BEGIN IMMEDIATE;
+                                WITH RECURSIVE doomed(id) AS (SELECT 1 UNION ALL SELECT f.id FROM folder AS f JOIN doomed ON f.parent_id = doomed.id)
+                                DELETE FROM folder WHERE id IN doomed;
+                                COMMIT
+                                """)
+                        }
+                        cte.append(Measure.elapsed(since: start))
+                    } else {
+                        let report = try DeletionExecutor(database: database).run(Bookshelf.deletionProgram(for: "Folder")!, seed: .ids([1]))
+                        plan.append(Measure.elapsed(since: start))
+                        precondition(report.totalDeleted == size)
+                    }
+                    let left = try database.scalar("SELECT count(*) FROM folder")
+                    precondition(left == 0, "\(left) folders survive")
+                }
+            }
+            let (a, b) = (median(cte), median(plan))
+            print(pad([String(size), format(a), format(b), String(format: "%.2f", b / a), String(format: "%.1f", b / Double(size) * 1e6)], [8, 10, 10, 7, 15]))
+        }
+    }
+
     /// Child process: runs one workload with one method; returns seconds and peak kilobytes.
     static func measure(_ workload: Workload, _ method: Method, books: Int, path: String) throws -> (Double, Int) {
         let start = DispatchTime.now()

@@ -7,7 +7,7 @@ import ModelGenRuntime
 //
 //   swift build -c release && swift run -c release modelgen-bench [--sizes 100,1000,3000]
 //       [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000] [--generator-sizes 100,1000,10000]
-//       [--runtime-sizes 10000,80000] [--skip-deletion] [--skip-generator] [--skip-runtime]
+//       [--runtime-sizes 10000,80000] [--chain-sizes 1000,8000] [--skip-deletion] [--skip-generator] [--skip-runtime] [--skip-chains]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -101,6 +101,10 @@ if !arguments.contains("--skip-generator") {
 
 if !arguments.contains("--skip-runtime") {
     try RuntimeBenchmark.run(sizes: integers("--runtime-sizes", default: [10_000, 80_000]), repetitions: repetitions, executable: executable, directory: workDirectory)
+}
+
+if !arguments.contains("--skip-chains") {
+    try RuntimeBenchmark.runChains(sizes: integers("--chain-sizes", default: [1_000, 8_000]), repetitions: repetitions, directory: workDirectory)
 }
 
 if !arguments.contains("--skip-deletion") {

@@ -161,3 +161,25 @@ public struct DeletionProgram: Equatable, Sendable {
         } + checks.count + nullifications.count + detachments.count + joinRowRemovals.count + deletions.count
     }
 }
+
+extension DeletionProgram {
+    /// The index on a closure table's `round` column, which a cycle's rounds read by: the closure
+    /// table's name with `_round`, in the same temporary schema (SQLite: `temp."…_round"`; PostgreSQL
+    /// names an index without its schema).
+    public static func roundIndex(of closureTable: String) -> String {
+        let (schema, name) = split(closureTable)
+        let raw = name.hasPrefix("\"") ? String(name.dropFirst().dropLast()) : name
+        let index = "\"" + raw + "_round\""
+        return schema == "temp" ? "temp." + index : index
+    }
+
+    /// The closure table's name without its temporary schema.
+    public static func unqualified(_ closureTable: String) -> String { split(closureTable).name }
+
+    private static func split(_ closureTable: String) -> (schema: String, name: String) {
+        for schema in ["temp", "pg_temp"] where closureTable.hasPrefix(schema + ".") {
+            return (schema, String(closureTable.dropFirst(schema.count + 1)))
+        }
+        return ("", closureTable)
+    }
+}

@@ -37,7 +37,7 @@ public struct DeletionSQLRenderer {
         let collections = plan.collection.map { step -> DeletionProgram.Collection in
             switch step {
             case let .follow(index): return .once(collect(plan.edges[index], index: index))
-            case let .followUntilStable(indices): return .untilStable(indices.map { collect(plan.edges[$0], index: $0) })
+            case let .followUntilStable(indices): return .untilStable(indices.map { collect(plan.edges[$0], index: $0, frontier: true) })
             }
         }
         let checks = plan.checks.map { check in
@@ -49,7 +49,7 @@ public struct DeletionSQLRenderer {
         let nullifications = plan.nullifications.map { foreignKey in
             var sql = "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(q(foreignKey.column)) IN (SELECT id FROM \(closureTable(foreignKey.target)))"
             if members.contains(foreignKey.entity) {
-                sql += " AND id NOT IN (SELECT id FROM \(closureTable(foreignKey.entity)))"
+                sql += " AND NOT EXISTS (SELECT 1 FROM \(closureTable(foreignKey.entity)) AS c WHERE c.id = \(q(foreignKey.table)).id)"
             }
             return DeletionProgram.Nullification(relationship: "\(foreignKey.entity).\(foreignKey.relationship)", sql: sql)
         }
@@ -107,20 +107,36 @@ public struct DeletionSQLRenderer {
         var source: String
     }
 
-    /// Every reference of `traversal` from a collected subject.
-    private func references(_ traversal: Traversal) -> References {
+    /// Every reference of `traversal` from a collected subject; with `frontier`, only from the
+    /// subjects collected since the previous round of a cycle (`round >= previous round`), read
+    /// from the closure table outwards, so each round costs what it adds: a chain of any depth is
+    /// collected in linear time (semi-naive evaluation), not by re-reading everything each round.
+    private func references(_ traversal: Traversal, frontier: Bool = false) -> References {
         let subjects = closureTable(traversal.subject)
+        let since = frontier ? " AND k.round >= \(roundParameters.previous)" : ""
         switch traversal.link {
         case let .subjectColumn(table, column):
             return References(subject: "s.id", other: "s.\(q(column))",
-                              source: "FROM \(subjects) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL")
+                              source: "FROM \(subjects) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL\(since)")
+        case let .otherColumn(table, column) where frontier:
+            return References(subject: "o.\(q(column))", other: "o.id",
+                              source: "FROM \(subjects) AS k JOIN \(q(table)) AS o ON o.\(q(column)) = k.id WHERE TRUE\(since)")
         case let .otherColumn(table, column):
             return References(subject: "o.\(q(column))", other: "o.id",
                               source: "FROM \(q(table)) AS o WHERE o.\(q(column)) IN (SELECT id FROM \(subjects))")
+        case let .joinTable(name, subjectColumn, otherColumn) where frontier:
+            return References(subject: "j.\(q(subjectColumn))", other: "j.\(q(otherColumn))",
+                              source: "FROM \(subjects) AS k JOIN \(q(name)) AS j ON j.\(q(subjectColumn)) = k.id WHERE TRUE\(since)")
         case let .joinTable(name, subjectColumn, otherColumn):
             return References(subject: "j.\(q(subjectColumn))", other: "j.\(q(otherColumn))",
                               source: "FROM \(q(name)) AS j WHERE j.\(q(subjectColumn)) IN (SELECT id FROM \(subjects))")
         }
+    }
+
+    /// How a cycle's statements name the previous and the current round: numbered parameters the
+    /// runtime binds in SQLite (`?1`, `?2`), variables of the function in PostgreSQL.
+    private var roundParameters: (previous: String, current: String) {
+        dialect == .sqlite ? ("?1", "?2") : ("previous_round", "current_round")
     }
 
     /// `SELECT subject, other` for the references whose other object is not collected: the survivors involved.
@@ -128,16 +144,20 @@ public struct DeletionSQLRenderer {
         let references = references(traversal)
         let pairs = "SELECT \(references.subject) AS subject, \(references.other) AS other \(references.source)"
         guard members.contains(traversal.other) else { return pairs }
-        return pairs + " AND \(references.other) NOT IN (SELECT id FROM \(closureTable(traversal.other)))"
+        // NOT EXISTS, not NOT IN: PostgreSQL stops hashing a NOT IN subquery past work_mem and rescans it per row.
+        return pairs + " AND NOT EXISTS (SELECT 1 FROM \(closureTable(traversal.other)) AS c WHERE c.id = \(references.other))"
     }
 
-    private func collect(_ edge: Traversal, index: Int) -> String {
-        let references = references(edge)
+    /// Adds the objects `edge` reaches to the closure; in a cycle (`frontier`), from the last
+    /// round's objects only, marking what it adds with the current round.
+    private func collect(_ edge: Traversal, index: Int, frontier: Bool = false) -> String {
+        let references = references(edge, frontier: frontier)
+        let (roundColumn, roundValue) = frontier ? (", round", ", \(roundParameters.current)") : ("", "")
         switch dialect {
         case .sqlite:
-            return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT \(references.other), \(references.subject), \(index) \(references.source)"
+            return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge\(roundColumn)) SELECT \(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
         case .postgresql:
-            return "INSERT INTO \(closureTable(edge.other)) (id, parent_id, edge) SELECT DISTINCT ON (\(references.other)) \(references.other), \(references.subject), \(index) \(references.source) ON CONFLICT DO NOTHING"
+            return "INSERT INTO \(closureTable(edge.other)) (id, parent_id, edge\(roundColumn)) SELECT DISTINCT ON (\(references.other)) \(references.other), \(references.subject), \(index)\(roundValue) \(references.source) ON CONFLICT DO NOTHING"
         }
     }
 }

@@ -51,7 +51,8 @@ public struct PostgreSQLDeletionFunctions {
             body += "\n"
         }
         for target in program.targets {
-            line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer);")
+            line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);")
+            line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);")
             line("DELETE FROM \(target.closureTable);")
         }
         line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY(ids);")
@@ -60,7 +61,11 @@ public struct PostgreSQLDeletionFunctions {
             case let .once(sql):
                 line(sql + ";")
             case let .untilStable(statements):
+                // Temporary tables have no statistics; without them the planner scans whole tables each round.
+                for target in program.targets { line("ANALYZE \(target.closureTable);") }
+                line("previous_round := 0;")
                 line("LOOP")
+                line("    current_round := current_round + 1;")
                 line("    added := 0;")
                 for sql in statements {
                     line("    \(sql);")
@@ -68,6 +73,7 @@ public struct PostgreSQLDeletionFunctions {
                     line("    added := added + changed;")
                 }
                 line("    EXIT WHEN added = 0;")
+                line("    previous_round := current_round;")
                 line("END LOOP;")
             }
         }
@@ -116,6 +122,8 @@ public struct PostgreSQLDeletionFunctions {
         LANGUAGE plpgsql SET client_min_messages = warning AS \(tag)
         DECLARE
             added bigint;
+            previous_round integer := 0;
+            current_round integer := 0;
             changed bigint;
             deleted jsonb := '{}'::jsonb;
             nullified bigint := 0;

@@ -82,8 +82,12 @@ public struct DeletionExecutor {
             return try database.run(sql, bindings)
         }
         for target in program.targets {
-            try database.execute("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id INTEGER PRIMARY KEY, parent_id INTEGER, edge INTEGER); DELETE FROM \(target.closureTable)")
-            statements += 2
+            try database.execute("""
+                CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id INTEGER PRIMARY KEY, parent_id INTEGER, edge INTEGER, round INTEGER NOT NULL DEFAULT 0); \
+                CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(DeletionProgram.unqualified(target.closureTable)) (round); \
+                DELETE FROM \(target.closureTable)
+                """)
+            statements += 3
         }
         let root = program.root
         switch seed {
@@ -98,15 +102,19 @@ public struct DeletionExecutor {
             _ = try run("INSERT INTO \(root.closureTable) (id) SELECT id FROM \(root.table) WHERE \(condition)", bindings)
         }
 
+        var round: Int64 = 0
         for collection in program.collections {
             switch collection {
             case let .once(sql):
                 _ = try run(sql)
             case let .untilStable(sqls):
-                var added = 1
+                // Semi-naive: each round follows only what the rounds since the previous one added.
+                var added = 1, previous: Int64 = 0
                 while added > 0 {
+                    round += 1
                     added = 0
-                    for sql in sqls { added += try run(sql) }
+                    for sql in sqls { added += try run(sql, [.integer(previous), .integer(round)]) }
+                    previous = round
                 }
             }
         }

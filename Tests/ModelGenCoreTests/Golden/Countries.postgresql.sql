@@ -12,13 +12,16 @@ CREATE OR REPLACE FUNCTION country_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_country_round" ON pg_temp.modelgen_delete_country (round);
     DELETE FROM pg_temp.modelgen_delete_country;
     INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE t.id = ANY(ids);
     DELETE FROM country WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_country);

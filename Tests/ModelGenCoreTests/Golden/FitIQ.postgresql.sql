@@ -82,15 +82,19 @@ CREATE OR REPLACE FUNCTION sd_user_profile_safe_delete(ids bigint[]) RETURNS jso
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_user_profile (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_user_profile (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_user_profile_round" ON pg_temp.modelgen_delete_sd_user_profile (round);
     DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE t.id = ANY(ids);
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
@@ -126,13 +130,16 @@ CREATE OR REPLACE FUNCTION sd_dietary_and_activity_preferences_safe_delete(ids b
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_dietary_and_activity_preferences_round" ON pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (round);
     DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
     INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE t.id = ANY(ids);
     DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences);
@@ -148,13 +155,16 @@ CREATE OR REPLACE FUNCTION sd_progress_entry_safe_delete(ids bigint[]) RETURNS j
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_progress_entry_round" ON pg_temp.modelgen_delete_sd_progress_entry (round);
     DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
     INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE t.id = ANY(ids);
     DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_progress_entry);
@@ -170,13 +180,16 @@ CREATE OR REPLACE FUNCTION sd_sleep_session_safe_delete(ids bigint[]) RETURNS js
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE t.id = ANY(ids);
     DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
@@ -195,13 +208,16 @@ CREATE OR REPLACE FUNCTION sd_sleep_stage_safe_delete(ids bigint[]) RETURNS json
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_stage_round" ON pg_temp.modelgen_delete_sd_sleep_stage (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE t.id = ANY(ids);
     DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_stage);
@@ -217,13 +233,16 @@ CREATE OR REPLACE FUNCTION sd_activity_snapshot_safe_delete(ids bigint[]) RETURN
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_activity_snapshot_round" ON pg_temp.modelgen_delete_sd_activity_snapshot (round);
     DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
     INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE t.id = ANY(ids);
     DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_activity_snapshot);
@@ -239,13 +258,16 @@ CREATE OR REPLACE FUNCTION sd_physical_attribute_safe_delete(ids bigint[]) RETUR
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_physical_attribute_round" ON pg_temp.modelgen_delete_sd_physical_attribute (round);
     DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
     INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE t.id = ANY(ids);
     DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_physical_attribute);
@@ -261,13 +283,16 @@ CREATE OR REPLACE FUNCTION sd_outbox_event_safe_delete(ids bigint[]) RETURNS jso
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_outbox_event_round" ON pg_temp.modelgen_delete_sd_outbox_event (round);
     DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
     INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE t.id = ANY(ids);
     DELETE FROM sd_outbox_event WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_outbox_event);

@@ -35,13 +35,16 @@ CREATE OR REPLACE FUNCTION order_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_order_round" ON pg_temp.modelgen_delete_order (round);
     DELETE FROM pg_temp.modelgen_delete_order;
     INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE t.id = ANY(ids);
     DELETE FROM order_tags WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
@@ -61,13 +64,16 @@ CREATE OR REPLACE FUNCTION select_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_select_round" ON pg_temp.modelgen_delete_select (round);
     DELETE FROM pg_temp.modelgen_delete_select;
     INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE t.id = ANY(ids);
     DELETE FROM "select" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_select);
@@ -83,13 +89,16 @@ CREATE OR REPLACE FUNCTION table_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_table_round" ON pg_temp.modelgen_delete_table (round);
     DELETE FROM pg_temp.modelgen_delete_table;
     INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE t.id = ANY(ids);
     DELETE FROM order_tags WHERE table_id IN (SELECT id FROM pg_temp.modelgen_delete_table);

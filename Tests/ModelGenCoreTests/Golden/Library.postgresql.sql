@@ -65,15 +65,19 @@ CREATE OR REPLACE FUNCTION author_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_author (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_author (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_author_round" ON pg_temp.modelgen_delete_author (round);
     DELETE FROM pg_temp.modelgen_delete_author;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE t.id = ANY(ids);
     INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) ON CONFLICT DO NOTHING;
@@ -84,10 +88,10 @@ BEGIN
     IF problems <> '' THEN
         RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
     END IF;
-    UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND id NOT IN (SELECT id FROM pg_temp.modelgen_delete_author);
+    UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_author AS c WHERE c.id = author.id);
     GET DIAGNOSTICS changed = ROW_COUNT;
     nullified := nullified + changed;
-    UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND id NOT IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
     GET DIAGNOSTICS changed = ROW_COUNT;
     nullified := nullified + changed;
     UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
@@ -113,13 +117,16 @@ CREATE OR REPLACE FUNCTION portrait_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_portrait_round" ON pg_temp.modelgen_delete_portrait (round);
     DELETE FROM pg_temp.modelgen_delete_portrait;
     INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE t.id = ANY(ids);
     DELETE FROM portrait WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_portrait);
@@ -135,13 +142,16 @@ CREATE OR REPLACE FUNCTION book_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY(ids);
     FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
@@ -154,7 +164,7 @@ BEGIN
     UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
     GET DIAGNOSTICS changed = ROW_COUNT;
     nullified := nullified + changed;
-    UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND id NOT IN (SELECT id FROM pg_temp.modelgen_delete_book);
+    UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
     GET DIAGNOSTICS changed = ROW_COUNT;
     nullified := nullified + changed;
     UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
@@ -172,13 +182,16 @@ CREATE OR REPLACE FUNCTION loan_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_loan_round" ON pg_temp.modelgen_delete_loan (round);
     DELETE FROM pg_temp.modelgen_delete_loan;
     INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE t.id = ANY(ids);
     DELETE FROM loan WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_loan);
@@ -194,21 +207,28 @@ CREATE OR REPLACE FUNCTION shelves_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_shelves_round" ON pg_temp.modelgen_delete_shelves (round);
     DELETE FROM pg_temp.modelgen_delete_shelves;
     INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE t.id = ANY(ids);
+    ANALYZE pg_temp.modelgen_delete_shelves;
+    previous_round := 0;
     LOOP
+        current_round := current_round + 1;
         added := 0;
-        INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0 FROM shelves AS o WHERE o.parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves) ON CONFLICT DO NOTHING;
+        INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge, round) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0, current_round FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE TRUE AND k.round >= previous_round ON CONFLICT DO NOTHING;
         GET DIAGNOSTICS changed = ROW_COUNT;
         added := added + changed;
         EXIT WHEN added = 0;
+        previous_round := current_round;
     END LOOP;
     UPDATE shelves SET parent_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves) AND parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
     DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);

@@ -20,13 +20,16 @@ CREATE OR REPLACE FUNCTION animal_category_safe_delete(ids bigint[]) RETURNS jso
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal_category (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal_category (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_category_round" ON pg_temp.modelgen_delete_animal_category (round);
     DELETE FROM pg_temp.modelgen_delete_animal_category;
     INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE t.id = ANY(ids);
     DELETE FROM animal WHERE category_id IN (SELECT id FROM pg_temp.modelgen_delete_animal_category);
@@ -45,13 +48,16 @@ CREATE OR REPLACE FUNCTION animal_safe_delete(ids bigint[]) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
 DECLARE
     added bigint;
+    previous_round integer := 0;
+    current_round integer := 0;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal (id bigint PRIMARY KEY, parent_id bigint, edge integer);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_round" ON pg_temp.modelgen_delete_animal (round);
     DELETE FROM pg_temp.modelgen_delete_animal;
     INSERT INTO pg_temp.modelgen_delete_animal (id) SELECT DISTINCT t.id FROM animal AS t WHERE t.id = ANY(ids);
     DELETE FROM animal WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_animal);
