@@ -56,27 +56,49 @@ public struct PostgreSQLDeletionFunctions {
             line("DELETE FROM \(target.closureTable);")
         }
         line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY(ids);")
-        for collection in program.collections {
-            switch collection {
-            case let .once(sql):
-                line(sql + ";")
-            case let .untilStable(statements):
-                // Temporary tables have no statistics; without them the planner scans whole tables each round.
-                for target in program.targets { line("ANALYZE \(target.closureTable);") }
-                line("previous_round := 0;")
-                line("LOOP")
-                line("    current_round := current_round + 1;")
-                line("    added := 0;")
-                for sql in statements {
-                    line("    \(sql);")
-                    line("    GET DIAGNOSTICS changed = ROW_COUNT;")
-                    line("    added := added + changed;")
+        /// The collection statements; with `counter`, the rows they add are summed into it.
+        func collect(counting counter: String?, indent: String = "") {
+            for collection in program.collections {
+                switch collection {
+                case let .once(sql):
+                    line(indent + sql + ";")
+                    if let counter {
+                        line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;")
+                        line(indent + "\(counter) := \(counter) + changed;")
+                    }
+                case let .untilStable(statements):
+                    // Temporary tables have no statistics; without them the planner scans whole tables each round.
+                    for target in program.targets { line(indent + "ANALYZE \(target.closureTable);") }
+                    line(indent + "previous_round := 0;")
+                    line(indent + "LOOP")
+                    line(indent + "    current_round := current_round + 1;")
+                    line(indent + "    added := 0;")
+                    for sql in statements {
+                        line(indent + "    \(sql);")
+                        line(indent + "    GET DIAGNOSTICS changed = ROW_COUNT;")
+                        line(indent + "    added := added + changed;")
+                    }
+                    if let counter { line(indent + "    \(counter) := \(counter) + added;") }
+                    line(indent + "    EXIT WHEN added = 0;")
+                    line(indent + "    previous_round := current_round;")
+                    line(indent + "END LOOP;")
                 }
-                line("    EXIT WHEN added = 0;")
-                line("    previous_round := current_round;")
-                line("END LOOP;")
             }
         }
+        collect(counting: nil)
+        // Lock, then check: every collected row is locked (FOR UPDATE) before any check runs, so a
+        // concurrent insert of a reference to one (which takes a KEY SHARE lock on it) waits for this
+        // transaction and then fails, and every reference committed before the lock is seen by the
+        // checks and counts. Rows added before the locks were taken are collected again, and locked,
+        // until nothing new turns up.
+        line("LOOP")
+        for target in program.targets {
+            line("    PERFORM 1 FROM \(target.table) AS t JOIN \(target.closureTable) AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
+        }
+        line("    relocked := 0;")
+        collect(counting: "relocked", indent: "    ")
+        line("    EXIT WHEN relocked = 0;")
+        line("END LOOP;")
         for check in program.checks {
             let reason: String = switch check.kind {
             case .deny: "\(check.relationship) (deny) still refers to surviving \(check.other)#"
@@ -124,6 +146,7 @@ public struct PostgreSQLDeletionFunctions {
             added bigint;
             previous_round integer := 0;
             current_round integer := 0;
+            relocked bigint;
             changed bigint;
             deleted jsonb := '{}'::jsonb;
             nullified bigint := 0;

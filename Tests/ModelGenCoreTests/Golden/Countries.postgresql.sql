@@ -14,6 +14,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -24,6 +25,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_country_round" ON pg_temp.modelgen_delete_country (round);
     DELETE FROM pg_temp.modelgen_delete_country;
     INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM country AS t JOIN pg_temp.modelgen_delete_country AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM country WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_country);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;

@@ -84,6 +84,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -98,6 +99,15 @@ BEGIN
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE t.id = ANY(ids);
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
+    LOOP
+        PERFORM 1 FROM sd_user_profile AS t JOIN pg_temp.modelgen_delete_sd_user_profile AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        relocked := relocked + changed;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
@@ -132,6 +142,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -142,6 +153,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_dietary_and_activity_preferences_round" ON pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (round);
     DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
     INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM sd_dietary_and_activity_preferences AS t JOIN pg_temp.modelgen_delete_sd_dietary_and_activity_preferences AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
@@ -157,6 +173,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -167,6 +184,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_progress_entry_round" ON pg_temp.modelgen_delete_sd_progress_entry (round);
     DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
     INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM sd_progress_entry AS t JOIN pg_temp.modelgen_delete_sd_progress_entry AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_progress_entry);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
@@ -182,6 +204,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -192,6 +215,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
@@ -210,6 +238,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -220,6 +249,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_stage_round" ON pg_temp.modelgen_delete_sd_sleep_stage (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM sd_sleep_stage AS t JOIN pg_temp.modelgen_delete_sd_sleep_stage AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_stage);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
@@ -235,6 +269,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -245,6 +280,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_activity_snapshot_round" ON pg_temp.modelgen_delete_sd_activity_snapshot (round);
     DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
     INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM sd_activity_snapshot AS t JOIN pg_temp.modelgen_delete_sd_activity_snapshot AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_activity_snapshot);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
@@ -260,6 +300,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -270,6 +311,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_physical_attribute_round" ON pg_temp.modelgen_delete_sd_physical_attribute (round);
     DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
     INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM sd_physical_attribute AS t JOIN pg_temp.modelgen_delete_sd_physical_attribute AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_physical_attribute);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
@@ -285,6 +331,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -295,6 +342,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_outbox_event_round" ON pg_temp.modelgen_delete_sd_outbox_event (round);
     DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
     INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM sd_outbox_event AS t JOIN pg_temp.modelgen_delete_sd_outbox_event AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM sd_outbox_event WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_outbox_event);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDOutboxEvent', changed); END IF;

@@ -37,6 +37,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -47,6 +48,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_order_round" ON pg_temp.modelgen_delete_order (round);
     DELETE FROM pg_temp.modelgen_delete_order;
     INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM "order" AS t JOIN pg_temp.modelgen_delete_order AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM order_tags WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
     DELETE FROM "select" WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
     GET DIAGNOSTICS changed = ROW_COUNT;
@@ -66,6 +72,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -76,6 +83,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_select_round" ON pg_temp.modelgen_delete_select (round);
     DELETE FROM pg_temp.modelgen_delete_select;
     INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM "select" AS t JOIN pg_temp.modelgen_delete_select AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM "select" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_select);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
@@ -91,6 +103,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -101,6 +114,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_table_round" ON pg_temp.modelgen_delete_table (round);
     DELETE FROM pg_temp.modelgen_delete_table;
     INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM "table" AS t JOIN pg_temp.modelgen_delete_table AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM order_tags WHERE table_id IN (SELECT id FROM pg_temp.modelgen_delete_table);
     DELETE FROM "table" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_table);
     GET DIAGNOSTICS changed = ROW_COUNT;

@@ -67,6 +67,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -81,6 +82,15 @@ BEGIN
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE t.id = ANY(ids);
     INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) ON CONFLICT DO NOTHING;
+    LOOP
+        PERFORM 1 FROM author AS t JOIN pg_temp.modelgen_delete_author AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        relocked := relocked + changed;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
         problems := problems || format('
   %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
@@ -119,6 +129,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -129,6 +140,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_portrait_round" ON pg_temp.modelgen_delete_portrait (round);
     DELETE FROM pg_temp.modelgen_delete_portrait;
     INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM portrait AS t JOIN pg_temp.modelgen_delete_portrait AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM portrait WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_portrait);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
@@ -144,6 +160,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -154,6 +171,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
         problems := problems || format('
   %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
@@ -184,6 +206,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -194,6 +217,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_loan_round" ON pg_temp.modelgen_delete_loan (round);
     DELETE FROM pg_temp.modelgen_delete_loan;
     INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM loan AS t JOIN pg_temp.modelgen_delete_loan AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM loan WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_loan);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Loan', changed); END IF;
@@ -209,6 +237,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -229,6 +258,23 @@ BEGIN
         added := added + changed;
         EXIT WHEN added = 0;
         previous_round := current_round;
+    END LOOP;
+    LOOP
+        PERFORM 1 FROM shelves AS t JOIN pg_temp.modelgen_delete_shelves AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        ANALYZE pg_temp.modelgen_delete_shelves;
+        previous_round := 0;
+        LOOP
+            current_round := current_round + 1;
+            added := 0;
+            INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge, round) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0, current_round FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE TRUE AND k.round >= previous_round ON CONFLICT DO NOTHING;
+            GET DIAGNOSTICS changed = ROW_COUNT;
+            added := added + changed;
+            relocked := relocked + added;
+            EXIT WHEN added = 0;
+            previous_round := current_round;
+        END LOOP;
+        EXIT WHEN relocked = 0;
     END LOOP;
     UPDATE shelves SET parent_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves) AND parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
     DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);

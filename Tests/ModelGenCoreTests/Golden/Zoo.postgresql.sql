@@ -22,6 +22,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -32,6 +33,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_category_round" ON pg_temp.modelgen_delete_animal_category (round);
     DELETE FROM pg_temp.modelgen_delete_animal_category;
     INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM animal_category AS t JOIN pg_temp.modelgen_delete_animal_category AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM animal WHERE category_id IN (SELECT id FROM pg_temp.modelgen_delete_animal_category);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Animal', changed); END IF;
@@ -50,6 +56,7 @@ DECLARE
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
+    relocked bigint;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -60,6 +67,11 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_round" ON pg_temp.modelgen_delete_animal (round);
     DELETE FROM pg_temp.modelgen_delete_animal;
     INSERT INTO pg_temp.modelgen_delete_animal (id) SELECT DISTINCT t.id FROM animal AS t WHERE t.id = ANY(ids);
+    LOOP
+        PERFORM 1 FROM animal AS t JOIN pg_temp.modelgen_delete_animal AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        relocked := 0;
+        EXIT WHEN relocked = 0;
+    END LOOP;
     DELETE FROM animal WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_animal);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Animal', changed); END IF;

@@ -1,0 +1,86 @@
+import Foundation
+import ModelGenCore
+import XCTest
+
+/// The generated PostgreSQL functions under a concurrent writer, on a real server: a reference
+/// inserted by another session while a delete runs must refuse the delete (or be counted), never be
+/// removed by the database's own cascade behind the plan's back.
+final class PostgreSQLConcurrencyTests: XCTestCase {
+    private let schema = """
+        schema: Race
+        entities:
+          Author:
+            attributes:
+              name: String
+            relationships:
+              books: { type: "[Book]", inverse: authors, deleteRule: deny }
+              notes: { type: "[Note]", inverse: author, deleteRule: cascade }
+          Book:
+            attributes:
+              title: String
+            relationships:
+              authors: { type: "[Author]", inverse: books }
+          Note:
+            attributes:
+              text: String
+            relationships:
+              author: { type: Author, inverse: notes }
+        """
+
+    /// Starts psql on `script` in the background; the caller waits for it.
+    private func background(_ url: String, _ script: String) throws -> (Process, Pipe, Pipe) {
+        let directory = try TestSupport.temporaryDirectory()
+        let file = directory.appendingPathComponent("session.sql")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", file.path]
+        let output = Pipe(), error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        return (process, output, error)
+    }
+
+    private func prepare(_ url: String) throws {
+        let compilation = TestSupport.compile(schema, file: "Race.yaml")
+        try PostgresServer.psql(url, schema: "mg_race", compilation.files[1].contents + """
+
+            INSERT INTO author (id, name) VALUES (1, 'a');
+            INSERT INTO book (id, title) VALUES (5, 'b');
+            INSERT INTO note (id, text, author_id) VALUES (1, 'n', 1);
+            """)
+    }
+
+    func testAReferenceCommittedWhileTheDeleteWaitsRefusesIt() throws {
+        let url = try PostgresServer.requireURL()
+        try prepare(url)
+        // Session B links Author#1 to Book#5 (Author.books is deny) and commits a moment later.
+        let writer = try background(url, "SET search_path TO mg_race; BEGIN; INSERT INTO author_books (author_id, book_id) VALUES (1, 5); SELECT pg_sleep(1.5); COMMIT;")
+        Thread.sleep(forTimeInterval: 0.5)
+        // Session A deletes Author#1 meanwhile: it must wait for B's link, see it and refuse.
+        let delete = try background(url, "SET search_path TO mg_race; SELECT author_safe_delete(ARRAY[1]::bigint[]);")
+        delete.0.waitUntilExit()
+        writer.0.waitUntilExit()
+        let error = String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertNotEqual(delete.0.terminationStatus, 0, "the delete went through although a committed reference denies it")
+        XCTAssertTrue(error.contains("Author.books (deny) still refers to surviving Book#5"), error)
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.author_books;").trimmingCharacters(in: .whitespacesAndNewlines), "1", "the link survives")
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.author;").trimmingCharacters(in: .whitespacesAndNewlines), "1")
+    }
+
+    func testAChildInsertedWhileTheDeleteRunsIsCountedOrRefusedNeverLostSilently() throws {
+        let url = try PostgresServer.requireURL()
+        try prepare(url)
+        // Session B adds a note to Author#1 (cascade) and commits while A's delete waits for it.
+        let writer = try background(url, "SET search_path TO mg_race; BEGIN; INSERT INTO note (id, text, author_id) VALUES (2, 'late', 1); SELECT pg_sleep(1.5); COMMIT;")
+        Thread.sleep(forTimeInterval: 0.5)
+        let delete = try background(url, "SET search_path TO mg_race; SELECT author_safe_delete(ARRAY[1]::bigint[]);")
+        delete.0.waitUntilExit()
+        writer.0.waitUntilExit()
+        let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(delete.0.terminationStatus, 0, String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        XCTAssertTrue(report.contains("\"Note\": 2"), "both notes deleted and counted: \(report)")
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.note;").trimmingCharacters(in: .whitespacesAndNewlines), "0")
+    }
+}
