@@ -12,6 +12,8 @@ enum RuntimeBenchmark {
         case insert
         /// Every writer's books through the relationship (lazy loads; raw: one join).
         case traverse
+        /// The same with `relationshipKeyPathsForPrefetching = [\.books]` (one query for all books).
+        case prefetch
         /// Change the price of every tenth book, then one save.
         case update
         /// 1,000 objects by identifier (`model(for:)`; raw: `SELECT … WHERE id = ?`).
@@ -118,7 +120,16 @@ enum RuntimeBenchmark {
                 for book in writer.books { titles += book.title.utf8.count }
             }
             precondition(titles > 0)
-        case (.traverse, .raw):
+        case (.prefetch, .runtime):
+            let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+            var descriptor = FetchDescriptor<Writer>()
+            descriptor.relationshipKeyPathsForPrefetching = [\.books]
+            var titles = 0
+            for writer in try container.mainContext.fetch(descriptor) {
+                for book in writer.books { titles += book.title.utf8.count }
+            }
+            precondition(titles > 0)
+        case (.traverse, .raw), (.prefetch, .raw):
             let database = try RawDatabase(path)
             var titles = 0
             try database.each("SELECT w.id, w.name, v.id, v.title FROM writer w JOIN volume v ON v.writer_id = w.id ORDER BY w.id") { statement in

@@ -101,4 +101,40 @@ final class ContextBookkeepingTests: XCTestCase {
         try reader.save()
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "changed" })), 1)
     }
+
+    func testPrefetchingLoadsARelationshipOfEveryObjectInOneQuery() throws {
+        let container = try container()
+        let context = container.mainContext
+        let departments = (0..<3).map { Department(title: "d\($0)") }
+        let projects = (0..<4).map { Project(code: "p\($0)") }
+        for index in 0..<12 {
+            let employee = Employee(name: "e\(index)")
+            employee.department = index % 4 == 3 ? nil : departments[index % 3]
+            employee.projects = [projects[index % 4], projects[(index + 1) % 4]]
+            context.insert(employee)
+        }
+        try context.save()
+
+        func describe(_ employees: [Employee]) -> [String] {
+            employees.map { "\($0.name):\($0.department?.title ?? "-"):\($0.projects.map(\.code).sorted())" }
+        }
+        let lazy = ModelContext(container)
+        let expected = describe(try lazy.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])))
+
+        let eager = ModelContext(container)
+        var descriptor = FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.department, \.projects]
+        let before = container.statementsExecuted
+        let employees = try eager.fetch(descriptor)
+        let afterFetch = container.statementsExecuted
+        XCTAssertEqual(describe(employees), expected, "prefetched relationships hold what lazy loads find")
+        XCTAssertEqual(afterFetch - before, 1 + 1 + 2, "the fetch, departments by key, project pairs and projects")
+        XCTAssertEqual(container.statementsExecuted, afterFetch, "reading them afterwards runs no query")
+
+        var byDepartment = FetchDescriptor<Department>(sortBy: [SortDescriptor(\.title)])
+        byDepartment.relationshipKeyPathsForPrefetching = [\.staff]
+        let staff = try ModelContext(container).fetch(byDepartment).map { $0.staff.map(\.name) }
+        XCTAssertEqual(staff.map { $0.sorted() }, [["e0", "e6", "e9"], ["e1", "e10", "e4"], ["e2", "e5", "e8"]], "to-many through the inverse's key")
+    }
 }
+

@@ -48,6 +48,10 @@ public final class {{swiftName}}: ModelGenRuntime.PersistentModel {
 {{/attributes}}
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData

@@ -6,6 +6,9 @@ public struct FetchDescriptor<Model: PersistentModel> {
     public var sortBy: [SortDescriptor<Model>]
     public var fetchLimit: Int?
     public var fetchOffset: Int?
+    /// Relationships loaded for every fetched object at once, one query per relationship, instead
+    /// of one query per object on first access (SwiftData's name).
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<Model>] = []
     /// A condition already in SQL (used by the runtime to load relationships).
     private var condition: (sql: String, bindings: [SQLiteValue])?
 

@@ -226,8 +226,22 @@ public final class ModelBackingData {
         }
     }
 
-    /// The model object owning this backing data (registered by the context or by the model's init).
-    weak var object: (any PersistentModel)?
+    /// The model object owning this backing data (registered by the context or by the model's
+    /// init). Unowned, not weak: the model owns its backing data, so it outlives every use here,
+    /// and a weak reference would give every model a side table, which sends each of its retains
+    /// and releases down the runtime's slow path.
+    unowned var object: (any PersistentModel)?
+
+    deinit { modelDidEnd() }
+
+    /// The model is going away (generated models call this from their `deinit`; the backing data's
+    /// own deinit calls it too): its row's entry leaves the context's identity map, and nothing
+    /// refers to the model any longer.
+    public func modelDidEnd() {
+        if let id, let context { context.forget(entity: entity.name, id: id, backing: ObjectIdentifier(self)) }
+        context = nil
+        object = nil
+    }
 
     /// Loads a relationship from the database on first access.
     private func loadRelationship(_ index: Int) -> RelationshipState {

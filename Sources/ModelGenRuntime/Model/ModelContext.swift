@@ -30,17 +30,18 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
 public final class ModelContext {
     public let container: ModelContainer
     var database: SQLiteDatabase { container.database }
-    /// Loaded and saved objects, by entity name and row id, held weakly: an object with no unsaved
-    /// change lives only while the app holds it (as in SwiftData), so memory follows what the app
-    /// keeps, not every row it ever read. Objects with unsaved changes are held by `changed`.
-    private var registered: [String: [Int64: WeakModel]] = [:]
-    /// Registrations since dead entries were last swept from `registered`.
-    private var registrationsSinceSweep = 0
+    /// Loaded and saved objects, by entity name and row id. An object with no unsaved change lives
+    /// only while the app holds it (as in SwiftData), so memory follows what the app keeps, not
+    /// every row it ever read: entries are unowned and leave when their model goes (its backing
+    /// data's deinit calls `forget`). Objects with unsaved changes are held by `changed`.
+    private var registered: [String: [Int64: Registration]] = [:]
     /// `INSERT` statements by entity name.
     private var insertStatements: [String: String] = [:]
 
-    private struct WeakModel {
-        weak var object: (any PersistentModel)?
+    private struct Registration {
+        unowned let object: any PersistentModel
+        /// The object's backing data, to tell this entry from a later one for the same row.
+        let backing: ObjectIdentifier
     }
     private var inserted: [any PersistentModel] = []
     private var changed: [any PersistentModel] = []
@@ -361,7 +362,59 @@ public final class ModelContext {
             register(model, entity: entity.name, id: id)
             result.append(model)
         }
+        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+            guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
+                throw ModelContextError.unsupportedPredicate("prefetching \(keyPath), which is not a relationship of \(entity.name)")
+            }
+            try prefetch(index, of: result.map(\.persistentBackingData))
+        }
         return result
+    }
+
+    /// Loads relationship `index` of every object that has not loaded it, in one query:
+    ///
+    ///     SELECT … FROM "book" WHERE "writer_id" IN (SELECT value FROM json_each(?)) ORDER BY id
+    private func prefetch(_ index: Int, of objects: [ModelBackingData]) throws {
+        let pending = objects.filter { if case .unloaded = $0.relationships[index] { return true } else { return false } }
+        guard let first = pending.first, let target = container.schema.models.first(where: { $0.entity.name == first.entity.relationships[index].target }) else { return }
+        let relationship = first.entity.relationships[index]
+        func json(_ ids: some Sequence<Int64>) -> SQLiteValue { .text("[" + ids.map(String.init).joined(separator: ",") + "]") }
+        switch relationship.storage {
+        case .column:
+            let foreignIDs = Set(pending.compactMap { backing -> Int64? in
+                if case let .unloaded(foreignID) = backing.relationships[index] { return foreignID }
+                return nil
+            })
+            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [json(foreignIDs)])
+            let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
+            for backing in pending {
+                guard case let .unloaded(foreignID) = backing.relationships[index] else { continue }
+                backing.relationships[index] = .toOne(foreignID.flatMap { byID[$0] })
+            }
+        case let .inverseColumn(column):
+            let found = try fetchAny(target, where: "\(column) IN (SELECT value FROM json_each(?))", [json(pending.compactMap(\.id))])
+            let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { return true } else { return false } }
+            var byOwner: [Int64: [any PersistentModel]] = [:]
+            for object in found {
+                if let key, let owner = object.persistentBackingData.savedForeignIDs[key] { byOwner[owner, default: []].append(object) }
+            }
+            for backing in pending {
+                let members = backing.id.flatMap { byOwner[$0] } ?? []
+                backing.relationships[index] = relationship.isToMany ? .toMany(.init(members)) : .toOne(members.first)
+            }
+        case let .joinTable(table, own, other):
+            var pairs: [Int64: [Int64]] = [:]
+            for row in try database.query("SELECT \(own), \(other) FROM \(table) WHERE \(own) IN (SELECT value FROM json_each(?)) ORDER BY \(other)", [json(pending.compactMap(\.id))]) {
+                if let owner = row[0].integer, let member = row[1].integer { pairs[owner, default: []].append(member) }
+            }
+            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [json(Set(pairs.values.joined()))])
+            let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
+            for backing in pending {
+                let members = (backing.id.flatMap { pairs[$0] } ?? []).compactMap { byID[$0] }
+                backing.relationships[index] = .toMany(.init(members))
+                backing.savedJoinMembers[index] = Set(members.compactMap { $0.persistentBackingData.id })
+            }
+        }
     }
 
     /// How many objects match the descriptor (its limit and offset apply).
@@ -405,7 +458,7 @@ public final class ModelContext {
         var detached: Set<ObjectIdentifier> = []
         var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
         for (entityName, boxes) in registered {
-            let objects = boxes.compactMapValues(\.object)
+            let objects = boxes.mapValues(\.object)
             guard let model = container.schema.models.first(where: { $0.entity.name == entityName }) else { continue }
             let entity = model.entity
             let ids = "[" + objects.keys.map(String.init).joined(separator: ",") + "]"
@@ -457,22 +510,19 @@ public final class ModelContext {
 
     // MARK: - Identity
 
-    /// Every registered object still alive.
+    /// Every registered object.
     private var registeredObjects: [any PersistentModel] {
-        registered.values.flatMap { $0.values.compactMap(\.object) }
+        registered.values.flatMap { $0.values.map(\.object) }
     }
 
-    /// Registers a loaded or saved object; now and then sweeps the entries of objects that are gone,
-    /// so the map stays as large as what the app holds (amortized constant time per registration).
+    /// Registers a loaded or saved object.
     private func register(_ object: any PersistentModel, entity: String, id: Int64) {
-        registered[entity, default: [:]][id] = WeakModel(object: object)
-        registrationsSinceSweep += 1
-        let entries = registered.values.reduce(0) { $0 + $1.count }
-        guard registrationsSinceSweep > max(4_096, entries / 2) else { return }
-        registrationsSinceSweep = 0
-        for entity in registered.keys {
-            registered[entity] = registered[entity]?.filter { $0.value.object != nil }
-        }
+        registered[entity, default: [:]][id] = Registration(object: object, backing: ObjectIdentifier(object.persistentBackingData))
+    }
+
+    /// A registered object's model went away: its entry goes too (unless the row has another object now).
+    func forget(entity: String, id: Int64, backing: ObjectIdentifier) {
+        if registered[entity]?[id]?.backing == backing { registered[entity]?[id] = nil }
     }
 
     /// The object this context has registered for the identifier, if any (SwiftData's

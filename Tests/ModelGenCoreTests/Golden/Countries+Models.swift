@@ -27,6 +27,10 @@ public final class Country: ModelGenRuntime.PersistentModel {
         self.visited = visited
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData

@@ -64,6 +64,10 @@ public final class SDUserProfile: ModelGenRuntime.PersistentModel {
         self.createdAt = createdAt
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -120,6 +124,10 @@ public final class SDDietaryAndActivityPreferences: ModelGenRuntime.PersistentMo
         self.dailyCalorieGoal = dailyCalorieGoal
         self.activityLevel = activityLevel
         self.dietType = dietType
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.
@@ -183,6 +191,10 @@ public final class SDProgressEntry: ModelGenRuntime.PersistentModel {
         self.date = date
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -244,6 +256,10 @@ public final class SDSleepSession: ModelGenRuntime.PersistentModel {
         self.quality = quality
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -297,6 +313,10 @@ public final class SDSleepStage: ModelGenRuntime.PersistentModel {
         self.stage = stage
         self.startDate = startDate
         self.endDate = endDate
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.
@@ -353,6 +373,10 @@ public final class SDActivitySnapshot: ModelGenRuntime.PersistentModel {
         self.activeCalories = activeCalories
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -405,6 +429,10 @@ public final class SDPhysicalAttribute: ModelGenRuntime.PersistentModel {
         self.kind = kind
         self.value = value
         self.recordedAt = recordedAt
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.
@@ -460,6 +488,10 @@ public final class SDOutboxEvent: ModelGenRuntime.PersistentModel {
         self.payload = payload
         self.createdAt = createdAt
         self.isProcessed = isProcessed
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.

@@ -63,6 +63,10 @@ public final class Order: ModelGenRuntime.PersistentModel {
         self.status = status
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -105,6 +109,10 @@ public final class Select: ModelGenRuntime.PersistentModel {
         self.`where` = `where`
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -141,6 +149,10 @@ public final class Table: ModelGenRuntime.PersistentModel {
         persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.from = from
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.

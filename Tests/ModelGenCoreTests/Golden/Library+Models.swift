@@ -45,6 +45,10 @@ public final class Author: ModelGenRuntime.PersistentModel {
         self.born = born
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -84,6 +88,10 @@ public final class Portrait: ModelGenRuntime.PersistentModel {
         persistentBackingData = ModelGenRuntime.ModelBackingData(entity: Self.entity)
         persistentBackingData.attach(self)
         self.image = image
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.
@@ -175,6 +183,10 @@ public final class Book: ModelGenRuntime.PersistentModel {
         self.pages = pages
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -226,6 +238,10 @@ public final class Loan: ModelGenRuntime.PersistentModel {
         persistentBackingData.attach(self)
         self.borrower = borrower
         self.due = due
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.
@@ -284,6 +300,10 @@ public final class Shelf: ModelGenRuntime.PersistentModel {
         persistentBackingData.attach(self)
         self.label = label
         self.cached = cached
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.

@@ -36,6 +36,10 @@ public final class AnimalCategory: ModelGenRuntime.PersistentModel {
         self.name = name
     }
 
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
     /// Creates the object for a row a `ModelContext` loads.
     public required init(backingData: ModelGenRuntime.ModelBackingData) {
         persistentBackingData = backingData
@@ -79,6 +83,10 @@ public final class Animal: ModelGenRuntime.PersistentModel {
         persistentBackingData.attach(self)
         self.name = name
         self.diet = diet
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
     }
 
     /// Creates the object for a row a `ModelContext` loads.
