@@ -39,15 +39,7 @@ final class MigrationTests: XCTestCase {
     }
 
     private func strings(_ database: SQLiteDatabase, _ sql: String) throws -> [String] {
-        try database.query(sql).map { row in row.map { value -> String in
-            switch value {
-            case .null: return "nil"
-            case let .integer(number): return String(number)
-            case let .real(number): return String(number)
-            case let .text(text): return text
-            case let .blob(bytes): return "\(bytes)"
-            }
-        }.joined(separator: "|") }
+        try database.query(sql).map { row in row.map { $0 == .null ? "nil" : $0.testText }.joined(separator: "|") }
     }
 
     // MARK: - Named cases (SPEC §6)

@@ -46,21 +46,8 @@ public struct DeletionReport: Equatable, Sendable {
     /// `{"deleted": {"Entity": count, …}, "nullified": n, "dryRun": bool}`, keys in a fixed order.
     public var json: String {
         let deleted = deletedCounts.filter { $0.count > 0 }.sorted { $0.name < $1.name }
-            .map { "\(jsonString($0.name)): \($0.count)" }.joined(separator: ", ")
+            .map { "\($0.name.jsonQuoted): \($0.count)" }.joined(separator: ", ")
         return "{\"deleted\": {\(deleted)}, \"nullified\": \(nullified), \"dryRun\": \(isDryRun)}"
-    }
-
-    private func jsonString(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }
 

@@ -46,25 +46,13 @@ public struct MigrationReport: Equatable, Sendable, CustomStringConvertible {
 
     /// `{"from": …, "to": …, "operations": [{"kind", "entity", "element", "detail", "safety"}], "dataLoss": [{"entity", "attribute", "rows", "message"}], "refusals": […], "dryRun": bool}`.
     public var json: String {
-        func string(_ text: String) -> String {
-            var result = "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-                default: result.unicodeScalars.append(scalar)
-                }
-            }
-            return result + "\""
-        }
         func finding(_ finding: Finding) -> String {
-            "{\"entity\": \(string(finding.entity)), \"attribute\": \(finding.element.map(string) ?? "null"), \"rows\": \(finding.rows), \"message\": \(string(finding.message))}"
+            "{\"entity\": \(finding.entity.jsonQuoted), \"attribute\": \(finding.element.map(\.jsonQuoted) ?? "null"), \"rows\": \(finding.rows), \"message\": \(finding.message.jsonQuoted)}"
         }
         let operations = self.operations.map { operation in
-            "{\"kind\": \(string(operation.kind)), \"entity\": \(string(operation.entity)), \"element\": \(operation.element.map(string) ?? "null"), \"detail\": \(string(operation.detail)), \"safety\": \(string(operation.safety.rawValue))}"
+            "{\"kind\": \(operation.kind.jsonQuoted), \"entity\": \(operation.entity.jsonQuoted), \"element\": \(operation.element.map(\.jsonQuoted) ?? "null"), \"detail\": \(operation.detail.jsonQuoted), \"safety\": \(operation.safety.rawValue.jsonQuoted)}"
         }
-        return "{\"from\": \(string(from)), \"to\": \(string(to)), \"operations\": [\(operations.joined(separator: ", "))], "
+        return "{\"from\": \(from.jsonQuoted), \"to\": \(to.jsonQuoted), \"operations\": [\(operations.joined(separator: ", "))], "
             + "\"dataLoss\": [\(dataLoss.map(finding).joined(separator: ", "))], \"refusals\": [\(refusals.map(finding).joined(separator: ", "))], \"refused\": \(isRefused), \"dryRun\": \(isDryRun)}"
     }
 }

@@ -205,7 +205,7 @@ struct EvolvingSchema {
                 guard let id = row[0].integer else { continue }
                 values["\(entity.id)/\(id)"] = "row"
                 for (index, column) in columns.enumerated() {
-                    values["\(entity.id)/\(id)/\(column.0)"] = Self.text(row[index + 1])
+                    values["\(entity.id)/\(id)/\(column.0)"] = row[index + 1].testText
                 }
             }
         }
@@ -244,16 +244,6 @@ struct EvolvingSchema {
         case "Bool": return value == "true" ? "1" : "0"
         case "Double": return String(Double(value)!)
         default: return value
-        }
-    }
-
-    private static func text(_ value: SQLiteValue) -> String {
-        switch value {
-        case .null: return "NULL"
-        case let .integer(number): return String(number)
-        case let .real(number): return String(number)
-        case let .text(text): return text
-        case let .blob(bytes): return "\(bytes)"
         }
     }
 }

@@ -14,16 +14,17 @@ struct SQLiteCatalog: Equatable, CustomStringConvertible {
             guard case let .text(table) = row[0], case let .text(sql) = row[1] else { continue }
             var facts: [String] = []
             for column in try database.query("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", [.text(table)]) {
-                facts.append("column \(Self.text(column[0])) \(Self.text(column[1])) notnull=\(Self.text(column[2])) default=\(Self.text(column[3])) pk=\(Self.text(column[4]))")
+                let (name, type, notNull, value, key) = (column[0].testText, column[1].testText, column[2].testText, column[3].testText, column[4].testText)
+                facts.append("column \(name) \(type) notnull=\(notNull) default=\(value) pk=\(key)")
             }
             for key in try database.query("SELECT \"from\", \"table\", \"to\", on_delete FROM pragma_foreign_key_list(?)", [.text(table)]) {
-                facts.append("foreign key \(Self.text(key[0])) → \(Self.text(key[1])).\(Self.text(key[2])) on delete \(Self.text(key[3]))")
+                facts.append("foreign key \(key[0].testText) → \(key[1].testText).\(key[2].testText) on delete \(key[3].testText)")
             }
             for index in try database.query("SELECT name, \"unique\", origin FROM pragma_index_list(?)", [.text(table)]) {
-                let columns = try database.query("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [index[0]]).map { Self.text($0[0]) }
+                let columns = try database.query("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [index[0]]).map { $0[0].testText }
                 // Indexes SQLite makes for UNIQUE and PRIMARY KEY are named by position: compare their columns only.
-                let name = Self.text(index[2]) == "c" ? Self.text(index[0]) : "(\(Self.text(index[2])))"
-                facts.append("index \(name) unique=\(Self.text(index[1])) on \(columns.joined(separator: ", "))")
+                let name = index[2].testText == "c" ? index[0].testText : "(\(index[2].testText))"
+                facts.append("index \(name) unique=\(index[1].testText) on \(columns.joined(separator: ", "))")
             }
             for check in Self.checks(in: sql) { facts.append(check) }
             tables[table] = facts.sorted()
@@ -32,16 +33,6 @@ struct SQLiteCatalog: Equatable, CustomStringConvertible {
 
     var description: String {
         tables.keys.sorted().map { table in "\(table):\n" + tables[table]!.map { "  " + $0 }.joined(separator: "\n") }.joined(separator: "\n")
-    }
-
-    private static func text(_ value: SQLiteValue) -> String {
-        switch value {
-        case .null: return "NULL"
-        case let .integer(number): return String(number)
-        case let .real(number): return String(number)
-        case let .text(text): return text
-        case let .blob(bytes): return bytes.map { String(format: "%02X", $0) }.joined()
-        }
     }
 
     /// The `CHECK (…)` clauses of a `CREATE TABLE` statement, with balanced parentheses.
@@ -59,5 +50,18 @@ struct SQLiteCatalog: Equatable, CustomStringConvertible {
             rest = rest[index...]
         }
         return result
+    }
+}
+
+extension SQLiteValue {
+    /// The value as the tests compare it: NULL, the number, the text, or the bytes in hexadecimal.
+    var testText: String {
+        switch self {
+        case .null: return "NULL"
+        case let .integer(number): return String(number)
+        case let .real(number): return String(number)
+        case let .text(text): return text
+        case let .blob(bytes): return bytes.map { String(format: "%02X", $0) }.joined()
+        }
     }
 }
