@@ -178,7 +178,39 @@ final class DifferentialDeletionTests: XCTestCase {
             SELECT book_safe_delete(ARRAY[8]::bigint[]);
             """
         let output = try PostgresServer.psql(url, schema: "mg_refusal", script)
-        XCTAssertEqual(output.split(separator: "\n").map(String.init), ["2", "{\"deleted\": {\"Book\": 1}, \"nullified\": 0}"])
+        XCTAssertEqual(output.split(separator: "\n").map(String.init), ["2", "{\"dryRun\": false, \"deleted\": {\"Book\": 1}, \"nullified\": 0}"])
+    }
+
+    func testPostgreSQLFunctionsDryRunDeleteAllAndKeepTheirSearchPath() throws {
+        let url = try PostgresServer.requireURL()
+        let compilation = TestSupport.compile("""
+        schema: Shelves
+        entities:
+          Shelf:
+            relationships:
+              books: { type: [Book], inverse: shelf, deleteRule: cascade }
+          Book:
+            relationships:
+              shelf: { type: Shelf?, inverse: books }
+        """)
+        let script = compilation.files[1].contents + """
+
+            INSERT INTO shelf (id) VALUES (1), (2);
+            INSERT INTO book (id, shelf_id) VALUES (1, 1), (2, 1), (3, 2);
+            SELECT shelf_safe_delete(NULL, dry_run => true);
+            SELECT count(*) FROM book;
+            -- Called from elsewhere, with a table of the same name in the caller's schema: the function's own tables are used.
+            CREATE SCHEMA IF NOT EXISTS mg_elsewhere;
+            SET search_path TO mg_elsewhere;
+            CREATE TABLE IF NOT EXISTS book (id bigint);
+            SELECT mg_dry_all.shelf_safe_delete(NULL);
+            SELECT count(*) FROM mg_dry_all.book;
+            """
+        let output = try PostgresServer.psql(url, schema: "mg_dry_all", script)
+        XCTAssertEqual(output.split(separator: "\n").map(String.init), [
+            "{\"dryRun\": true, \"deleted\": {\"Book\": 3, \"Shelf\": 2}, \"nullified\": 0}", "3",
+            "{\"dryRun\": false, \"deleted\": {\"Book\": 3, \"Shelf\": 2}, \"nullified\": 0}", "0",
+        ], "a dry run reports what the run does and changes nothing; NULL ids means every object")
     }
 
     private func snapshot(_ database: SQLiteDatabase, _ schema: ModelSchema) throws -> [String: [[SQLiteValue]]] {

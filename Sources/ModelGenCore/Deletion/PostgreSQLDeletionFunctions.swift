@@ -51,11 +51,11 @@ public struct PostgreSQLDeletionFunctions {
             body += "\n"
         }
         for target in program.targets {
-            line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);")
+            line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;")
             line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);")
             line("DELETE FROM \(target.closureTable);")
         }
-        line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY(ids);")
+        line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE ids IS NULL OR t.id = ANY(ids);")
         /// The collection statements; with `counter`, the rows they add are summed into it.
         func collect(counting counter: String?, indent: String = "") {
             for collection in program.collections {
@@ -130,7 +130,10 @@ public struct PostgreSQLDeletionFunctions {
         for target in program.targets {
             line("DELETE FROM \(target.closureTable);")
         }
-        line("RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);")
+        line("report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);")
+        // A dry run leaves by an exception this block catches: everything it did is rolled back.
+        line("IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;")
+        line("RETURN report;")
         // The body is dollar-quoted with a tag that does not occur in it, whatever the names hold.
         var tag = "$modelgen$"
         var suffix = 0
@@ -139,10 +142,14 @@ public struct PostgreSQLDeletionFunctions {
             tag = "$modelgen\(suffix)$"
         }
         return """
-        -- Safely deletes the \(entity.name) objects with these ids (ModelGen's plan for \(entity.name)).
-        CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[]) RETURNS jsonb
-        LANGUAGE plpgsql SET client_min_messages = warning AS \(tag)
+        -- Safely deletes the \(entity.name) objects with these ids (all of them when ids is NULL), in the
+        -- caller's transaction (ModelGen's plan for \(entity.name)); with dry_run, reports the same and
+        -- changes nothing. Tables resolve in the schema the function was created in.
+        DROP FUNCTION IF EXISTS \(Self.functionName(for: entity))(bigint[]);
+        CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+        LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS \(tag)
         DECLARE
+            report jsonb;
             added bigint;
             previous_round integer := 0;
             current_round integer := 0;
@@ -153,7 +160,9 @@ public struct PostgreSQLDeletionFunctions {
             blocker record;
             problems text := '';
         BEGIN
-        \(body)END
+        \(body)EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN report;
+        END
         \(tag);
         """
     }

@@ -7,10 +7,14 @@ CREATE TABLE country (
     visited BOOLEAN NOT NULL DEFAULT FALSE
 );
 
--- Safely deletes the Country objects with these ids (ModelGen's plan for Country).
-CREATE OR REPLACE FUNCTION country_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Country objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Country); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS country_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION country_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -21,10 +25,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_country_round" ON pg_temp.modelgen_delete_country (round);
     DELETE FROM pg_temp.modelgen_delete_country;
-    INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM country AS t JOIN pg_temp.modelgen_delete_country AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -34,6 +38,10 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_country;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;

@@ -77,10 +77,14 @@ CREATE INDEX sd_activity_snapshot_user_profile_id_idx ON sd_activity_snapshot (u
 
 CREATE INDEX sd_physical_attribute_user_profile_id_idx ON sd_physical_attribute (user_profile_id);
 
--- Safely deletes the SDUserProfile objects with these ids (ModelGen's plan for SDUserProfile).
-CREATE OR REPLACE FUNCTION sd_user_profile_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the SDUserProfile objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for SDUserProfile); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS sd_user_profile_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION sd_user_profile_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -91,13 +95,13 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_user_profile (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_user_profile (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_user_profile_round" ON pg_temp.modelgen_delete_sd_user_profile (round);
     DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE ids IS NULL OR t.id = ANY(ids);
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
     LOOP
         PERFORM 1 FROM sd_user_profile AS t JOIN pg_temp.modelgen_delete_sd_user_profile AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
@@ -131,14 +135,22 @@ BEGIN
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDUserProfile', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the SDDietaryAndActivityPreferences objects with these ids (ModelGen's plan for SDDietaryAndActivityPreferences).
-CREATE OR REPLACE FUNCTION sd_dietary_and_activity_preferences_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the SDDietaryAndActivityPreferences objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for SDDietaryAndActivityPreferences); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS sd_dietary_and_activity_preferences_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION sd_dietary_and_activity_preferences_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -149,10 +161,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_dietary_and_activity_preferences_round" ON pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (round);
     DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
-    INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM sd_dietary_and_activity_preferences AS t JOIN pg_temp.modelgen_delete_sd_dietary_and_activity_preferences AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -162,14 +174,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the SDProgressEntry objects with these ids (ModelGen's plan for SDProgressEntry).
-CREATE OR REPLACE FUNCTION sd_progress_entry_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the SDProgressEntry objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for SDProgressEntry); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS sd_progress_entry_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION sd_progress_entry_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -180,10 +200,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_progress_entry_round" ON pg_temp.modelgen_delete_sd_progress_entry (round);
     DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
-    INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM sd_progress_entry AS t JOIN pg_temp.modelgen_delete_sd_progress_entry AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -193,14 +213,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the SDSleepSession objects with these ids (ModelGen's plan for SDSleepSession).
-CREATE OR REPLACE FUNCTION sd_sleep_session_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the SDSleepSession objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for SDSleepSession); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS sd_sleep_session_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION sd_sleep_session_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -211,10 +239,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -227,14 +255,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the SDSleepStage objects with these ids (ModelGen's plan for SDSleepStage).
-CREATE OR REPLACE FUNCTION sd_sleep_stage_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the SDSleepStage objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for SDSleepStage); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS sd_sleep_stage_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION sd_sleep_stage_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -245,10 +281,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_stage_round" ON pg_temp.modelgen_delete_sd_sleep_stage (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM sd_sleep_stage AS t JOIN pg_temp.modelgen_delete_sd_sleep_stage AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -258,14 +294,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the SDActivitySnapshot objects with these ids (ModelGen's plan for SDActivitySnapshot).
-CREATE OR REPLACE FUNCTION sd_activity_snapshot_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the SDActivitySnapshot objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for SDActivitySnapshot); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS sd_activity_snapshot_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION sd_activity_snapshot_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -276,10 +320,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_activity_snapshot_round" ON pg_temp.modelgen_delete_sd_activity_snapshot (round);
     DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
-    INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM sd_activity_snapshot AS t JOIN pg_temp.modelgen_delete_sd_activity_snapshot AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -289,14 +333,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the SDPhysicalAttribute objects with these ids (ModelGen's plan for SDPhysicalAttribute).
-CREATE OR REPLACE FUNCTION sd_physical_attribute_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the SDPhysicalAttribute objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for SDPhysicalAttribute); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS sd_physical_attribute_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION sd_physical_attribute_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -307,10 +359,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_physical_attribute_round" ON pg_temp.modelgen_delete_sd_physical_attribute (round);
     DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
-    INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM sd_physical_attribute AS t JOIN pg_temp.modelgen_delete_sd_physical_attribute AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -320,14 +372,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the SDOutboxEvent objects with these ids (ModelGen's plan for SDOutboxEvent).
-CREATE OR REPLACE FUNCTION sd_outbox_event_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the SDOutboxEvent objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for SDOutboxEvent); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS sd_outbox_event_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION sd_outbox_event_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -338,10 +398,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_outbox_event_round" ON pg_temp.modelgen_delete_sd_outbox_event (round);
     DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
-    INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM sd_outbox_event AS t JOIN pg_temp.modelgen_delete_sd_outbox_event AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -351,6 +411,10 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDOutboxEvent', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;

@@ -30,10 +30,14 @@ CREATE INDEX select_order_id_idx ON "select" (order_id);
 
 CREATE INDEX order_tags_table_id_idx ON order_tags (table_id);
 
--- Safely deletes the Order objects with these ids (ModelGen's plan for Order).
-CREATE OR REPLACE FUNCTION order_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Order objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Order); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS order_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION order_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -44,10 +48,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_order_round" ON pg_temp.modelgen_delete_order (round);
     DELETE FROM pg_temp.modelgen_delete_order;
-    INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM "order" AS t JOIN pg_temp.modelgen_delete_order AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -61,14 +65,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Order', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_order;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the Select objects with these ids (ModelGen's plan for Select).
-CREATE OR REPLACE FUNCTION select_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Select objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Select); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS select_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION select_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -79,10 +91,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_select_round" ON pg_temp.modelgen_delete_select (round);
     DELETE FROM pg_temp.modelgen_delete_select;
-    INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM "select" AS t JOIN pg_temp.modelgen_delete_select AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -92,14 +104,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_select;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the Table objects with these ids (ModelGen's plan for Table).
-CREATE OR REPLACE FUNCTION table_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Table objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Table); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS table_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION table_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -110,10 +130,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_table_round" ON pg_temp.modelgen_delete_table (round);
     DELETE FROM pg_temp.modelgen_delete_table;
-    INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM "table" AS t JOIN pg_temp.modelgen_delete_table AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -124,6 +144,10 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Table', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_table;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;

@@ -60,10 +60,14 @@ CREATE INDEX shelves_shelf_label_idx ON shelves (shelf_label);
 
 CREATE INDEX book_shelves_shelf_id_idx ON book_shelves (shelf_id);
 
--- Safely deletes the Author objects with these ids (ModelGen's plan for Author).
-CREATE OR REPLACE FUNCTION author_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Author objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Author); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS author_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION author_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -74,13 +78,13 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_author (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_author (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_author_round" ON pg_temp.modelgen_delete_author (round);
     DELETE FROM pg_temp.modelgen_delete_author;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
-    INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE ids IS NULL OR t.id = ANY(ids);
     INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) ON CONFLICT DO NOTHING;
     LOOP
         PERFORM 1 FROM author AS t JOIN pg_temp.modelgen_delete_author AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
@@ -118,14 +122,22 @@ BEGIN
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Author', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_author;
     DELETE FROM pg_temp.modelgen_delete_book;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the Portrait objects with these ids (ModelGen's plan for Portrait).
-CREATE OR REPLACE FUNCTION portrait_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Portrait objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Portrait); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS portrait_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION portrait_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -136,10 +148,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_portrait_round" ON pg_temp.modelgen_delete_portrait (round);
     DELETE FROM pg_temp.modelgen_delete_portrait;
-    INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM portrait AS t JOIN pg_temp.modelgen_delete_portrait AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -149,14 +161,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_portrait;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the Book objects with these ids (ModelGen's plan for Book).
-CREATE OR REPLACE FUNCTION book_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Book objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Book); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS book_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION book_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -167,10 +187,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
-    INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -195,14 +215,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_book;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the Loan objects with these ids (ModelGen's plan for Loan).
-CREATE OR REPLACE FUNCTION loan_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Loan objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Loan); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS loan_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION loan_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -213,10 +241,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_loan_round" ON pg_temp.modelgen_delete_loan (round);
     DELETE FROM pg_temp.modelgen_delete_loan;
-    INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM loan AS t JOIN pg_temp.modelgen_delete_loan AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -226,14 +254,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Loan', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_loan;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the Shelf objects with these ids (ModelGen's plan for Shelf).
-CREATE OR REPLACE FUNCTION shelves_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Shelf objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Shelf); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS shelves_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION shelves_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -244,10 +280,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_shelves_round" ON pg_temp.modelgen_delete_shelves (round);
     DELETE FROM pg_temp.modelgen_delete_shelves;
-    INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE ids IS NULL OR t.id = ANY(ids);
     ANALYZE pg_temp.modelgen_delete_shelves;
     previous_round := 0;
     LOOP
@@ -282,6 +318,10 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Shelf', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_shelves;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;

@@ -15,10 +15,14 @@ CREATE TABLE animal (
 
 CREATE INDEX animal_category_id_idx ON animal (category_id);
 
--- Safely deletes the AnimalCategory objects with these ids (ModelGen's plan for AnimalCategory).
-CREATE OR REPLACE FUNCTION animal_category_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the AnimalCategory objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for AnimalCategory); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS animal_category_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION animal_category_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -29,10 +33,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal_category (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal_category (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_category_round" ON pg_temp.modelgen_delete_animal_category (round);
     DELETE FROM pg_temp.modelgen_delete_animal_category;
-    INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM animal_category AS t JOIN pg_temp.modelgen_delete_animal_category AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -45,14 +49,22 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('AnimalCategory', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_animal_category;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
 
--- Safely deletes the Animal objects with these ids (ModelGen's plan for Animal).
-CREATE OR REPLACE FUNCTION animal_safe_delete(ids bigint[]) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning AS $modelgen$
+-- Safely deletes the Animal objects with these ids (all of them when ids is NULL), in the
+-- caller's transaction (ModelGen's plan for Animal); with dry_run, reports the same and
+-- changes nothing. Tables resolve in the schema the function was created in.
+DROP FUNCTION IF EXISTS animal_safe_delete(bigint[]);
+CREATE OR REPLACE FUNCTION animal_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
 DECLARE
+    report jsonb;
     added bigint;
     previous_round integer := 0;
     current_round integer := 0;
@@ -63,10 +75,10 @@ DECLARE
     blocker record;
     problems text := '';
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);
+    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_round" ON pg_temp.modelgen_delete_animal (round);
     DELETE FROM pg_temp.modelgen_delete_animal;
-    INSERT INTO pg_temp.modelgen_delete_animal (id) SELECT DISTINCT t.id FROM animal AS t WHERE t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_animal (id) SELECT DISTINCT t.id FROM animal AS t WHERE ids IS NULL OR t.id = ANY(ids);
     LOOP
         PERFORM 1 FROM animal AS t JOIN pg_temp.modelgen_delete_animal AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -76,6 +88,10 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Animal', changed); END IF;
     DELETE FROM pg_temp.modelgen_delete_animal;
-    RETURN jsonb_build_object('deleted', deleted, 'nullified', nullified);
+    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
+    RETURN report;
+EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+    RETURN report;
 END
 $modelgen$;
