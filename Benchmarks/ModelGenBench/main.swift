@@ -7,7 +7,8 @@ import ModelGenRuntime
 //
 //   swift build -c release && swift run -c release modelgen-bench [--sizes 100,1000,3000]
 //       [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000] [--generator-sizes 100,1000,10000]
-//       [--runtime-sizes 10000,80000] [--chain-sizes 1000,8000] [--skip-deletion] [--skip-generator] [--skip-runtime] [--skip-chains]
+//       [--runtime-sizes 10000,80000] [--chain-sizes 1000,8000] [--migration-sizes 100,1000]
+//       [--skip-deletion] [--skip-generator] [--skip-runtime] [--skip-chains] [--skip-migration]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -105,6 +106,11 @@ if !arguments.contains("--skip-runtime") {
 
 if !arguments.contains("--skip-chains") {
     try RuntimeBenchmark.runChains(sizes: integers("--chain-sizes", default: [1_000, 8_000]), repetitions: repetitions, directory: workDirectory)
+}
+
+if !arguments.contains("--skip-migration") {
+    try MigrationBenchmark.run(sizes: integers("--migration-sizes", default: [100, 1_000]), repetitions: repetitions, schemaPath: schemaPath,
+                               build: buildBase(profiles:), directory: workDirectory)
 }
 
 if !arguments.contains("--skip-deletion") {
