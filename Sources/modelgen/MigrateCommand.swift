@@ -106,11 +106,15 @@ struct MigrateCommand: ParsableCommand {
 
     /// The statements from OLD to NEW, with the checks as comments.
     private func printMigration(dialect: String) throws {
-        guard dialect == "sqlite" else {
-            printError("error: --dialect \(dialect): only 'sqlite' is supported so far (PostgreSQL migrations are not implemented yet)")
+        guard dialect == "sqlite" || dialect == "postgresql" else {
+            printError("error: --dialect \(dialect): use 'sqlite' or 'postgresql'")
             throw ExitCode(ExitStatus.schemaError)
         }
         let old = try SchemaInput.load(schemas[0]), new = try SchemaInput.load(schemas[1])
+        if dialect == "postgresql" {
+            try printPostgreSQLMigration(from: old, to: new)
+            return
+        }
         let plan = MigrationPlanner.plan(from: old, to: new)
         for warning in plan.warnings { printError("\(schemas[1]): warning: \(warning)") }
         guard plan.unsupported.isEmpty else {
@@ -132,6 +136,27 @@ struct MigrateCommand: ParsableCommand {
         lines += ["PRAGMA foreign_keys = OFF;", "BEGIN IMMEDIATE;"] + oldIndexes + plan.statements + plan.indexes.map(\.sql)
         lines += plan.checkedTables.map { "SELECT * FROM pragma_foreign_key_check(\(SQLDialect.sqlite.literal($0)));  -- must return no row" }
         lines += ["COMMIT;", "PRAGMA foreign_keys = ON;"]
+        print(lines.joined(separator: "\n"))
+    }
+
+    /// One transaction for PostgreSQL: the checks raise (so nothing changes) when the data breaks a
+    /// step, then the tables change in place and the deletion functions are replaced.
+    private func printPostgreSQLMigration(from old: ModelSchema, to new: ModelSchema) throws {
+        for warning in MigrationPlanner.plan(from: old, to: new).warnings { printError("\(schemas[1]): warning: \(warning)") }
+        let (statements, unsupported) = MigrationPlanner.postgresqlStatements(from: old, to: new, allowDataLoss: allowDataLoss)
+        guard unsupported.isEmpty else {
+            printError("error: migration not possible:\n" + unsupported.map { "  - " + $0 }.joined(separator: "\n"))
+            throw ExitCode(ExitStatus.schemaError)
+        }
+        var lines = ["-- Migration of \(old.name) from \(old.canonicalHash) to \(new.canonicalHash), for PostgreSQL: run it as it is (one transaction)."]
+        guard !statements.isEmpty else {
+            print((lines + ["-- Nothing to do."]).joined(separator: "\n"))
+            return
+        }
+        lines.append("BEGIN;")
+        lines += statements
+        lines += PostgreSQLDeletionFunctions(schema: new, plans: DeletionPlanner(schema: new).plans()).functions()
+        lines.append("COMMIT;")
         print(lines.joined(separator: "\n"))
     }
 }

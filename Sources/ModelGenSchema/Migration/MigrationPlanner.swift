@@ -17,15 +17,15 @@ import ModelGenQuery
 /// foreign-key enforcement off, so no `ON DELETE` action fires. Checks count, before anything
 /// changes, the rows a step would reject or whose values it would lose.
 public struct MigrationPlanner {
-    private let old: ModelSchema
-    private let new: ModelSchema
+    let old: ModelSchema
+    let new: ModelSchema
     private let dialect = SQLDialect.sqlite
     /// Old entity name → new entity name, for matched entities.
-    private var entityNames: [String: String] = [:]
+    var entityNames: [String: String] = [:]
     /// "OldEntity.oldMember" → new member name, for matched attributes and relationships.
-    private var memberNames: [String: String] = [:]
+    var memberNames: [String: String] = [:]
 
-    private init(old: ModelSchema, new: ModelSchema) {
+    init(old: ModelSchema, new: ModelSchema) {
         self.old = old
         self.new = new
         for entity in new.entities {
@@ -59,7 +59,7 @@ public struct MigrationPlanner {
     // MARK: - Tables
 
     /// A table of either version, with an identity that survives renames.
-    private struct Table {
+    struct Table {
         var key: String
         var entity: String
         var definition: DDLGenerator.TableDefinition
@@ -68,12 +68,12 @@ public struct MigrationPlanner {
         var isJoinTable: Bool
     }
 
-    private func newMemberName(_ entity: String, _ member: String) -> String? {
+    func newMemberName(_ entity: String, _ member: String) -> String? {
         memberNames["\(entity).\(member)"]
     }
 
     /// Tables of the old version, under the new version's table names where matched, keyed by identity.
-    private func oldTables() -> [Table] {
+    func oldTables() -> [Table] {
         // The old schema with matched tables renamed, so references render as they will read after the renames.
         var entities = old.entities
         for index in entities.indices {
@@ -101,7 +101,7 @@ public struct MigrationPlanner {
         return tables
     }
 
-    private func newTables() -> [Table] {
+    func newTables() -> [Table] {
         let ddl = DDLGenerator(schema: new, dialect: dialect)
         return new.entities.map { entity in
             Table(key: entityKey(entity.name, old: false), entity: entity.name, definition: ddl.tableDefinition(of: entity),
@@ -157,7 +157,7 @@ public struct MigrationPlanner {
 
     // MARK: - The plan
 
-    private func makePlan() -> MigrationPlan {
+    func makePlan() -> MigrationPlan {
         var plan = MigrationPlan(from: old.canonicalHash, to: new.canonicalHash)
         guard !plan.isEmpty else { return plan }
         let olds = oldTables(), news = newTables()
@@ -379,7 +379,7 @@ public struct MigrationPlanner {
         let notNull = columns.map { "\(q($0)) IS NOT NULL" }.joined(separator: " AND ")
         return .init(kind: .refusal, entity: entity, element: element,
                      message: "groups of \(entity) objects sharing a value of \(element), which becomes unique (NULLs are not duplicates)",
-                     countSQL: "SELECT count(*) FROM (SELECT 1 FROM \(q(table)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1)")
+                     countSQL: "SELECT count(*) FROM (SELECT 1 FROM \(q(table)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1) AS duplicate_groups")
     }
 
     /// An element removed and another of the same kind and type added to the same entity, with

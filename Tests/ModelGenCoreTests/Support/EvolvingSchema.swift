@@ -168,7 +168,8 @@ struct EvolvingSchema {
 
     /// Random rows for every table of this version: 2 to 5 objects per entity, values of each
     /// attribute's type (NULL now and then where optional), keys to random objects or NULL.
-    func rows(_ random: inout RobustnessTests.Generator) -> String {
+    /// With `dialect` PostgreSQL, booleans are written `TRUE` and `FALSE`.
+    func rows(_ random: inout RobustnessTests.Generator, dialect: SQLDialect = .sqlite) -> String {
         var statements: [String] = []
         let counts = Dictionary(entities.map { ($0.id, 2 + random.below(4)) }, uniquingKeysWith: { first, _ in first })
         for entity in entities {
@@ -182,7 +183,9 @@ struct EvolvingSchema {
                     case "Int16": values.append(String(Int(random.below(65536)) - 32768))
                     case "String": values.append("'s\(random.below(1000))''\(row)'")
                     case "Double": values.append(String(Double(random.below(1_000_000)) / 64))
-                    default: values.append(String(random.below(2)))
+                    default:
+                        let flag = random.below(2) == 1
+                        values.append(dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE"))
                     }
                 }
                 for relationship in entity.relationships {
@@ -246,4 +249,25 @@ struct EvolvingSchema {
         default: return value
         }
     }
+
+    /// `snapshot` of the same store in PostgreSQL (schema `namespace`), values written as SQLite's are.
+    func postgresSnapshot(_ url: String, namespace: String) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for entity in entities {
+            let columns = entity.attributes.map { attribute -> (String, String) in
+                let column = SQLDialect.postgresql.quote(Naming.snakeCase(attribute.name))
+                return (String(attribute.id), attribute.type == "Bool" ? "\(column)::int::text" : "\(column)::text")
+            } + entity.relationships.map { (String($0.id), SQLDialect.postgresql.quote(Naming.snakeCase($0.name) + "_id") + "::text") }
+            let select = (["id::text"] + columns.map { "coalesce(\($0.1), 'NULL')" }).joined(separator: " || '|' || ")
+            let output = try PostgresServer.psqlRaw(url, "SELECT \(select) FROM \(namespace).\(SQLDialect.postgresql.quote(Naming.snakeCase(entity.name)));")
+            for line in output.split(separator: "\n") {
+                let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+                guard let id = fields.first else { continue }
+                values["\(entity.id)/\(id)"] = "row"
+                for (index, column) in columns.enumerated() { values["\(entity.id)/\(id)/\(column.0)"] = fields[index + 1] }
+            }
+        }
+        return values
+    }
 }
+

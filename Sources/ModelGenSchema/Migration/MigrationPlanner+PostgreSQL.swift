@@ -1,0 +1,239 @@
+import Foundation
+import ModelGenQuery
+
+/// The migration as one PostgreSQL transaction: `ALTER TABLE` in place (PostgreSQL changes a
+/// table's definition without rebuilding it, and its foreign keys follow renames by themselves),
+/// the same identity and the same checks as SQLite's plan. Every check runs first in a `DO`
+/// block that raises — so the whole script changes nothing — naming the rows and their count.
+/// Constraints are found by their columns in the catalog, not by name, since a renamed table keeps
+/// the names PostgreSQL gave them. Lock waits are bounded (`lock_timeout`).
+extension MigrationPlanner {
+    /// The statements from `old` to `new` (without the deletion functions, which the caller
+    /// appends), or the changes that have no exact conversion.
+    public static func postgresqlStatements(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool) -> (statements: [String], unsupported: [String]) {
+        let planner = MigrationPlanner(old: old, new: new)
+        let plan = planner.makePlan()
+        guard !plan.isEmpty else { return ([], []) }
+        guard plan.unsupported.isEmpty else { return ([], plan.unsupported) }
+        return (planner.postgresqlStatements(plan, allowDataLoss: allowDataLoss), [])
+    }
+
+    private func postgresqlStatements(_ plan: MigrationPlan, allowDataLoss: Bool) -> [String] {
+        let pg = SQLDialect.postgresql
+        let q = pg.quote
+        var statements = ["SET LOCAL lock_timeout = '10s';"]
+        // 1. Checks, before anything changes.
+        for check in plan.checks where check.kind == .refusal || !allowDataLoss {
+            let sql = check.countSQL.replacingCastToIntegerCheck()
+            let what = check.kind == .refusal ? "" : " (would be lost; allow data loss to migrate anyway)"
+            statements.append("DO $check$ DECLARE n bigint; BEGIN \(sql.replacingFirst("SELECT count(*)", with: "SELECT count(*) INTO n")); "
+                + "IF n > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: %\(what)', \(pg.literal(check.message)), n USING ERRCODE = 'check_violation'; END IF; END $check$;")
+        }
+        let olds = oldTables(), news = newTables()
+        let oldByKey = Dictionary(olds.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        let newKeys = Set(news.map(\.key))
+        let originalNames = Dictionary(zip(olds.map(\.key), old.entities.map(\.tableName) + old.joinTables.map(\.name)), uniquingKeysWith: { first, _ in first })
+        // 2. The deletion functions of the old version go (the new ones are created afterwards).
+        for entity in old.entities {
+            let function = q(SQLNames.safeDeleteFunction(of: entity.tableName))
+            statements.append("DROP FUNCTION IF EXISTS \(function)(bigint[], boolean);")
+            statements.append("DROP FUNCTION IF EXISTS \(function)(bigint[]);")
+        }
+        // 3. Old indexes go; the new schema's are created at the end.
+        for index in DDLGenerator(schema: old, dialect: pg).indexDefinitions() {
+            statements.append("DROP INDEX IF EXISTS \(q(index.name));")
+        }
+        // 4. Tables that go.
+        for table in olds where !newKeys.contains(table.key) {
+            statements.append("DROP TABLE \(q(originalNames[table.key] ?? table.definition.name)) CASCADE;")
+        }
+        // 5. Renamed tables, in two steps so that names may be exchanged.
+        var renames: [(from: String, to: String)] = []
+        for table in news {
+            if let original = originalNames[table.key], original != table.definition.name { renames.append((original, table.definition.name)) }
+        }
+        for (index, rename) in renames.enumerated() { statements.append("ALTER TABLE \(q(rename.from)) RENAME TO \(q("modelgen_rename_\(index)"));") }
+        for (index, rename) in renames.enumerated() { statements.append("ALTER TABLE \(q("modelgen_rename_\(index)")) RENAME TO \(q(rename.to));") }
+        // 6. Tables that stay, column by column; new tables without their foreign keys.
+        var foreignKeys: [String] = []
+        for table in news {
+            if let previous = oldByKey[table.key] {
+                statements += alterations(of: table, from: previous, foreignKeys: &foreignKeys)
+            } else {
+                statements.append(DDLGenerator(schema: new, dialect: pg).postgresqlTable(named: table.definition.name, foreignKeys: &foreignKeys))
+            }
+        }
+        // 7. Foreign keys, once every table they name exists; then the indexes.
+        statements += foreignKeys
+        statements += DDLGenerator(schema: new, dialect: pg).indexDefinitions().map(\.sql)
+        return statements
+    }
+
+    /// `ALTER TABLE` statements that turn the old table (already under its new name) into the new one.
+    private func alterations(of table: Table, from previous: Table, foreignKeys: inout [String]) -> [String] {
+        let pg = SQLDialect.postgresql
+        let q = pg.quote
+        let name = table.definition.name
+        let ddl = DDLGenerator(schema: new, dialect: pg)
+        let newDefinition = table.isJoinTable ? ddl.tableDefinition(of: new.joinTables.first { $0.name == name }!) : ddl.tableDefinition(of: new.entity(named: table.entity)!)
+        let oldByKey = Dictionary(previous.definition.columns.map { (previous.columnKeys[$0.name] ?? $0.name, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let newKeys = Set(table.definition.columns.map { table.columnKeys[$0.name] ?? $0.name })
+        var statements: [String] = []
+        let entity = table.isJoinTable ? nil : new.entity(named: table.entity)
+        let oldEntity = table.isJoinTable ? nil : old.entities.first { entityNames[$0.name] == table.entity }
+        for column in previous.definition.columns where !newKeys.contains(previous.columnKeys[column.name] ?? column.name) {
+            statements.append("ALTER TABLE \(q(name)) DROP COLUMN \(q(column.name));")
+        }
+        // Renamed columns, in two steps.
+        let renamed = table.definition.columns.compactMap { column -> (from: String, to: String)? in
+            guard let oldName = oldByKey[table.columnKeys[column.name] ?? column.name], oldName != column.name else { return nil }
+            return (oldName, column.name)
+        }
+        for (index, rename) in renamed.enumerated() { statements.append("ALTER TABLE \(q(name)) RENAME COLUMN \(q(rename.from)) TO \(q("modelgen_column_\(index)"));") }
+        for (index, rename) in renamed.enumerated() { statements.append("ALTER TABLE \(q(name)) RENAME COLUMN \(q("modelgen_column_\(index)")) TO \(q(rename.to));") }
+        for column in newDefinition.columns where column.name != "id" {
+            let key = table.columnKeys[column.name] ?? column.name
+            guard oldByKey[key] != nil else {
+                // A new column: its definition without the foreign key, which comes later.
+                statements.append("ALTER TABLE \(q(name)) ADD COLUMN \(column.definition);")
+                if let entity, let foreignKey = new.foreignKeys.first(where: { $0.entity == entity.name && $0.column == column.name }) {
+                    foreignKeys.append(Self.addForeignKey(foreignKey, in: new))
+                }
+                continue
+            }
+            guard let entity, let oldEntity else { continue }
+            if let attribute = entity.storedAttributes.first(where: { $0.columnName == column.name }),
+               let oldAttribute = oldEntity.storedAttributes.first(where: { newMemberName(oldEntity.name, $0.name) == attribute.name }) {
+                statements += alterations(of: attribute, from: oldAttribute, table: name)
+            } else if let foreignKey = new.foreignKeys.first(where: { $0.entity == entity.name && $0.column == column.name }),
+                      let relationship = entity.relationships.first(where: { $0.name == foreignKey.relationship }),
+                      let oldForeignKey = old.foreignKeys.first(where: { $0.entity == oldEntity.name && newMemberName(oldEntity.name, $0.relationship) == relationship.name }) {
+                if oldForeignKey.isRequired != foreignKey.isRequired {
+                    statements.append("ALTER TABLE \(q(name)) ALTER COLUMN \(q(column.name)) \(foreignKey.isRequired ? "SET" : "DROP") NOT NULL;")
+                }
+                if oldForeignKey.isUnique != foreignKey.isUnique {
+                    statements.append(foreignKey.isUnique ? "ALTER TABLE \(q(name)) ADD UNIQUE (\(q(column.name)));" : Self.dropConstraint(table: name, kind: "u", columns: [column.name]))
+                }
+                let oldAction = DDLGenerator.onDeleteAction(oldForeignKey, in: old), newAction = DDLGenerator.onDeleteAction(foreignKey, in: new)
+                if oldAction != newAction || entityNames[oldForeignKey.target] != foreignKey.target {
+                    statements.append(Self.dropConstraint(table: name, kind: "f", columns: [column.name]))
+                    foreignKeys.append(Self.addForeignKey(foreignKey, in: new))
+                }
+            }
+        }
+        // Compound unique constraints.
+        let oldConstraints = Set(previous.definition.constraints), newConstraints = Set(table.definition.constraints)
+        if let entity {
+            for group in entity.uniqueConstraints where !oldConstraints.contains("UNIQUE (\(group.map(q).joined(separator: ", ")))") {
+                statements.append("ALTER TABLE \(q(name)) ADD UNIQUE (\(group.map(q).joined(separator: ", ")));")
+            }
+        }
+        if let oldEntity {
+            for group in oldEntity.uniqueConstraints {
+                let renamedGroup = group.map { column in table.definition.columns.first { table.columnKeys[$0.name] == previous.columnKeys[column] }?.name ?? column }
+                if !newConstraints.contains("UNIQUE (\(renamedGroup.map(q).joined(separator: ", ")))") {
+                    statements.append(Self.dropConstraint(table: name, kind: "u", columns: renamedGroup))
+                }
+            }
+        }
+        return statements
+    }
+
+    /// Changing one attribute's column in place: type (with the exact conversion), default, NOT NULL, UNIQUE, CHECK.
+    private func alterations(of attribute: Attribute, from oldAttribute: Attribute, table: String) -> [String] {
+        let pg = SQLDialect.postgresql
+        let q = pg.quote
+        let column = q(attribute.columnName)
+        var statements: [String] = []
+        let checkChanges = attribute.type != oldAttribute.type || enumCases(of: attribute.type, in: new) != enumCases(of: oldAttribute.type, in: old)
+        if checkChanges, Self.hasCheck(oldAttribute.type, in: old) {
+            statements.append(Self.dropConstraint(table: table, kind: "c", columns: [attribute.columnName]))
+        }
+        if attribute.type.storageType != oldAttribute.type.storageType, case let .scalar(scalar) = attribute.type.storageType {
+            // The conversions the planner accepts are exact as PostgreSQL casts (its checks ran first).
+            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) TYPE \(pg.columnType(scalar)) USING \(column)::\(pg.columnType(scalar));")
+        }
+        if attribute.defaultValue != oldAttribute.defaultValue {
+            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) " + (attribute.defaultValue.map { "SET DEFAULT \(pg.literal($0))" } ?? "DROP DEFAULT") + ";")
+        }
+        if oldAttribute.isOptional, !attribute.isOptional {
+            if let value = attribute.defaultValue { statements.append("UPDATE \(q(table)) SET \(column) = \(pg.literal(value)) WHERE \(column) IS NULL;") }
+            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) SET NOT NULL;")
+        } else if !oldAttribute.isOptional, attribute.isOptional {
+            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) DROP NOT NULL;")
+        }
+        if attribute.isUnique != oldAttribute.isUnique {
+            statements.append(attribute.isUnique ? "ALTER TABLE \(q(table)) ADD UNIQUE (\(column));" : Self.dropConstraint(table: table, kind: "u", columns: [attribute.columnName]))
+        }
+        if checkChanges, case let .enumeration(name) = attribute.type {
+            let cases = new.enums.first { $0.name == name }?.cases ?? []
+            statements.append("ALTER TABLE \(q(table)) ADD CHECK (\(column) IN (\(cases.map(pg.literal).joined(separator: ", "))));")
+        }
+        return statements
+    }
+
+    private func enumCases(of type: AttributeType, in schema: ModelSchema) -> [String]? {
+        guard case let .enumeration(name) = type else { return nil }
+        return schema.enums.first { $0.name == name }?.cases
+    }
+
+    private static func hasCheck(_ type: AttributeType, in schema: ModelSchema) -> Bool {
+        if case .enumeration = type { return true }
+        return false
+    }
+
+    /// Drops the constraint of `kind` (`u`, `f`, `c`) on exactly these columns, found in the catalog.
+    static func dropConstraint(table: String, kind: String, columns: [String]) -> String {
+        let pg = SQLDialect.postgresql
+        let names = columns.map(pg.literal).joined(separator: ", ")
+        return """
+            DO $drop$ DECLARE name text; BEGIN FOR name IN SELECT c.conname FROM pg_constraint c WHERE c.conrelid = \(pg.literal(pg.quote(table)))::regclass AND c.contype = \(pg.literal(kind)) \
+            AND c.conkey::smallint[] = ARRAY(SELECT a.attnum FROM unnest(ARRAY[\(names)]::text[]) AS w(n) JOIN pg_attribute a ON a.attrelid = \(pg.literal(pg.quote(table)))::regclass AND a.attname = w.n)::smallint[] \
+            LOOP EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', \(pg.literal(pg.quote(table))), name); END LOOP; END $drop$;
+            """
+    }
+
+    static func addForeignKey(_ foreignKey: ForeignKey, in schema: ModelSchema) -> String {
+        let q = SQLDialect.postgresql.quote
+        return "ALTER TABLE \(q(foreignKey.table)) ADD FOREIGN KEY (\(q(foreignKey.column))) REFERENCES \(q(foreignKey.targetTable)) (id) ON DELETE \(DDLGenerator.onDeleteAction(foreignKey, in: schema));"
+    }
+}
+
+extension AttributeType {
+    /// The scalar type a value is stored as (an enum's raw value is a String).
+    var storageType: AttributeType {
+        if case .enumeration = self { return .scalar(.string) }
+        return self
+    }
+}
+
+extension DDLGenerator {
+    /// A new table for a PostgreSQL migration: its `CREATE TABLE` with foreign keys left for
+    /// `ALTER TABLE … ADD FOREIGN KEY`, appended to `foreignKeys`, once every table exists.
+    func postgresqlTable(named name: String, foreignKeys: inout [String]) -> String {
+        if let entity = schema.entities.first(where: { $0.tableName == name }) {
+            for foreignKey in schema.foreignKeys where foreignKey.entity == entity.name {
+                foreignKeys.append(MigrationPlanner.addForeignKey(foreignKey, in: schema))
+            }
+            return tableDefinition(of: entity).createStatement(dialect: .postgresql)
+        }
+        let table = schema.joinTables.first { $0.name == name }!
+        return tableDefinition(of: table).createStatement(dialect: .postgresql)
+    }
+}
+
+extension String {
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
+    }
+
+    /// SQLite's test that a text is a whole number, in a form PostgreSQL evaluates without an error.
+    fileprivate func replacingCastToIntegerCheck() -> String {
+        // CAST(CAST(x AS INTEGER) AS TEXT) = x  →  x ~ '^-?[0-9]+$'
+        guard let start = range(of: "CAST(CAST("), let middle = range(of: " AS INTEGER) AS TEXT) = ", range: start.upperBound..<endIndex) else { return self }
+        let column = self[start.upperBound..<middle.lowerBound]
+        let end = index(middle.upperBound, offsetBy: column.count)
+        return replacingCharacters(in: start.lowerBound..<end, with: "\(column) ~ '^-?[0-9]+$'")
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import ModelGenCore
+import ModelGenRuntime
+import XCTest
+
+/// Schema evolution on a real PostgreSQL server: the script `modelgen migrate OLD NEW --dialect
+/// postgresql` prints, run through random sequences of evolutions of random schemas holding random
+/// data, must leave a database whose catalog (columns, types, nullability, defaults, keys, foreign
+/// keys and their actions, unique and check constraints, indexes, deletion functions) equals a fresh
+/// one's by meaning, with every kept value; and a refused migration changes nothing.
+final class PostgreSQLMigrationTests: XCTestCase {
+    private func schema(_ yaml: String) throws -> ModelSchema {
+        let compilation = TestSupport.compile(yaml, file: "Evolving.yaml")
+        return try XCTUnwrap(compilation.schema, compilation.diagnostics.map(\.description).joined(separator: "\n"))
+    }
+
+    private func script(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool) -> String {
+        let (statements, unsupported) = MigrationPlanner.postgresqlStatements(from: old, to: new, allowDataLoss: allowDataLoss)
+        XCTAssertEqual(unsupported, [])
+        return (["BEGIN;"] + statements + PostgreSQLDeletionFunctions(schema: new, plans: DeletionPlanner(schema: new).plans()).functions() + ["COMMIT;"])
+            .joined(separator: "\n")
+    }
+
+    /// The catalog of a schema by meaning: no constraint or index names, no schema names.
+    private func catalog(_ url: String, _ namespace: String) throws -> [String] {
+        let output = try PostgresServer.psqlRaw(url, """
+            SET search_path TO \(namespace);
+            SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '-') || ' ' || coalesce(is_identity, '')
+              FROM information_schema.columns WHERE table_schema = '\(namespace)';
+            SELECT 'constraint ' || c.conrelid::regclass::text || ' ' || c.contype::text || ' ' || pg_get_constraintdef(c.oid)
+              FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = '\(namespace)';
+            SELECT 'index ' || tablename || ' ' || regexp_replace(indexdef, '^CREATE (UNIQUE )?INDEX \\S+ ON \\S+ ', '\\1')
+              FROM pg_indexes WHERE schemaname = '\(namespace)';
+            SELECT 'function ' || p.proname || '(' || pg_get_function_arguments(p.oid) || ')' FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = '\(namespace)';
+            """)
+        return output.split(separator: "\n").map(String.init).sorted()
+    }
+
+    func testRandomEvolutionsMatchFreshDatabasesAndKeepTheData() throws {
+        let url = try PostgresServer.requireURL()
+        for seed in UInt64(1)...12 {
+            var random = RobustnessTests.Generator(state: seed &* 104_729)
+            var versions = [EvolvingSchema.random(&random)]
+            for _ in 0..<3 { versions.append(versions.last!.evolved(&random)) }
+            let schemas = try versions.map { try schema($0.yaml) }
+            let rows = versions[0].rows(&random, dialect: .postgresql)
+            // Keys may point forward: rows go in with foreign-key triggers off, as a restore does.
+            try PostgresServer.psql(url, schema: "mg_migrated", PostgreSQLDeletionFunctions(schema: schemas[0], plans: DeletionPlanner(schema: schemas[0]).plans())
+                .render(after: DDLGenerator(schema: schemas[0], dialect: .postgresql).render(header: "v1"))
+                + "\nSET session_replication_role = replica;\n" + rows + "\nSET session_replication_role = DEFAULT;\n")
+            var snapshot = try versions[0].postgresSnapshot(url, namespace: "mg_migrated")
+            for step in 1..<schemas.count {
+                do {
+                    try PostgresServer.psqlRaw(url, "SET search_path TO mg_migrated;\n" + script(from: schemas[step - 1], to: schemas[step], allowDataLoss: true))
+                } catch {
+                    XCTFail("seed \(seed), step \(step): \(error)\n\(versions[step - 1].yaml)\n→\n\(versions[step].yaml)")
+                    break
+                }
+                try PostgresServer.psql(url, schema: "mg_fresh", PostgreSQLDeletionFunctions(schema: schemas[step], plans: DeletionPlanner(schema: schemas[step]).plans())
+                    .render(after: DDLGenerator(schema: schemas[step], dialect: .postgresql).render(header: "fresh")))
+                let migrated = try catalog(url, "mg_migrated"), fresh = try catalog(url, "mg_fresh")
+                XCTAssertEqual(migrated, fresh, "seed \(seed), step \(step): the migrated database differs from a fresh one\n\(versions[step].yaml)")
+                let next = try versions[step].postgresSnapshot(url, namespace: "mg_migrated")
+                XCTAssertEqual(next, versions[step].expected(from: snapshot, previous: versions[step - 1]), "seed \(seed), step \(step): the kept values differ")
+                snapshot = next
+            }
+        }
+    }
+
+    func testARefusedMigrationRaisesAndChangesNothing() throws {
+        let url = try PostgresServer.requireURL()
+        let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int\n      note: String?\n")
+        let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int\n      note: String\n      code: { type: String, unique: true, default: x }\n")
+        try PostgresServer.psql(url, schema: "mg_refused", DDLGenerator(schema: v1, dialect: .postgresql).render(header: "v1") + "\nINSERT INTO a (id, n, note) VALUES (1, 1, NULL), (2, 2, 'y');")
+        XCTAssertThrowsError(try PostgresServer.psqlRaw(url, "SET search_path TO mg_refused;\n" + script(from: v1, to: v2, allowDataLoss: false))) { error in
+            XCTAssertTrue("\(error)".contains("migration refused, nothing was changed: A objects whose note is nil, which becomes required (give it a default): 1"), "\(error)")
+        }
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'mg_refused' AND table_name = 'a';").trimmingCharacters(in: .whitespacesAndNewlines), "3")
+    }
+}
