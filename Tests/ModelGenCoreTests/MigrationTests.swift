@@ -248,7 +248,12 @@ final class MigrationTests: XCTestCase {
         let printed = try TestSupport.modelgen("migrate", v1.path, v2.path, "--dialect", "sqlite")
         XCTAssertEqual(printed.status, 0, printed.standardError)
         XCTAssertTrue(printed.standardOutput.contains("ALTER TABLE item RENAME TO modelgen_rename_0;"), printed.standardOutput)
-        XCTAssertEqual(try TestSupport.modelgen("migrate", v1.path, v2.path, "--dialect", "postgresql").status, 2)
+        let postgres = try TestSupport.modelgen("migrate", v1.path, v2.path, "--dialect", "postgresql")
+        XCTAssertEqual(postgres.status, 0, postgres.standardError)
+        XCTAssertTrue(postgres.standardOutput.contains("SELECT count(*) INTO n FROM item WHERE price IS NOT NULL; IF n > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: % (would be lost"),
+                      "data loss raises in the script unless allowed: \(postgres.standardOutput)")
+        XCTAssertTrue(postgres.standardOutput.hasSuffix("COMMIT;\n"))
+        XCTAssertEqual(try TestSupport.modelgen("migrate", v1.path, v2.path, "--dialect", "oracle").status, 2)
 
         let migrated = try TestSupport.modelgen("migrate", v2.path, "--database", file, "--from", v1.path, "--allow-data-loss", "--json")
         XCTAssertEqual(migrated.status, 0, migrated.standardError)
