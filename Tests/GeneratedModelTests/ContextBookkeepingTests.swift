@@ -80,6 +80,15 @@ final class ContextBookkeepingTests: XCTestCase {
         XCTAssertEqual(loaded.name, "ann")
         XCTAssertTrue(other.registeredModel(for: identifier) as Employee? === loaded)
         XCTAssertNil(try other.model(for: PersistentIdentifier(entity: "Employee", id: 999)), "no such row")
+        let bob = Employee(name: "bob")
+        bob.manager = ann
+        context.insert(bob)
+        try context.save()
+        let bobID = bob.persistentModelID
+        XCTAssertEqual(try other.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.persistentModelID == bobID })).map(\.name), ["bob"])
+        XCTAssertEqual(try other.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.manager?.persistentModelID == identifier })).map(\.name), ["bob"],
+                       "an identifier through a relationship")
+        XCTAssertEqual(try other.fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.persistentModelID != bobID })), 1)
     }
 
     func testTheIdentityMapKeepsOnlyWhatTheAppHolds() throws {

@@ -5,6 +5,7 @@ import Foundation
 ///
 /// Supported: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, `nil` checks, `??`, `!`
 /// unwrapping, `contains` and `starts(with:)` on strings, comparisons with a saved model object,
+/// `persistentModelID` compared with a saved object's identifier,
 /// and key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
 /// Swift's optional semantics. Anything else throws `ModelContextError.unsupportedPredicate`
 /// naming the construct.
@@ -135,6 +136,10 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
             throw ModelContextError.unsupportedPredicate("the key path \(keyPath) applied to a computed value (only the model's stored properties translate)")
         }
         let model = binding.model
+        if Output.self == PersistentIdentifier.self {
+            // `$0.persistentModelID`: the row's key.
+            return .value(.path(QueryPath(hops: binding.hops, column: "id", kind: .integer)), target: nil)
+        }
         guard let name = model.propertyName(for: keyPath),
               let (column, kind) = PredicateLowering.column(named: name, in: model.entity, valueType: Output.self) else {
             throw ModelContextError.unsupportedPredicate("the key path \(keyPath) (not a stored attribute or to-one relationship of \(model.entity.name))")
@@ -158,6 +163,12 @@ extension PredicateExpressions.Value: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
         if let persistent = value as? PersistentValue {
             return .value(.value(persistent.sqliteValue, QueryValueKind.of(Output.self)), target: nil)
+        }
+        if let identifier = value as? PersistentIdentifier {
+            guard let id = identifier.id else {
+                throw ModelContextError.unsupportedPredicate("the identifier of a model object that has not been saved (save the context first)")
+            }
+            return .value(.value(.integer(id), .integer), target: nil)
         }
         if let model = value as? any PersistentModel {
             guard let id = model.persistentBackingData.id else {

@@ -12,7 +12,7 @@ public protocol PersistentModel: AnyObject, Hashable {
 }
 
 /// Identifies a model object: its entity and row id once saved, a temporary identity before.
-public struct PersistentIdentifier: Hashable, Sendable, CustomStringConvertible {
+public struct PersistentIdentifier: Hashable, Sendable, Codable, CustomStringConvertible {
     public var entity: String
     /// The row id; nil until the object is first saved.
     public var id: Int64?
@@ -23,6 +23,20 @@ public struct PersistentIdentifier: Hashable, Sendable, CustomStringConvertible 
     /// The identifier of the saved object of `entity` whose row id is `id`.
     public init(entity: String, id: Int64) {
         self.init(entity: entity, id: id, temporary: nil)
+    }
+
+    private enum CodingKeys: String, CodingKey { case entity, id }
+
+    /// An identifier decodes as a saved object's (a temporary one has no meaning in another process).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(entity: try container.decode(String.self, forKey: .entity), id: try container.decodeIfPresent(Int64.self, forKey: .id), temporary: nil)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entity, forKey: .entity)
+        try container.encodeIfPresent(id, forKey: .id)
     }
 
     init(entity: String, id: Int64?, temporary: ObjectIdentifier?) {
