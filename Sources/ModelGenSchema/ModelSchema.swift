@@ -66,10 +66,22 @@ public struct ModelSchema: Equatable, Sendable {
 public struct EnumType: Codable, Equatable, Sendable {
     public var name: String
     public var cases: [String]
+    /// Names cases had in earlier versions of the schema, by case (`{carnivorous: {originalName: meat}}`).
+    public var caseOriginalNames: [String: [String]]
 
-    public init(name: String, cases: [String]) {
+    public init(name: String, cases: [String], caseOriginalNames: [String: [String]] = [:]) {
         self.name = name
         self.cases = cases
+        self.caseOriginalNames = caseOriginalNames
+    }
+
+    private enum CodingKeys: String, CodingKey { case name, cases, caseOriginalNames }
+
+    /// Stores recorded before enum cases took `originalName` have no `caseOriginalNames`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name), cases: try container.decode([String].self, forKey: .cases),
+                  caseOriginalNames: try container.decodeIfPresent([String: [String]].self, forKey: .caseOriginalNames) ?? [:])
     }
 }
 

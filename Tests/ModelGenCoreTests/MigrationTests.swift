@@ -205,6 +205,19 @@ final class MigrationTests: XCTestCase {
         }
     }
 
+    func testAnEnumCaseRenamedWithOriginalNameCarriesItsRows() throws {
+        let v1 = try schema("schema: S\nenums:\n  Diet: [plants, meat, both]\nentities:\n  A:\n    attributes:\n      diet: Diet\n")
+        let v2 = try schema("schema: S\nenums:\n  Diet: [herbivorous, {carnivorous: {originalName: meat}}, both]\nentities:\n  A:\n    attributes:\n      diet: Diet\n")
+        let (database, _) = try store(v1, rows: "INSERT INTO a (id, diet) VALUES (1, 'meat'), (2, 'both');")
+        try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
+        try assertLikeFresh(database, v2)
+        XCTAssertEqual(try strings(database, "SELECT diet FROM a ORDER BY id"), ["carnivorous", "both"])
+        let (refusing, _) = try store(v1, rows: "INSERT INTO a (id, diet) VALUES (1, 'plants');")
+        XCTAssertThrowsError(try SQLiteMigrator(database: refusing).migrate(from: v1, to: v2)) { error in
+            XCTAssertTrue("\(error)".contains("a removed case (plants): 1"), "a case removed without originalName is refused while used: \(error)")
+        }
+    }
+
     func testDeleteRuleChangesRebuildWithTheNewAction() throws {
         let v1 = try schema("schema: S\nentities:\n  P:\n    relationships:\n      cs: { type: \"[C]\", inverse: p }\n  C:\n    relationships:\n      p: { type: P?, inverse: cs }\n")
         let v2 = try schema("schema: S\nentities:\n  P:\n    relationships:\n      cs: { type: \"[C]\", inverse: p, deleteRule: cascade }\n  C:\n    relationships:\n      p: { type: P?, inverse: cs }\n")

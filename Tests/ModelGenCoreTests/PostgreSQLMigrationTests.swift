@@ -77,4 +77,16 @@ final class PostgreSQLMigrationTests: XCTestCase {
         }
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'mg_refused' AND table_name = 'a';").trimmingCharacters(in: .whitespacesAndNewlines), "3")
     }
+
+    func testAnEnumCaseRenamedWithOriginalNameCarriesItsRows() throws {
+        let url = try PostgresServer.requireURL()
+        let v1 = try schema("schema: S\nenums:\n  Diet: [plants, meat]\nentities:\n  A:\n    attributes:\n      diet: Diet\n")
+        let v2 = try schema("schema: S\nenums:\n  Diet: [plants, {carnivorous: {originalName: meat}}]\nentities:\n  A:\n    attributes:\n      diet: Diet\n")
+        try PostgresServer.psql(url, schema: "mg_enum", DDLGenerator(schema: v1, dialect: .postgresql).render(header: "v1") + "\nINSERT INTO a (id, diet) VALUES (1, 'meat'), (2, 'plants');")
+        try PostgresServer.psqlRaw(url, "SET search_path TO mg_enum;\n" + script(from: v1, to: v2, allowDataLoss: false))
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT string_agg(diet, ',' ORDER BY id) FROM mg_enum.a;").trimmingCharacters(in: .whitespacesAndNewlines), "carnivorous,plants")
+        try PostgresServer.psql(url, schema: "mg_enum_fresh", DDLGenerator(schema: v2, dialect: .postgresql).render(header: "v2"))
+        XCTAssertEqual(try catalog(url, "mg_enum").filter { !$0.hasPrefix("function") }, try catalog(url, "mg_enum_fresh").filter { !$0.hasPrefix("function") })
+    }
 }
+

@@ -34,7 +34,7 @@ public struct SchemaParser {
                 if value.isNull { continue }
                 for (name, cases) in mapping(value, "'enums'", example: "Diet: [herbivorous, carnivorous]") ?? [] {
                     guard let enumName = keyName(name) else { continue }
-                    schema.enums.append(EnumSyntax(name: enumName, cases: stringList(cases, "the cases of enum '\(enumName.value)'")))
+                    schema.enums.append(parseEnum(enumName, cases))
                 }
             case "entities":
                 sawEntities = true
@@ -244,6 +244,31 @@ public struct SchemaParser {
             return []
         }
         return items.compactMap { string($0, "an entry of \(what)") }
+    }
+
+    /// `[small, {large: {originalName: big}}]`: cases, each a name or, in the long form, a name
+    /// with its `originalName` (a name or a list).
+    private mutating func parseEnum(_ name: Located<String>, _ node: YAMLNode) -> EnumSyntax {
+        guard case let .sequence(items) = node.value else {
+            diagnostics.error("the cases of enum '\(name.value)' must be a list such as [a, b], found \(node.kindDescription)", at: node.location)
+            return EnumSyntax(name: name, cases: [])
+        }
+        var syntax = EnumSyntax(name: name, cases: [])
+        for item in items {
+            guard case let .mapping(pairs) = item.value else {
+                if let value = string(item, "an entry of the cases of enum '\(name.value)'") { syntax.cases.append(value) }
+                continue
+            }
+            guard pairs.count == 1, let caseName = keyName(pairs[0].key) else {
+                diagnostics.error("a case in the long form is written {name: {originalName: old}}", at: item.location)
+                continue
+            }
+            syntax.cases.append(caseName)
+            for (key, value) in checkedKeys(mapping(pairs[0].value, "case '\(caseName.value)'", example: "{originalName: old}") ?? [], allowed: ["originalName"], context: "case '\(caseName.value)'") where key.value == "originalName" {
+                syntax.caseOriginalNames[caseName.value] = names(value, "'originalName'")
+            }
+        }
+        return syntax
     }
 
     /// `old` or `[older, old]`: one name or a list of them.

@@ -10,6 +10,8 @@ public struct SchemaSyntax: Sendable {
 public struct EnumSyntax: Sendable {
     public var name: Located<String>
     public var cases: [Located<String>]
+    /// Names the cases had in earlier versions, by case.
+    public var caseOriginalNames: [String: [Located<String>]] = [:]
 }
 
 public struct EntitySyntax: Sendable {

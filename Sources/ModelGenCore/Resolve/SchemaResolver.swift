@@ -117,7 +117,8 @@ public struct SchemaResolver {
                 }
             }
             _ = uniqueNames(syntax.cases, what: "case of enum '\(syntax.name.value)'")
-            return EnumType(name: syntax.name.value, cases: syntax.cases.map(\.value))
+            return EnumType(name: syntax.name.value, cases: syntax.cases.map(\.value),
+                            caseOriginalNames: syntax.caseOriginalNames.mapValues { $0.map(\.value) })
         }
     }
 

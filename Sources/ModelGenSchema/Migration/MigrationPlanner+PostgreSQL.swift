@@ -165,6 +165,10 @@ extension MigrationPlanner {
         if attribute.isUnique != oldAttribute.isUnique {
             statements.append(attribute.isUnique ? "ALTER TABLE \(q(table)) ADD UNIQUE (\(column));" : Self.dropConstraint(table: table, kind: "u", columns: [attribute.columnName]))
         }
+        let renames = caseRenames(attribute.type, from: oldAttribute.type)
+        if !renames.isEmpty {
+            statements.append("UPDATE \(q(table)) SET \(column) = \(renamingCases(column, renames)) WHERE \(column) IN (\(renames.map { pg.literal($0.from) }.joined(separator: ", ")));")
+        }
         if checkChanges, case let .enumeration(name) = attribute.type {
             let cases = new.enums.first { $0.name == name }?.cases ?? []
             statements.append("ALTER TABLE \(q(table)) ADD CHECK (\(column) IN (\(cases.map(pg.literal).joined(separator: ", "))));")

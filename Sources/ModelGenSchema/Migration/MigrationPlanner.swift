@@ -250,7 +250,8 @@ public struct MigrationPlanner {
             if key.hasPrefix("attribute:"), let entity, let oldEntity,
                let attribute = entity.attributes.first(where: { "attribute:" + $0.name == key }),
                let oldAttribute = oldEntity.attributes.first(where: { newMemberName(oldEntity.name, $0.name) == attribute.name }) {
-                expression = planChangedAttribute(attribute, from: oldAttribute, source: expression, table: originalTable, entity: entity.name, into: &plan)
+                expression = planChangedAttribute(attribute, from: oldAttribute, source: renamingCases(expression, caseRenames(attribute.type, from: oldAttribute.type)),
+                                                  table: originalTable, entity: entity.name, into: &plan)
             } else if key.hasPrefix("key:"), let entity, let oldEntity,
                       let relationship = entity.relationships.first(where: { "key:\(entity.name).\($0.name)" == key }),
                       let oldRelationship = oldEntity.relationships.first(where: { newMemberName(oldEntity.name, $0.name) == relationship.name }),
@@ -404,6 +405,24 @@ public struct MigrationPlanner {
         return warnings
     }
 
+    /// The cases of an enum attribute renamed between the versions (`originalName` on a case):
+    /// the old raw value and the new one.
+    func caseRenames(_ type: AttributeType, from oldType: AttributeType) -> [(from: String, to: String)] {
+        guard case let .enumeration(name) = type, case let .enumeration(oldName) = oldType,
+              let enumeration = new.enums.first(where: { $0.name == name }),
+              let oldCases = old.enums.first(where: { $0.name == oldName })?.cases else { return [] }
+        return enumeration.cases.compactMap { newCase in
+            guard !oldCases.contains(newCase), let previous = enumeration.caseOriginalNames[newCase]?.first(where: oldCases.contains) else { return nil }
+            return (previous, newCase)
+        }
+    }
+
+    /// `CASE column WHEN 'old' THEN 'new' … ELSE column END`, or the column itself.
+    func renamingCases(_ source: String, _ renames: [(from: String, to: String)]) -> String {
+        guard !renames.isEmpty else { return source }
+        return "CASE \(source) " + renames.map { "WHEN \(dialect.literal($0.from)) THEN \(dialect.literal($0.to))" }.joined(separator: " ") + " ELSE \(source) END"
+    }
+
     /// Rows that use an enum case the new version removes.
     private func planEnumCases(into plan: inout MigrationPlan) {
         let q = dialect.quote
@@ -415,7 +434,8 @@ public struct MigrationPlanner {
                       case let .enumeration(oldName) = oldAttribute.type,
                       let cases = new.enums.first(where: { $0.name == name })?.cases,
                       let oldCases = old.enums.first(where: { $0.name == oldName })?.cases else { continue }
-                let removed = oldCases.filter { !cases.contains($0) }
+                let renamed = Set(caseRenames(attribute.type, from: oldAttribute.type).map(\.from))
+                let removed = oldCases.filter { !cases.contains($0) && !renamed.contains($0) }
                 guard !removed.isEmpty else { continue }
                 plan.operations.append(.init(kind: "changeAttribute", entity: entity.name, element: attribute.name, detail: "the cases \(removed.joined(separator: ", ")) of \(name) are removed", safety: .dataDependent))
                 plan.checks.append(.init(kind: .refusal, entity: entity.name, element: attribute.name,
