@@ -143,7 +143,12 @@ public struct DeletionExecutor {
         for nullification in program.nullifications {
             report.nullifiedCounts.append(.init(name: nullification.relationship, count: try run(nullification.sql)))
         }
-        for sql in program.detachments { _ = try run(sql) }
+        // Detachments break key cycles inside the deleted set so that no single DELETE leaves a
+        // reference dangling while enforcement watches; with enforcement off (a transaction of the
+        // executor's own) every row they touch is deleted a moment later, so they are skipped.
+        if try database.scalar("PRAGMA foreign_keys") == 1 {
+            for sql in program.detachments { _ = try run(sql) }
+        }
         for sql in program.joinRowRemovals { report.joinRowsRemoved += try run(sql) }
         for deletion in program.deletions {
             let count = try run(deletion.sql)
