@@ -181,6 +181,43 @@ final class DifferentialDeletionTests: XCTestCase {
         XCTAssertEqual(output.split(separator: "\n").map(String.init), ["2", "{\"dryRun\": false, \"deleted\": {\"Book\": 1}, \"nullified\": 0}"])
     }
 
+    func testPostgreSQLRefusalsNameTheCascadePathAsTheCommandDoes() throws {
+        let url = try PostgresServer.requireURL()
+        let yaml = """
+        schema: Lending
+        entities:
+          Author:
+            relationships:
+              books: { type: [Book], inverse: author, deleteRule: cascade }
+          Book:
+            relationships:
+              author: { type: Author?, inverse: books }
+              loans: { type: [Loan], inverse: book, deleteRule: deny }
+          Loan:
+            relationships:
+              book: { type: Book, inverse: loans }
+        """
+        let compilation = TestSupport.compile(yaml)
+        let rows = "INSERT INTO author (id) VALUES (3); INSERT INTO book (id, author_id) VALUES (2, 3); INSERT INTO loan (id, book_id) VALUES (5, 2);"
+        let script = compilation.files[1].contents + "\n" + rows + """
+
+            DO $$ BEGIN PERFORM author_safe_delete(ARRAY[3]::bigint[]); EXCEPTION WHEN restrict_violation THEN RAISE NOTICE '%', SQLERRM; END $$;
+            """
+        let directory = try TestSupport.temporaryDirectory()
+        let file = directory.appendingPathComponent("script.sql")
+        try ("SET client_min_messages = notice;\nDROP SCHEMA IF EXISTS mg_path CASCADE;\nCREATE SCHEMA mg_path;\nSET search_path TO mg_path;\n" + script).write(to: file, atomically: true, encoding: .utf8)
+        let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", file.path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardError.contains("Author#3 → books (cascade) → Book#2 cannot be deleted: Book.loans (deny) still refers to surviving Loan#5"), result.standardError)
+
+        // The same words as modelgen delete on SQLite.
+        let fixture = try DeletionFixture(yaml)
+        try fixture.execute(rows)
+        XCTAssertThrowsError(try fixture.delete("Author", .ids([3]))) { error in
+            XCTAssertTrue("\(error)".contains("Author#3 → books (cascade) → Book#2 cannot be deleted: Book.loans (deny) still refers to Loan#5"), "\(error)")
+        }
+    }
+
     func testPostgreSQLFunctionsDryRunDeleteAllAndKeepTheirSearchPath() throws {
         let url = try PostgresServer.requireURL()
         let compilation = TestSupport.compile("""

@@ -106,7 +106,32 @@ public struct PostgreSQLDeletionFunctions {
             case .dangling: "a dangling reference would remain through \(check.relationship) from surviving \(check.other)#"
             }
             line("FOR blocker IN \(check.sql) LOOP")
-            line("    problems := problems || format(\(literal("\n  %s#%s cannot be deleted: %s%s")), \(literal(check.subject)), blocker.subject, \(literal(reason)), blocker.other);")
+            // The cascade path that reached the object, walked back through the closure tables'
+            // parent_id and edge: `Artist#3 → albums (cascade) → Album#2`.
+            line("    path := \(literal(check.subject + "#")) || blocker.subject;")
+            line("    walk_entity := \(literal(check.subject)); walk_id := blocker.subject;")
+            line("    FOR step IN 1..64 LOOP")
+            line("        walk_parent := NULL;")
+            line("        CASE walk_entity")
+            for target in program.targets {
+                line("        WHEN \(literal(target.entity)) THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM \(target.closureTable) AS c WHERE c.id = walk_id;")
+            }
+            line("        ELSE NULL;")
+            line("        END CASE;")
+            line("        EXIT WHEN walk_parent IS NULL;")
+            if program.edges.isEmpty {
+                line("        EXIT;")
+            } else {
+                line("        CASE walk_edge")
+                for (index, edge) in program.edges.enumerated() {
+                    line("        WHEN \(index) THEN walk_entity := \(literal(edge.source)); path := \(literal(edge.source + "#")) || walk_parent || \(literal(" → \(edge.relationship) (cascade) → ")) || path;")
+                }
+                line("        ELSE EXIT;")
+                line("        END CASE;")
+            }
+            line("        walk_id := walk_parent;")
+            line("    END LOOP;")
+            line("    problems := problems || format(\(literal("\n  %s cannot be deleted: %s%s")), path, \(literal(reason)), blocker.other);")
             line("END LOOP;")
         }
         if !program.checks.isEmpty {
@@ -154,6 +179,11 @@ public struct PostgreSQLDeletionFunctions {
             previous_round integer := 0;
             current_round integer := 0;
             relocked bigint;
+            path text;
+            walk_entity text;
+            walk_id bigint;
+            walk_parent bigint;
+            walk_edge integer;
             changed bigint;
             deleted jsonb := '{}'::jsonb;
             nullified bigint := 0;

@@ -42,6 +42,11 @@ DECLARE
     previous_round integer := 0;
     current_round integer := 0;
     relocked bigint;
+    path text;
+    walk_entity text;
+    walk_id bigint;
+    walk_parent bigint;
+    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -85,6 +90,11 @@ DECLARE
     previous_round integer := 0;
     current_round integer := 0;
     relocked bigint;
+    path text;
+    walk_entity text;
+    walk_id bigint;
+    walk_parent bigint;
+    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -124,6 +134,11 @@ DECLARE
     previous_round integer := 0;
     current_round integer := 0;
     relocked bigint;
+    path text;
+    walk_entity text;
+    walk_id bigint;
+    walk_parent bigint;
+    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;

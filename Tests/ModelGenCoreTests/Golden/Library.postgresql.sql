@@ -72,6 +72,11 @@ DECLARE
     previous_round integer := 0;
     current_round integer := 0;
     relocked bigint;
+    path text;
+    walk_entity text;
+    walk_id bigint;
+    walk_parent bigint;
+    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -96,8 +101,25 @@ BEGIN
         EXIT WHEN relocked = 0;
     END LOOP;
     FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
+        path := 'Book#' || blocker.subject;
+        walk_entity := 'Book'; walk_id := blocker.subject;
+        FOR step IN 1..64 LOOP
+            walk_parent := NULL;
+            CASE walk_entity
+            WHEN 'Author' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM pg_temp.modelgen_delete_author AS c WHERE c.id = walk_id;
+            WHEN 'Book' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM pg_temp.modelgen_delete_book AS c WHERE c.id = walk_id;
+            ELSE NULL;
+            END CASE;
+            EXIT WHEN walk_parent IS NULL;
+            CASE walk_edge
+            WHEN 0 THEN walk_entity := 'Author'; path := 'Author#' || walk_parent || ' → books (cascade) → ' || path;
+            WHEN 1 THEN walk_entity := 'Author'; path := 'Author#' || walk_parent || ' → portrait (cascade) → ' || path;
+            ELSE EXIT;
+            END CASE;
+            walk_id := walk_parent;
+        END LOOP;
         problems := problems || format('
-  %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
+  %s cannot be deleted: %s%s', path, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
     END LOOP;
     IF problems <> '' THEN
         RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
@@ -142,6 +164,11 @@ DECLARE
     previous_round integer := 0;
     current_round integer := 0;
     relocked bigint;
+    path text;
+    walk_entity text;
+    walk_id bigint;
+    walk_parent bigint;
+    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -181,6 +208,11 @@ DECLARE
     previous_round integer := 0;
     current_round integer := 0;
     relocked bigint;
+    path text;
+    walk_entity text;
+    walk_id bigint;
+    walk_parent bigint;
+    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -197,8 +229,20 @@ BEGIN
         EXIT WHEN relocked = 0;
     END LOOP;
     FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
+        path := 'Book#' || blocker.subject;
+        walk_entity := 'Book'; walk_id := blocker.subject;
+        FOR step IN 1..64 LOOP
+            walk_parent := NULL;
+            CASE walk_entity
+            WHEN 'Book' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM pg_temp.modelgen_delete_book AS c WHERE c.id = walk_id;
+            ELSE NULL;
+            END CASE;
+            EXIT WHEN walk_parent IS NULL;
+            EXIT;
+            walk_id := walk_parent;
+        END LOOP;
         problems := problems || format('
-  %s#%s cannot be deleted: %s%s', 'Book', blocker.subject, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
+  %s cannot be deleted: %s%s', path, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
     END LOOP;
     IF problems <> '' THEN
         RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
@@ -235,6 +279,11 @@ DECLARE
     previous_round integer := 0;
     current_round integer := 0;
     relocked bigint;
+    path text;
+    walk_entity text;
+    walk_id bigint;
+    walk_parent bigint;
+    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
@@ -274,6 +323,11 @@ DECLARE
     previous_round integer := 0;
     current_round integer := 0;
     relocked bigint;
+    path text;
+    walk_entity text;
+    walk_id bigint;
+    walk_parent bigint;
+    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
