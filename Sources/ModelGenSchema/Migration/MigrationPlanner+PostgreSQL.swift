@@ -6,7 +6,8 @@ import ModelGenQuery
 /// the same identity and the same checks as SQLite's plan. Every check runs first in a `DO`
 /// block that raises — so the whole script changes nothing — naming the rows and their count.
 /// Constraints are found by their columns in the catalog, not by name, since a renamed table keeps
-/// the names PostgreSQL gave them. Lock waits are bounded (`lock_timeout`).
+/// the names PostgreSQL gave them. Lock waits are bounded (`lock_timeout`); foreign keys and checks
+/// are added `NOT VALID`, then validated.
 extension MigrationPlanner {
     /// The statements from `old` to `new` (without the deletion functions, which the caller
     /// appends), or the changes that have no exact conversion.
@@ -171,7 +172,9 @@ extension MigrationPlanner {
         }
         if checkChanges, case let .enumeration(name) = attribute.type {
             let cases = new.enums.first { $0.name == name }?.cases ?? []
-            statements.append("ALTER TABLE \(q(table)) ADD CHECK (\(column) IN (\(cases.map(pg.literal).joined(separator: ", "))));")
+            let name = q(SQLNames.shortened(table + "_" + attribute.columnName + "_check"))
+            statements.append("ALTER TABLE \(q(table)) ADD CONSTRAINT \(name) CHECK (\(column) IN (\(cases.map(pg.literal).joined(separator: ", ")))) NOT VALID;")
+            statements.append("ALTER TABLE \(q(table)) VALIDATE CONSTRAINT \(name);")
         }
         return statements
     }
@@ -197,9 +200,13 @@ extension MigrationPlanner {
             """
     }
 
+    /// A foreign key added `NOT VALID` (a brief lock, no scan) and then validated (a scan that lets
+    /// writes go on), the order PostgreSQL's documentation recommends for live tables.
     static func addForeignKey(_ foreignKey: ForeignKey, in schema: ModelSchema) -> String {
         let q = SQLDialect.postgresql.quote
-        return "ALTER TABLE \(q(foreignKey.table)) ADD FOREIGN KEY (\(q(foreignKey.column))) REFERENCES \(q(foreignKey.targetTable)) (id) ON DELETE \(DDLGenerator.onDeleteAction(foreignKey, in: schema));"
+        let name = q(SQLNames.shortened(foreignKey.table + "_" + foreignKey.column + "_fkey"))
+        return "ALTER TABLE \(q(foreignKey.table)) ADD CONSTRAINT \(name) FOREIGN KEY (\(q(foreignKey.column))) REFERENCES \(q(foreignKey.targetTable)) (id) "
+            + "ON DELETE \(DDLGenerator.onDeleteAction(foreignKey, in: schema)) NOT VALID;\nALTER TABLE \(q(foreignKey.table)) VALIDATE CONSTRAINT \(name);"
     }
 }
 
