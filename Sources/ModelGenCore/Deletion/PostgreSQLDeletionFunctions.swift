@@ -99,6 +99,9 @@ public struct PostgreSQLDeletionFunctions {
         collect(counting: "relocked", indent: "    ")
         line("    EXIT WHEN relocked = 0;")
         line("END LOOP;")
+        // Every check's blockers first; then, once for all of them, the cascade path that reached
+        // each, walked back through the closure tables' parent_id and edge (`Artist#3 → albums
+        // (cascade) → Album#2`).
         for check in program.checks {
             let reason: String = switch check.kind {
             case .deny: "\(check.relationship) (deny) still refers to surviving \(check.other)#"
@@ -106,10 +109,15 @@ public struct PostgreSQLDeletionFunctions {
             case .dangling: "a dangling reference would remain through \(check.relationship) from surviving \(check.other)#"
             }
             line("FOR blocker IN \(check.sql) LOOP")
-            // The cascade path that reached the object, walked back through the closure tables'
-            // parent_id and edge: `Artist#3 → albums (cascade) → Album#2`.
-            line("    path := \(literal(check.subject + "#")) || blocker.subject;")
-            line("    walk_entity := \(literal(check.subject)); walk_id := blocker.subject;")
+            line("    blocked_entities := blocked_entities || \(literal(check.subject))::text;")
+            line("    blocked_ids := blocked_ids || blocker.subject::bigint;")
+            line("    blocked_reasons := blocked_reasons || (\(literal(reason)) || blocker.other);")
+            line("END LOOP;")
+        }
+        if !program.checks.isEmpty {
+            line("FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP")
+            line("    path := blocked_entities[blocked] || '#' || blocked_ids[blocked];")
+            line("    walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];")
             line("    FOR step IN 1..64 LOOP")
             line("        walk_parent := NULL;")
             line("        CASE walk_entity")
@@ -131,10 +139,8 @@ public struct PostgreSQLDeletionFunctions {
             }
             line("        walk_id := walk_parent;")
             line("    END LOOP;")
-            line("    problems := problems || format(\(literal("\n  %s cannot be deleted: %s%s")), path, \(literal(reason)), blocker.other);")
+            line("    problems := problems || format(\(literal("\n  %s cannot be deleted: %s")), path, blocked_reasons[blocked]);")
             line("END LOOP;")
-        }
-        if !program.checks.isEmpty {
             line("IF problems <> '' THEN")
             line("    RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';")
             line("END IF;")
@@ -180,6 +186,9 @@ public struct PostgreSQLDeletionFunctions {
             current_round integer := 0;
             relocked bigint;
             path text;
+            blocked_entities text[] := '{}';
+            blocked_ids bigint[] := '{}';
+            blocked_reasons text[] := '{}';
             walk_entity text;
             walk_id bigint;
             walk_parent bigint;

@@ -20,6 +20,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;

@@ -90,6 +90,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -161,6 +164,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -205,6 +211,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -249,6 +258,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -296,6 +308,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -340,6 +355,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -384,6 +402,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -428,6 +449,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;

@@ -43,6 +43,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -91,6 +94,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -135,6 +141,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;

@@ -73,6 +73,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -101,8 +104,13 @@ BEGIN
         EXIT WHEN relocked = 0;
     END LOOP;
     FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
-        path := 'Book#' || blocker.subject;
-        walk_entity := 'Book'; walk_id := blocker.subject;
+        blocked_entities := blocked_entities || 'Book'::text;
+        blocked_ids := blocked_ids || blocker.subject::bigint;
+        blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+    END LOOP;
+    FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
+        path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
+        walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];
         FOR step IN 1..64 LOOP
             walk_parent := NULL;
             CASE walk_entity
@@ -119,7 +127,7 @@ BEGIN
             walk_id := walk_parent;
         END LOOP;
         problems := problems || format('
-  %s cannot be deleted: %s%s', path, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
+  %s cannot be deleted: %s', path, blocked_reasons[blocked]);
     END LOOP;
     IF problems <> '' THEN
         RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
@@ -165,6 +173,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -209,6 +220,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -229,8 +243,13 @@ BEGIN
         EXIT WHEN relocked = 0;
     END LOOP;
     FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
-        path := 'Book#' || blocker.subject;
-        walk_entity := 'Book'; walk_id := blocker.subject;
+        blocked_entities := blocked_entities || 'Book'::text;
+        blocked_ids := blocked_ids || blocker.subject::bigint;
+        blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+    END LOOP;
+    FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
+        path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
+        walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];
         FOR step IN 1..64 LOOP
             walk_parent := NULL;
             CASE walk_entity
@@ -242,7 +261,7 @@ BEGIN
             walk_id := walk_parent;
         END LOOP;
         problems := problems || format('
-  %s cannot be deleted: %s%s', path, 'Book.loans (deny) still refers to surviving Loan#', blocker.other);
+  %s cannot be deleted: %s', path, blocked_reasons[blocked]);
     END LOOP;
     IF problems <> '' THEN
         RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
@@ -280,6 +299,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -324,6 +346,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;

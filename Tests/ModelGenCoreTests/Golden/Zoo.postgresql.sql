@@ -28,6 +28,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
@@ -75,6 +78,9 @@ DECLARE
     current_round integer := 0;
     relocked bigint;
     path text;
+    blocked_entities text[] := '{}';
+    blocked_ids bigint[] := '{}';
+    blocked_reasons text[] := '{}';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
