@@ -42,6 +42,16 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
         return (process, output, error)
     }
 
+    /// Waits until session B sleeps inside its transaction (so its insert is done and uncommitted).
+    private func waitForTheWriter(_ url: String) throws {
+        for _ in 0..<200 {
+            let sleeping = try PostgresServer.psqlRaw(url, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(1.5)%' AND pid <> pg_backend_pid();")
+            if sleeping.trimmingCharacters(in: .whitespacesAndNewlines) != "0" { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTFail("session B never reached its sleep")
+    }
+
     private func prepare(_ url: String) throws {
         let compilation = TestSupport.compile(schema, file: "Race.yaml")
         try PostgresServer.psql(url, schema: "mg_race", compilation.files[1].contents + """
@@ -57,7 +67,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
         try prepare(url)
         // Session B links Author#1 to Book#5 (Author.books is deny) and commits a moment later.
         let writer = try background(url, "SET search_path TO mg_race; BEGIN; INSERT INTO author_books (author_id, book_id) VALUES (1, 5); SELECT pg_sleep(1.5); COMMIT;")
-        Thread.sleep(forTimeInterval: 0.5)
+        try waitForTheWriter(url)
         // Session A deletes Author#1 meanwhile: it must wait for B's link, see it and refuse.
         let delete = try background(url, "SET search_path TO mg_race; SELECT author_safe_delete(ARRAY[1]::bigint[]);")
         delete.0.waitUntilExit()
@@ -74,7 +84,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
         try prepare(url)
         // Session B adds a note to Author#1 (cascade) and commits while A's delete waits for it.
         let writer = try background(url, "SET search_path TO mg_race; BEGIN; INSERT INTO note (id, text, author_id) VALUES (2, 'late', 1); SELECT pg_sleep(1.5); COMMIT;")
-        Thread.sleep(forTimeInterval: 0.5)
+        try waitForTheWriter(url)
         let delete = try background(url, "SET search_path TO mg_race; SELECT author_safe_delete(ARRAY[1]::bigint[]);")
         delete.0.waitUntilExit()
         writer.0.waitUntilExit()
