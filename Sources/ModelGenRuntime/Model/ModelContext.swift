@@ -457,8 +457,8 @@ public final class ModelContext {
     private func refreshAfterDeletion() throws {
         var detached: Set<ObjectIdentifier> = []
         var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
-        for (entityName, boxes) in registered {
-            let objects = boxes.mapValues(\.object)
+        for (entityName, registrations) in registered {
+            let objects = registrations.mapValues(\.object)
             guard let model = container.schema.models.first(where: { $0.entity.name == entityName }) else { continue }
             let entity = model.entity
             let ids = "[" + objects.keys.map(String.init).joined(separator: ",") + "]"

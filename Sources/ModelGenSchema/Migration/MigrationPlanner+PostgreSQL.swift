@@ -147,7 +147,7 @@ extension MigrationPlanner {
         let column = q(attribute.columnName)
         var statements: [String] = []
         let checkChanges = attribute.type != oldAttribute.type || enumCases(of: attribute.type, in: new) != enumCases(of: oldAttribute.type, in: old)
-        if checkChanges, Self.hasCheck(oldAttribute.type, in: old) {
+        if checkChanges, enumCases(of: oldAttribute.type, in: old) != nil {
             statements.append(Self.dropConstraint(table: table, kind: "c", columns: [attribute.columnName]))
         }
         if attribute.type.storageType != oldAttribute.type.storageType, case let .scalar(scalar) = attribute.type.storageType {
@@ -182,11 +182,6 @@ extension MigrationPlanner {
     private func enumCases(of type: AttributeType, in schema: ModelSchema) -> [String]? {
         guard case let .enumeration(name) = type else { return nil }
         return schema.enums.first { $0.name == name }?.cases
-    }
-
-    private static func hasCheck(_ type: AttributeType, in schema: ModelSchema) -> Bool {
-        if case .enumeration = type { return true }
-        return false
     }
 
     /// Drops the constraint of `kind` (`u`, `f`, `c`) on exactly these columns, found in the catalog.
