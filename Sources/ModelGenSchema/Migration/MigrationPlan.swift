@@ -17,7 +17,8 @@ public struct MigrationPlan: Equatable, Sendable {
     public struct Operation: Equatable, Sendable {
         /// `addEntity`, `dropEntity`, `renameEntity`, `addAttribute`, `dropAttribute`, `renameAttribute`,
         /// `changeAttribute`, `addRelationship`, `dropRelationship`, `renameRelationship`,
-        /// `changeRelationship`, `renameTable`, `addColumn`, `rebuildTable`, `createTable`, `dropTable`.
+        /// `changeRelationship`, `moveRelationship` (its links change storage), `renameTable`, `addColumn`,
+        /// `rebuildTable`, `createTable`, `dropTable`.
         public var kind: String
         public var entity: String
         /// The attribute or relationship, for changes to one.

@@ -30,6 +30,9 @@ extension MigrationPlanner {
             statements.append("DO $check$ DECLARE n bigint; BEGIN \(sql.replacingFirst("SELECT count(*)", with: "SELECT count(*) INTO n")); "
                 + "IF n > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: %\(what)', \(pg.literal(check.message)), n USING ERRCODE = 'check_violation'; END IF; END $check$;")
         }
+        // Links that change storage are read into temporary tables before any table changes.
+        let moves = linkMoves()
+        for move in moves { statements += stagingStatements(move, dialect: pg) }
         let olds = oldTables(), news = newTables()
         let oldByKey = Dictionary(olds.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newKeys = Set(news.map(\.key))
@@ -59,9 +62,13 @@ extension MigrationPlanner {
         var foreignKeys: [String] = []
         for table in news {
             if let previous = oldByKey[table.key] {
-                statements += alterations(of: table, from: previous, foreignKeys: &foreignKeys)
+                statements += alterations(of: table, from: previous, moves: moves, foreignKeys: &foreignKeys)
             } else {
                 statements.append(DDLGenerator(schema: new, dialect: pg).postgresqlTable(named: table.definition.name, foreignKeys: &foreignKeys))
+                if let move = moves.first(where: { $0.destination == .joinTable(table.definition.name) }),
+                   let fill = fillingStatement(move, joinTable: table.definition.name, dialect: pg) {
+                    statements.append(fill)
+                }
             }
         }
         // 7. Foreign keys, once every table they name exists; then the indexes.
@@ -71,7 +78,7 @@ extension MigrationPlanner {
     }
 
     /// `ALTER TABLE` statements that turn the old table (already under its new name) into the new one.
-    private func alterations(of table: Table, from previous: Table, foreignKeys: inout [String]) -> [String] {
+    private func alterations(of table: Table, from previous: Table, moves: [LinkMove], foreignKeys: inout [String]) -> [String] {
         let pg = SQLDialect.postgresql
         let q = pg.quote
         let name = table.definition.name
@@ -96,10 +103,16 @@ extension MigrationPlanner {
             let key = table.columnKeys[column.name] ?? column.name
             guard oldByKey[key] != nil else {
                 // A new column: its definition without the foreign key, which comes later.
-                statements.append("ALTER TABLE \(q(name)) ADD COLUMN \(column.definition);")
-                if let entity, let foreignKey = new.foreignKeys.first(where: { $0.entity == entity.name && $0.column == column.name }) {
-                    foreignKeys.append(Self.addForeignKey(foreignKey, in: new))
+                let foreignKey = entity.flatMap { entity in new.foreignKeys.first { $0.entity == entity.name && $0.column == column.name } }
+                if let move = moves.first(where: { $0.destination == .column(table: name, column: column.name) }) {
+                    // Links moved here: added nullable, filled from their temporary table, then made required if they are.
+                    statements.append("ALTER TABLE \(q(name)) ADD COLUMN \(column.definition.replacingFirst(" NOT NULL", with: ""));")
+                    statements.append("UPDATE \(q(name)) SET \(q(column.name)) = links.target_id FROM \(q(move.stagingTable)) AS links WHERE links.owner_id = \(q(name)).id;")
+                    if foreignKey?.isRequired == true { statements.append("ALTER TABLE \(q(name)) ALTER COLUMN \(q(column.name)) SET NOT NULL;") }
+                } else {
+                    statements.append("ALTER TABLE \(q(name)) ADD COLUMN \(column.definition);")
                 }
+                if let foreignKey { foreignKeys.append(Self.addForeignKey(foreignKey, in: new)) }
                 continue
             }
             guard let entity, let oldEntity else { continue }
@@ -121,6 +134,11 @@ extension MigrationPlanner {
                     foreignKeys.append(Self.addForeignKey(foreignKey, in: new))
                 }
             }
+        }
+        // A join table whose owning side changed (a rename can change it) keys its pairs the other way round.
+        if table.isJoinTable, previous.definition.columns.map({ previous.columnKeys[$0.name] }) != table.definition.columns.map({ table.columnKeys[$0.name] }) {
+            statements.append(Self.dropConstraint(table: name, kind: "p", columns: table.definition.columns.reversed().map(\.name)))
+            statements.append("ALTER TABLE \(q(name)) ADD PRIMARY KEY (\(table.definition.columns.map { q($0.name) }.joined(separator: ", ")));")
         }
         // Compound unique constraints.
         let oldConstraints = Set(previous.definition.constraints), newConstraints = Set(table.definition.constraints)

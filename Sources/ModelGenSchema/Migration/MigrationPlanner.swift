@@ -42,6 +42,16 @@ public struct MigrationPlanner {
                 memberNames["\(match).\(oldMember)"] = member.0
             }
         }
+        // A relationship that now points at another entity holds keys of the old target's rows,
+        // which mean nothing to the new one: it is removed and another added, not kept.
+        for entity in old.entities {
+            for relationship in entity.relationships {
+                guard let newEntity = entityNames[entity.name], let newName = memberNames["\(entity.name).\(relationship.name)"] else { continue }
+                if new.relationship(newEntity, newName)?.target != entityNames[relationship.target] {
+                    memberNames["\(entity.name).\(relationship.name)"] = nil
+                }
+            }
+        }
     }
 
     /// The old name a new element takes over: its own name, else the first of its original
@@ -117,7 +127,7 @@ public struct MigrationPlanner {
     }
 
     /// `Entity.relationship` in the new version's names; unmatched old ones stay apart.
-    private func relationshipKey(_ entity: String, _ relationship: String, old: Bool) -> String {
+    func relationshipKey(_ entity: String, _ relationship: String, old: Bool) -> String {
         guard old else { return "\(entity).\(relationship)" }
         guard let newEntity = entityNames[entity], let newName = newMemberName(entity, relationship) else { return "old:\(entity).\(relationship)" }
         return "\(newEntity).\(newName)"
@@ -137,7 +147,7 @@ public struct MigrationPlanner {
     }
 
     /// A join table is the same table when it stores the same pair of relationships.
-    private func joinKey(_ table: JoinTable, old: Bool) -> String {
+    func joinKey(_ table: JoinTable, old: Bool) -> String {
         let sides = [relationshipKey(table.entity, table.relationship, old: old),
                      table.inverse.map { relationshipKey(table.target, $0, old: old) } ?? "→"]
         return "join:" + sides.sorted().joined(separator: "|")
@@ -165,8 +175,20 @@ public struct MigrationPlanner {
         let newKeys = Set(news.map(\.key))
         let q = dialect.quote
 
-        // 1. Tables that go: their rows are lost.
+        // 0. Links that change storage are read first, into temporary tables.
+        let moves = linkMoves()
+        for move in moves {
+            planLinkMove(move, into: &plan)
+            plan.statements += stagingStatements(move, dialect: dialect)
+        }
+        let movedFrom = Set(moves.map(\.oldStorage))
+
+        // 1. Tables that go: their rows are lost (unless they are links that move).
         for (original, table) in zip(old.entities.map(\.tableName) + old.joinTables.map(\.name), olds) where !newKeys.contains(table.key) {
+            guard !movedFrom.contains(table.key) else {
+                plan.statements.append("DROP TABLE \(q(original));")
+                continue
+            }
             let what = table.isJoinTable ? "the links of the join table \(original)" : "the \(table.entity) objects"
             plan.operations.append(.init(kind: table.isJoinTable ? "dropTable" : "dropEntity", entity: table.entity, detail: "drop table \(original)", safety: .destructive))
             plan.checks.append(.init(kind: .dataLoss, entity: table.entity, message: "rows of \(what), which the new schema removes", countSQL: "SELECT count(*) FROM \(q(original))"))
@@ -192,15 +214,20 @@ public struct MigrationPlanner {
         // 3. Tables that stay: unchanged, grown by ADD COLUMN, or rebuilt.
         for table in news {
             guard let previous = oldByKey[table.key], let original = originalNames[table.key] else { continue }
-            planTable(table, from: previous, originalTable: original, into: &plan)
+            planTable(table, from: previous, originalTable: original, moves: moves, into: &plan)
         }
 
-        // 4. New tables.
+        // 4. New tables (a join table that links move to is filled).
         for table in news where oldByKey[table.key] == nil {
-            plan.operations.append(.init(kind: table.isJoinTable ? "createTable" : "addEntity", entity: table.entity, detail: "create table \(table.definition.name)", safety: .safe))
+            let move = moves.first { $0.destination == .joinTable(table.definition.name) }
+            if move == nil {
+                plan.operations.append(.init(kind: table.isJoinTable ? "createTable" : "addEntity", entity: table.entity, detail: "create table \(table.definition.name)", safety: .safe))
+            }
             plan.statements.append(table.definition.createStatement(dialect: dialect))
+            if let move, let fill = fillingStatement(move, joinTable: table.definition.name, dialect: dialect) { plan.statements.append(fill) }
             plan.checkedTables.append(table.definition.name)
         }
+        for move in moves { plan.statements.append("DROP TABLE temp.\(q(move.stagingTable));") }
         planEnumCases(into: &plan)
         plan.indexes = DDLGenerator(schema: new, dialect: dialect).indexDefinitions()
         plan.checkedTables = plan.checkedTables.reduce(into: []) { tables, table in if !tables.contains(table) { tables.append(table) } }
@@ -209,7 +236,7 @@ public struct MigrationPlanner {
     }
 
     /// `originalTable` is the table's name before the migration, which the checks (run first) read.
-    private func planTable(_ table: Table, from previous: Table, originalTable: String, into plan: inout MigrationPlan) {
+    private func planTable(_ table: Table, from previous: Table, originalTable: String, moves: [LinkMove], into plan: inout MigrationPlan) {
         let q = dialect.quote
         let name = table.definition.name
         let oldColumnsByKey = Dictionary(previous.definition.columns.map { (previous.columnKeys[$0.name] ?? $0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -223,6 +250,8 @@ public struct MigrationPlanner {
         // Columns that go.
         for column in previous.definition.columns where !newKeys.contains(previous.columnKeys[column.name] ?? column.name) {
             needsRebuild = true
+            // Links that move elsewhere are not lost.
+            if let key = previous.columnKeys[column.name], moves.contains(where: { $0.oldStorage == key }) { continue }
             let attribute = oldEntity?.storedAttributes.first { $0.columnName == column.name }
             let relationship = oldEntity?.relationships.first { $0.storage == .foreignKey(column: column.name, isUnique: false) || $0.storage == .foreignKey(column: column.name, isUnique: true) }
             let element = attribute?.name ?? relationship?.name ?? column.name
@@ -235,6 +264,12 @@ public struct MigrationPlanner {
         // Columns that stay or come.
         for column in table.definition.columns {
             let key = table.columnKeys[column.name] ?? column.name
+            if let move = moves.first(where: { $0.newStorage == key && $0.destination == .column(table: name, column: column.name) }) {
+                // Links moved here from elsewhere, read from their temporary table.
+                needsRebuild = true
+                copies.append((column.name, "(SELECT target_id FROM \(q(move.stagingTable)) WHERE owner_id = \(q(name)).id)"))
+                continue
+            }
             guard let oldColumn = oldColumnsByKey[key] else {
                 added.append(column)
                 planAddedColumn(column.name, in: table, originalTable: originalTable, entity: entity, into: &plan)
@@ -254,11 +289,18 @@ public struct MigrationPlanner {
                                                   table: originalTable, entity: entity.name, into: &plan)
             } else if key.hasPrefix("key:"), let entity, let oldEntity,
                       let relationship = entity.relationships.first(where: { "key:\(entity.name).\($0.name)" == key }),
-                      let oldRelationship = oldEntity.relationships.first(where: { newMemberName(oldEntity.name, $0.name) == relationship.name }),
-                      relationship.isRequired, !oldRelationship.isRequired {
-                plan.operations.append(.init(kind: "changeRelationship", entity: entity.name, element: relationship.name, detail: "\(relationship.name) becomes required", safety: .dataDependent))
-                plan.checks.append(.init(kind: .refusal, entity: entity.name, element: relationship.name,
-                                         message: "\(entity.name) objects without a \(relationship.name), which becomes required", countSQL: "SELECT count(*) FROM \(q(originalTable)) WHERE \(q(oldColumn.name)) IS NULL"))
+                      let oldRelationship = oldEntity.relationships.first(where: { newMemberName(oldEntity.name, $0.name) == relationship.name }) {
+                if relationship.isRequired, !oldRelationship.isRequired {
+                    plan.operations.append(.init(kind: "changeRelationship", entity: entity.name, element: relationship.name, detail: "\(relationship.name) becomes required", safety: .dataDependent))
+                    plan.checks.append(.init(kind: .refusal, entity: entity.name, element: relationship.name,
+                                             message: "\(entity.name) objects without a \(relationship.name), which becomes required", countSQL: "SELECT count(*) FROM \(q(originalTable)) WHERE \(q(oldColumn.name)) IS NULL"))
+                }
+                if case .foreignKey(_, isUnique: true) = relationship.storage, case .foreignKey(_, isUnique: false) = oldRelationship.storage {
+                    plan.operations.append(.init(kind: "changeRelationship", entity: entity.name, element: relationship.name, detail: "\(relationship.name) becomes one-to-one", safety: .dataDependent))
+                    plan.checks.append(.init(kind: .refusal, entity: entity.name, element: relationship.name,
+                                             message: "\(relationship.target) objects that more than one \(entity.name) has as its \(relationship.name), which becomes one-to-one",
+                                             countSQL: "SELECT count(*) FROM (SELECT 1 FROM \(q(originalTable)) WHERE \(q(oldColumn.name)) IS NOT NULL GROUP BY \(q(oldColumn.name)) HAVING count(*) > 1) AS shared"))
+                }
             }
             copies.append((column.name, expression))
         }

@@ -19,8 +19,18 @@ struct EvolvingSchema {
         var isUnique = false
     }
 
-    /// An optional to-one `name` on the entity, with the inverse to-many `inverseName` on the target.
+    /// A relationship `name` on the entity with the inverse `inverseName` on the target (which
+    /// carries the delete rule); `kind` says their cardinalities, and so where the links are stored.
     struct Relationship {
+        enum Kind: CaseIterable {
+            /// Optional to-one, inverse to-many: a key column on the entity's table.
+            case toOne
+            /// Optional to-one both ways: a UNIQUE key column on one of the two tables.
+            case oneToOne
+            /// To-many both ways: a join table.
+            case manyToMany
+        }
+
         var id: Int
         var name: String
         var originalNames: [String] = []
@@ -28,6 +38,7 @@ struct EvolvingSchema {
         var inverseOriginalNames: [String] = []
         var target: Int
         var deleteRule: String
+        var kind = Kind.toOne
     }
 
     struct Entity {
@@ -76,7 +87,8 @@ struct EvolvingSchema {
         let source = random.below(entities.count), target = entities[random.below(entities.count)].id
         let id = newID()
         entities[source].relationships.append(Relationship(id: id, name: "r\(id)", inverseName: "inv\(id)", target: target,
-                                                           deleteRule: ["nullify", "cascade", "noAction"][random.below(3)]))
+                                                           deleteRule: ["nullify", "cascade", "noAction"][random.below(3)],
+                                                           kind: Relationship.Kind.allCases[random.below(3)]))
     }
 
     /// The next version: one to three random changes of the kinds SPEC §6 lists.
@@ -89,7 +101,7 @@ struct EvolvingSchema {
     private mutating func change(_ random: inout RobustnessTests.Generator) {
         let e = random.below(entities.count)
         let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
-        switch random.below(14) {
+        switch random.below(15) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
             var attribute = newAttribute(&random, required: true)
@@ -134,6 +146,10 @@ struct EvolvingSchema {
             entities[e].relationships[r].name = "r\(newID())"
             entities[e].relationships[r].inverseOriginalNames.insert(entities[e].relationships[r].inverseName, at: 0)
             entities[e].relationships[r].inverseName = "inv\(newID())"
+        case 14 where !entities[e].relationships.isEmpty:
+            // The links change storage: a key column becomes a join table, or the other way round, or moves to the other table.
+            let r = random.below(entities[e].relationships.count)
+            entities[e].relationships[r].kind = Relationship.Kind.allCases.filter { $0 != entities[e].relationships[r].kind }[random.below(2)]
         default: break
         }
     }
@@ -155,22 +171,27 @@ struct EvolvingSchema {
             }
             lines.append("    relationships:")
             for relationship in entity.relationships {
-                lines.append("      \(relationship.name): { type: \(entityName(relationship.target))?, inverse: \(relationship.inverseName)\(names(relationship.originalNames)) }")
+                let type = relationship.kind == .manyToMany ? "\"[\(entityName(relationship.target))]\"" : entityName(relationship.target) + "?"
+                lines.append("      \(relationship.name): { type: \(type), inverse: \(relationship.inverseName)\(names(relationship.originalNames)) }")
             }
             for other in entities {
                 for relationship in other.relationships where relationship.target == entity.id {
-                    lines.append("      \(relationship.inverseName): { type: \"[\(other.name)]\", inverse: \(relationship.name), deleteRule: \(relationship.deleteRule)\(names(relationship.inverseOriginalNames)) }")
+                    let type = relationship.kind == .oneToOne ? other.name + "?" : "\"[\(other.name)]\""
+                    lines.append("      \(relationship.inverseName): { type: \(type), inverse: \(relationship.name), deleteRule: \(relationship.deleteRule)\(names(relationship.inverseOriginalNames)) }")
                 }
             }
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Random rows for every table of this version: 2 to 5 objects per entity, values of each
-    /// attribute's type (NULL now and then where optional), keys to random objects or NULL.
+    /// Random rows for every table of this version (`schema`, resolved from `yaml`): 2 to 5 objects
+    /// per entity, values of each attribute's type (NULL now and then where optional), and links
+    /// each relationship's kind allows (none, one, or for many-to-many up to two targets per object;
+    /// a one-to-one never shares a target), written where `schema` stores them.
     /// With `dialect` PostgreSQL, booleans are written `TRUE` and `FALSE`.
-    func rows(_ random: inout RobustnessTests.Generator, dialect: SQLDialect = .sqlite) -> String {
+    func rows(_ random: inout RobustnessTests.Generator, schema: ModelSchema, dialect: SQLDialect = .sqlite) -> String {
         var statements: [String] = []
+        let q = dialect.quote
         let counts = Dictionary(entities.map { ($0.id, 2 + random.below(4)) }, uniquingKeysWith: { first, _ in first })
         for entity in entities {
             for row in 1...counts[entity.id]! {
@@ -188,21 +209,67 @@ struct EvolvingSchema {
                         values.append(dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE"))
                     }
                 }
-                for relationship in entity.relationships {
-                    columns.append(Naming.snakeCase(relationship.name) + "_id")
-                    values.append(random.below(3) == 0 ? "NULL" : String(1 + random.below(counts[relationship.target]!)))
+                statements.append("INSERT INTO \(q(Naming.snakeCase(entity.name))) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));")
+            }
+        }
+        for entity in entities {
+            for relationship in entity.relationships {
+                let targets = counts[relationship.target]!
+                var free = Array(1...targets)
+                for row in 1...counts[entity.id]! where random.below(3) != 0 {
+                    let linked: [Int]
+                    switch relationship.kind {
+                    case .toOne: linked = [1 + random.below(targets)]
+                    case .oneToOne: linked = free.isEmpty ? [] : [free.remove(at: random.below(free.count))]
+                    case .manyToMany: linked = Array(Set((0...random.below(2)).map { _ in 1 + random.below(targets) })).sorted()
+                    }
+                    statements += linked.map { Self.link(entity.name, relationship.name, owner: row, target: $0, in: schema, dialect: dialect) }
                 }
-                statements.append("INSERT INTO \(SQLDialect.sqlite.quote(Naming.snakeCase(entity.name))) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));")
             }
         }
         return statements.joined(separator: "\n")
     }
 
-    /// Every stored value, by identity: "entity id/row id/attribute or relationship id" → value.
-    func snapshot(_ database: SQLiteDatabase) throws -> [String: String] {
+    /// The statement storing one link of `entity.relationship` where `schema` keeps it.
+    private static func link(_ entity: String, _ relationship: String, owner: Int, target: Int, in schema: ModelSchema, dialect: SQLDialect) -> String {
+        let q = dialect.quote
+        let model = schema.relationship(entity, relationship)!
+        switch model.storage {
+        case let .foreignKey(column, _):
+            return "UPDATE \(q(schema.entity(named: entity)!.tableName)) SET \(q(column)) = \(target) WHERE id = \(owner);"
+        case .inverseForeignKey:
+            guard case let .foreignKey(column, _) = schema.relationship(model.target, model.inverse!)!.storage else { fatalError("no key column") }
+            return "UPDATE \(q(schema.entity(named: model.target)!.tableName)) SET \(q(column)) = \(owner) WHERE id = \(target);"
+        case let .joinTable(name):
+            let table = schema.joinTable(named: name)!
+            let owns = table.entity == entity && table.relationship == relationship
+            return "INSERT INTO \(q(name)) (\(q(table.column)), \(q(table.targetColumn))) VALUES (\(owns ? owner : target), \(owns ? target : owner));"
+        }
+    }
+
+    /// `SELECT owner, target` of every link of `entity.relationship`, read where `schema` stores them.
+    static func linksSQL(_ entity: String, _ relationship: String, in schema: ModelSchema, dialect: SQLDialect) -> String {
+        let q = dialect.quote
+        let model = schema.relationship(entity, relationship)!
+        switch model.storage {
+        case let .foreignKey(column, _):
+            return "SELECT id, \(q(column)) FROM \(q(schema.entity(named: entity)!.tableName)) WHERE \(q(column)) IS NOT NULL"
+        case .inverseForeignKey:
+            guard case let .foreignKey(column, _) = schema.relationship(model.target, model.inverse!)!.storage else { fatalError("no key column") }
+            return "SELECT \(q(column)), id FROM \(q(schema.entity(named: model.target)!.tableName)) WHERE \(q(column)) IS NOT NULL"
+        case let .joinTable(name):
+            let table = schema.joinTable(named: name)!
+            let owns = table.entity == entity && table.relationship == relationship
+            return "SELECT \(q(owns ? table.column : table.targetColumn)), \(q(owns ? table.targetColumn : table.column)) FROM \(q(name))"
+        }
+    }
+
+    /// Every stored value, by identity: "entity id/row id/attribute or relationship id" → value
+    /// (a relationship's value: its targets' ids, sorted, joined by commas; "NULL" for none).
+    func snapshot(_ database: SQLiteDatabase, schema: ModelSchema) throws -> [String: String] {
         var values: [String: String] = [:]
         for entity in entities {
-            let columns = entity.attributes.map { (String($0.id), Naming.snakeCase($0.name)) } + entity.relationships.map { (String($0.id), Naming.snakeCase($0.name) + "_id") }
+            let columns = entity.attributes.map { (String($0.id), Naming.snakeCase($0.name)) }
             let select = (["id"] + columns.map { SQLDialect.sqlite.quote($0.1) }).joined(separator: ", ")
             for row in try database.query("SELECT \(select) FROM \(SQLDialect.sqlite.quote(Naming.snakeCase(entity.name)))") {
                 guard let id = row[0].integer else { continue }
@@ -210,14 +277,28 @@ struct EvolvingSchema {
                 for (index, column) in columns.enumerated() {
                     values["\(entity.id)/\(id)/\(column.0)"] = row[index + 1].testText
                 }
+                for relationship in entity.relationships { values["\(entity.id)/\(id)/\(relationship.id)"] = "NULL" }
+            }
+            for relationship in entity.relationships {
+                let links = try database.query(Self.linksSQL(entity.name, relationship.name, in: schema, dialect: .sqlite)).map { ($0[0].integer!, $0[1].integer!) }
+                Self.record(links, of: relationship, entity: entity, into: &values)
             }
         }
         return values
     }
 
+    private static func record(_ links: [(Int64, Int64)], of relationship: Relationship, entity: Entity, into values: inout [String: String]) {
+        for (owner, targets) in Dictionary(grouping: links, by: \.0) {
+            values["\(entity.id)/\(owner)/\(relationship.id)"] = targets.map(\.1).sorted().map(String.init).joined(separator: ",")
+        }
+    }
+
     /// What `snapshot` must read after migrating from `previous` holding `old`: kept rows and values,
-    /// defaults where a value is new or a NULL became required, widened integers unchanged.
-    func expected(from old: [String: String], previous: EvolvingSchema) -> [String: String] {
+    /// defaults where a value is new or a NULL became required, widened integers unchanged, links
+    /// kept whatever their storage. Nil when the migration must be refused: an object with more
+    /// than one target for a relationship that becomes to-one, or a target shared by two objects
+    /// for one that becomes one-to-one.
+    func expected(from old: [String: String], previous: EvolvingSchema) -> [String: String]? {
         var values: [String: String] = [:]
         for entity in entities {
             guard let before = previous.entities.first(where: { $0.id == entity.id }) else { continue }
@@ -238,6 +319,11 @@ struct EvolvingSchema {
                     values[key] = before.relationships.contains { $0.id == relationship.id } ? old[key] ?? "NULL" : "NULL"
                 }
             }
+            for relationship in entity.relationships where relationship.kind != .manyToMany {
+                let targets = rows.compactMap { values["\($0)/\(relationship.id)"] }.filter { $0 != "NULL" }
+                if targets.contains(where: { $0.contains(",") }) { return nil }
+                if relationship.kind == .oneToOne, Set(targets).count != targets.count { return nil }
+            }
         }
         return values
     }
@@ -251,13 +337,13 @@ struct EvolvingSchema {
     }
 
     /// `snapshot` of the same store in PostgreSQL (schema `namespace`), values written as SQLite's are.
-    func postgresSnapshot(_ url: String, namespace: String) throws -> [String: String] {
+    func postgresSnapshot(_ url: String, namespace: String, schema: ModelSchema) throws -> [String: String] {
         var values: [String: String] = [:]
         for entity in entities {
             let columns = entity.attributes.map { attribute -> (String, String) in
                 let column = SQLDialect.postgresql.quote(Naming.snakeCase(attribute.name))
                 return (String(attribute.id), attribute.type == "Bool" ? "\(column)::int::text" : "\(column)::text")
-            } + entity.relationships.map { (String($0.id), SQLDialect.postgresql.quote(Naming.snakeCase($0.name) + "_id") + "::text") }
+            }
             let select = (["id::text"] + columns.map { "coalesce(\($0.1), 'NULL')" }).joined(separator: " || '|' || ")
             let output = try PostgresServer.psqlRaw(url, "SELECT \(select) FROM \(namespace).\(SQLDialect.postgresql.quote(Naming.snakeCase(entity.name)));")
             for line in output.split(separator: "\n") {
@@ -265,9 +351,17 @@ struct EvolvingSchema {
                 guard let id = fields.first else { continue }
                 values["\(entity.id)/\(id)"] = "row"
                 for (index, column) in columns.enumerated() { values["\(entity.id)/\(id)/\(column.0)"] = fields[index + 1] }
+                for relationship in entity.relationships { values["\(entity.id)/\(id)/\(relationship.id)"] = "NULL" }
+            }
+            for relationship in entity.relationships {
+                let sql = "SET search_path TO \(namespace); SELECT links.* FROM (\(Self.linksSQL(entity.name, relationship.name, in: schema, dialect: .postgresql))) AS links;"
+                let links = try PostgresServer.psqlRaw(url, sql).split(separator: "\n").compactMap { line -> (Int64, Int64)? in
+                    let fields = line.split(separator: "|").compactMap { Int64($0) }
+                    return fields.count == 2 ? (fields[0], fields[1]) : nil
+                }
+                Self.record(links, of: relationship, entity: entity, into: &values)
             }
         }
         return values
     }
 }
-
