@@ -90,7 +90,7 @@ struct MigrateCommand: ParsableCommand {
             printError("error: \(database) records no schema; give the schema it was built from with --from OLD.yaml")
             throw ExitCode(ExitStatus.schemaError)
         }
-        for warning in MigrationPlanner.plan(from: old, to: new).warnings { printError("\(schemas[0]): warning: \(warning)") }
+        try reportWarnings(MigrationPlanner.plan(from: old, to: new).warnings, in: schemas[0])
         do {
             let report = try migrator.migrate(from: old, to: new, allowDataLoss: allowDataLoss, dryRun: dryRun)
             print(json ? report.json : report.description)
@@ -102,6 +102,12 @@ struct MigrateCommand: ParsableCommand {
             printError("error: \(unsupported)")
             throw ExitCode(ExitStatus.schemaError)
         }
+    }
+
+    /// Prints the plan's warnings located in the new schema file, as the compiler prints its diagnostics.
+    private func reportWarnings(_ warnings: [MigrationPlan.Warning], in path: String) throws {
+        guard !warnings.isEmpty else { return }
+        SchemaInput.report(ModelGen.diagnostics(for: warnings, path: path, bytes: try SchemaInput.read(path)))
     }
 
     /// The statements from OLD to NEW, with the checks as comments.
@@ -116,7 +122,7 @@ struct MigrateCommand: ParsableCommand {
             return
         }
         let plan = MigrationPlanner.plan(from: old, to: new)
-        for warning in plan.warnings { printError("\(schemas[1]): warning: \(warning)") }
+        try reportWarnings(plan.warnings, in: schemas[1])
         guard plan.unsupported.isEmpty else {
             printError("error: migration not possible:\n" + plan.unsupported.map { "  - " + $0 }.joined(separator: "\n"))
             throw ExitCode(ExitStatus.schemaError)
@@ -142,7 +148,7 @@ struct MigrateCommand: ParsableCommand {
     /// One transaction for PostgreSQL: the checks raise (so nothing changes) when the data breaks a
     /// step, then the tables change in place and the deletion functions are replaced.
     private func printPostgreSQLMigration(from old: ModelSchema, to new: ModelSchema) throws {
-        for warning in MigrationPlanner.plan(from: old, to: new).warnings { printError("\(schemas[1]): warning: \(warning)") }
+        try reportWarnings(MigrationPlanner.plan(from: old, to: new).warnings, in: schemas[1])
         let (statements, unsupported) = MigrationPlanner.postgresqlStatements(from: old, to: new, allowDataLoss: allowDataLoss)
         guard unsupported.isEmpty else {
             printError("error: migration not possible:\n" + unsupported.map { "  - " + $0 }.joined(separator: "\n"))

@@ -78,7 +78,23 @@ public struct MigrationPlan: Equatable, Sendable {
     public var unsupported: [String] = []
     /// Likely mistakes that do not stop the migration: an element removed and another of the same
     /// type added without `originalName` ("did you mean `originalName: old`?").
-    public var warnings: [String] = []
+    public var warnings: [Warning] = []
+
+    /// A likely mistake, about an element of the new schema (an entity, or one of its members).
+    public struct Warning: Equatable, Sendable, CustomStringConvertible {
+        public var entity: String
+        /// The attribute or relationship; nil for the entity itself.
+        public var element: String?
+        public var message: String
+
+        public init(entity: String, element: String? = nil, message: String) {
+            self.entity = entity
+            self.element = element
+            self.message = message
+        }
+
+        public var description: String { message }
+    }
 
     public init(from: String, to: String) {
         self.from = from

@@ -427,21 +427,30 @@ public struct MigrationPlanner {
 
     /// An element removed and another of the same kind and type added to the same entity, with
     /// no `originalName` linking them: most likely a rename the schema forgot to declare.
-    private func undeclaredRenames(in plan: MigrationPlan) -> [String] {
-        var warnings: [String] = []
+    private func undeclaredRenames(in plan: MigrationPlan) -> [MigrationPlan.Warning] {
+        var warnings: [MigrationPlan.Warning] = []
         for entity in new.entities {
             guard let oldEntity = old.entities.first(where: { entityNames[$0.name] == entity.name }) else { continue }
             let removed = oldEntity.storedAttributes.filter { newMemberName(oldEntity.name, $0.name) == nil }
             for attribute in entity.storedAttributes where !oldEntity.attributes.contains(where: { newMemberName(oldEntity.name, $0.name) == attribute.name }) {
                 for candidate in removed where candidate.type == attribute.type {
-                    warnings.append("'\(entity.name).\(attribute.name)' is added and '\(candidate.name)' removed, both \(attribute.type.name): if this is a rename, did you mean 'originalName: \(candidate.name)'? Otherwise the values of '\(candidate.name)' are lost")
+                    warnings.append(.init(entity: entity.name, element: attribute.name,
+                                          message: "'\(entity.name).\(attribute.name)' is added and '\(candidate.name)' removed, both \(attribute.type.name): if this is a rename, did you mean 'originalName: \(candidate.name)'? Otherwise the values of '\(candidate.name)' are lost"))
+                }
+            }
+            let removedRelationships = oldEntity.relationships.filter { newMemberName(oldEntity.name, $0.name) == nil }
+            for relationship in entity.relationships where !oldEntity.relationships.contains(where: { newMemberName(oldEntity.name, $0.name) == relationship.name }) {
+                for candidate in removedRelationships where entityNames[candidate.target] == relationship.target && candidate.cardinality == relationship.cardinality {
+                    warnings.append(.init(entity: entity.name, element: relationship.name,
+                                          message: "'\(entity.name).\(relationship.name)' is added and '\(candidate.name)' removed, both to \(relationship.target): if this is a rename, did you mean 'originalName: \(candidate.name)'? Otherwise the links of '\(candidate.name)' are lost"))
                 }
             }
         }
         let removedEntities = old.entities.filter { entityNames[$0.name] == nil }
         for entity in new.entities where !entityNames.values.contains(entity.name) {
             for candidate in removedEntities where candidate.storedAttributes.map(\.type) == entity.storedAttributes.map(\.type) {
-                warnings.append("entity '\(entity.name)' is added and '\(candidate.name)' removed, with attributes of the same types: if this is a rename, did you mean 'originalName: \(candidate.name)'?")
+                warnings.append(.init(entity: entity.name,
+                                      message: "entity '\(entity.name)' is added and '\(candidate.name)' removed, with attributes of the same types: if this is a rename, did you mean 'originalName: \(candidate.name)'?"))
             }
         }
         return warnings
