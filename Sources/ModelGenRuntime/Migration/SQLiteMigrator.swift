@@ -134,6 +134,11 @@ public struct SQLiteMigrator {
         guard !plan.isEmpty else { return report }
         guard plan.unsupported.isEmpty else { throw MigrationUnsupported(changes: plan.unsupported) }
         let newJSON = new.canonicalJSON
+        // The connection's settings come back whatever happens: a rebuild works best with a page
+        // cache that holds the tables it copies (64 MiB at most, for the migration only).
+        let secureDelete = try database.scalar("PRAGMA secure_delete"), cacheSize = try database.scalar("PRAGMA cache_size")
+        try database.execute("PRAGMA cache_size = -65536")
+        defer { try? database.execute("PRAGMA secure_delete = \(secureDelete); PRAGMA cache_size = \(cacheSize)") }
         try database.withoutForeignKeyEnforcement {
             try database.execute("BEGIN IMMEDIATE")
             do {
@@ -147,11 +152,21 @@ public struct SQLiteMigrator {
                     report.isRefused = true
                     throw MigrationRefused(report: report)
                 }
+                // A rebuilt table's rows all live on in its new copy: zeroing the old copy's pages
+                // (`secure_delete`, on in some builds) would protect nothing and double the writes.
+                // When the migration drops data, the store's setting stays.
+                if report.dataLoss.isEmpty { try database.execute("PRAGMA secure_delete = OFF") }
                 var countsBefore: [String: Int64] = [:]
                 for table in plan.countedTables where try tableExists(table) {
                     countsBefore[table] = try database.scalar("SELECT count(*) FROM \(SQLDialect.sqlite.quote(table))")
                 }
-                for statement in plan.statements { try database.execute(statement) }
+                for (position, statement) in plan.statements.enumerated() {
+                    if let copy = plan.wholeRowCopies[position], try columns(of: copy.table) == copy.columns {
+                        try database.execute(copy.sql)
+                    } else {
+                        try database.execute(statement)
+                    }
+                }
                 try applyIndexes(plan.indexes)
                 for table in plan.checkedTables {
                     let dangling = try database.query("SELECT \"table\", rowid FROM pragma_foreign_key_check(?)", [.text(table)])
@@ -177,6 +192,14 @@ public struct SQLiteMigrator {
             }
         }
         return report
+    }
+
+    /// The table's columns in the order the file stores them.
+    private func columns(of table: String) throws -> [String] {
+        try database.query("SELECT name FROM pragma_table_info(?) ORDER BY cid", [.text(table)]).compactMap { row in
+            if case let .text(name) = row[0] { return name }
+            return nil
+        }
     }
 
     private func tableExists(_ table: String) throws -> Bool {

@@ -68,6 +68,19 @@ public struct MigrationPlan: Equatable, Sendable {
     public var checks: [Check] = []
     /// The statements, in order, run with foreign-key enforcement off in one transaction.
     public var statements: [String] = []
+    /// Rebuild copies that may run as `INSERT INTO new SELECT * FROM old`, by the position of
+    /// the statement they replace: every column copied as it is, in order, which SQLite copies
+    /// without decoding rows (its transfer optimization).
+    public var wholeRowCopies: [Int: WholeRowCopy] = [:]
+
+    /// A copy of whole rows, valid only while `table`'s columns are, in the file, in the order of
+    /// `columns` (`ALTER TABLE … ADD COLUMN` appends, so a store's order can differ from the schema's).
+    public struct WholeRowCopy: Equatable, Sendable {
+        public var table: String
+        public var columns: [String]
+        public var sql: String
+    }
+
     /// Tables created, rebuilt or renamed: their foreign keys are checked before the commit.
     public var checkedTables: [String] = []
     /// Tables whose rows must number the same after the migration (they refer to rebuilt tables).

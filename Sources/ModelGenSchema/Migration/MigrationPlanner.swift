@@ -330,6 +330,10 @@ public struct MigrationPlanner {
         plan.operations.append(.init(kind: "rebuildTable", entity: table.entity, detail: "rebuild table \(name) (its definition changes in a way ALTER TABLE cannot make)", safety: .safe))
         plan.statements.append(table.definition.createStatement(dialect: dialect, as: temporary))
         if !copies.isEmpty {
+            if copies.map(\.expression) == previous.definition.columns.map({ q($0.name) }), copies.map(\.column) == table.definition.columns.map(\.name) {
+                plan.wholeRowCopies[plan.statements.count] = .init(table: name, columns: previous.definition.columns.map(\.name),
+                                                                   sql: "INSERT INTO \(q(temporary)) SELECT * FROM \(q(name));")
+            }
             plan.statements.append("INSERT INTO \(q(temporary)) (\(copies.map { q($0.column) }.joined(separator: ", "))) SELECT \(copies.map(\.expression).joined(separator: ", ")) FROM \(q(name));")
         }
         plan.statements.append("DROP TABLE \(q(name));")
