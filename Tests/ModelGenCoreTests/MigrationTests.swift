@@ -205,6 +205,19 @@ final class MigrationTests: XCTestCase {
         }
     }
 
+    func testTextBecomesAnIntegerOnlyWhenEveryValueIsThatIntegersSpellingInRange() throws {
+        let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: String?\n")
+        let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int16?\n")
+        let (database, _) = try store(v1, rows: "INSERT INTO a (id, n) VALUES (1, '7'), (2, '007'), (3, '70000'), (4, 'x'), (5, NULL), (6, '-32768');")
+        XCTAssertThrowsError(try SQLiteMigrator(database: database).migrate(from: v1, to: v2)) { error in
+            XCTAssertEqual((error as? MigrationRefused)?.report.refusals.map(\.rows), [3], "'007', '70000' and 'x' do not convert exactly: \(error)")
+        }
+        try database.execute("DELETE FROM a WHERE id IN (2, 3, 4)")
+        try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
+        try assertLikeFresh(database, v2)
+        XCTAssertEqual(try strings(database, "SELECT n, typeof(n) FROM a ORDER BY id"), ["7|integer", "nil|null", "-32768|integer"])
+    }
+
     func testAnEnumCaseRenamedWithOriginalNameCarriesItsRows() throws {
         let v1 = try schema("schema: S\nenums:\n  Diet: [plants, meat, both]\nentities:\n  A:\n    attributes:\n      diet: Diet\n")
         let v2 = try schema("schema: S\nenums:\n  Diet: [herbivorous, {carnivorous: {originalName: meat}}, both]\nentities:\n  A:\n    attributes:\n      diet: Diet\n")
@@ -317,7 +330,7 @@ final class MigrationTests: XCTestCase {
         XCTAssertTrue(printed.standardOutput.contains("ALTER TABLE item RENAME TO modelgen_rename_0;"), printed.standardOutput)
         let postgres = try TestSupport.modelgen("migrate", v1.path, v2.path, "--dialect", "postgresql")
         XCTAssertEqual(postgres.status, 0, postgres.standardError)
-        XCTAssertTrue(postgres.standardOutput.contains("SELECT count(*) INTO n FROM item WHERE price IS NOT NULL; IF n > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: % (would be lost"),
+        XCTAssertTrue(postgres.standardOutput.contains("SELECT count(*) INTO modelgen_rows FROM item WHERE price IS NOT NULL; IF modelgen_rows > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: % (would be lost"),
                       "data loss raises in the script unless allowed: \(postgres.standardOutput)")
         XCTAssertTrue(postgres.standardOutput.hasSuffix("COMMIT;\n"))
         XCTAssertEqual(try TestSupport.modelgen("migrate", v1.path, v2.path, "--dialect", "oracle").status, 2)

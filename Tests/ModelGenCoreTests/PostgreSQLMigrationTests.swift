@@ -90,6 +90,21 @@ final class PostgreSQLMigrationTests: XCTestCase {
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'mg_refused' AND table_name = 'a';").trimmingCharacters(in: .whitespacesAndNewlines), "3")
     }
 
+    func testTextBecomesAnIntegerOnlyWhenEveryValueIsThatIntegersSpellingInRange() throws {
+        let url = try PostgresServer.requireURL()
+        let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: String?\n")
+        let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int16?\n")
+        try PostgresServer.psql(url, schema: "mg_text", DDLGenerator(schema: v1, dialect: .postgresql).render(header: "v1")
+            + "\nINSERT INTO a (id, n) VALUES (1, '7'), (2, '007'), (3, '70000'), (4, 'x'), (5, NULL), (6, '-32768');")
+        XCTAssertThrowsError(try PostgresServer.psqlRaw(url, "SET search_path TO mg_text;\n" + script(from: v1, to: v2, allowDataLoss: false))) { error in
+            XCTAssertTrue("\(error)".contains("values of n that do not convert from String to Int16 exactly: 3"), "'007', '70000' and 'x' do not convert exactly: \(error)")
+        }
+        try PostgresServer.psqlRaw(url, "DELETE FROM mg_text.a WHERE id IN (2, 3, 4);")
+        try PostgresServer.psqlRaw(url, "SET search_path TO mg_text;\n" + script(from: v1, to: v2, allowDataLoss: false))
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT string_agg(coalesce(n::text, 'nil') || ':' || pg_typeof(n)::text, ',' ORDER BY id) FROM mg_text.a;")
+            .trimmingCharacters(in: .whitespacesAndNewlines), "7:smallint,nil:smallint,-32768:smallint")
+    }
+
     func testAnEnumCaseRenamedWithOriginalNameCarriesItsRows() throws {
         let url = try PostgresServer.requireURL()
         let v1 = try schema("schema: S\nenums:\n  Diet: [plants, meat]\nentities:\n  A:\n    attributes:\n      diet: Diet\n")

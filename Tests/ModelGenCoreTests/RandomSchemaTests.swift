@@ -127,10 +127,13 @@ enum RandomSchema {
         "name", "xmin", "ctid", "group", "default", "class", "where", "order", "self", "Type", "init", "entity",
         "persistentBackingData", "aB", "a_b", "ab", "AB", "value", "id", "count", "propertyName", "modelContext", "oid",
         String(repeating: "longName", count: 8) + "X", "title", "note", "price", "when", "flag", "score", "parent", "items", "node", "a", "abc", "b",
+        // Names of the PL/pgSQL functions' parameters, variables and closure-table columns.
+        "ids", "dry_run", "path", "changed", "deleted", "report", "round", "edge",
     ]
     static let tableNames = ["a_pkey", "pg_things", "sqlite_x", "modelgen_x", "x$modelgen$y", "with space", "Upper", "order",
                              String(repeating: "t", count: 64), "a\nb", "", "ab_idx", "node_id_seq", "ab", "things"]
-    static let columnNames = ["xmin", "a\u{0}b", "with space", "Upper", String(repeating: "c", count: 64), "", "id", "x$modelgen$", "ab", "it's"]
+    static let columnNames = ["xmin", "a\u{0}b", "with space", "Upper", String(repeating: "c", count: 64), "", "id", "x$modelgen$", "ab", "it's",
+                              "ids", "dry_run", "current_round", "path", "parent_id", "round"]
     static let scalarTypes = ["String", "Int", "Int64", "Int32", "Int16", "Double", "Float", "Bool", "Date", "UUID", "Data", "Decimal", "URL"]
     static let defaults: [String: [String]] = [
         "String": ["plain", "it's \"quoted\"\nline", "a\u{0}b", "$modelgen$"], "Int": ["0", "-9223372036854775808", "9223372036854775808"],

@@ -136,7 +136,7 @@ public struct DeletionSQLRenderer {
     /// How a cycle's statements name the previous and the current round: numbered parameters the
     /// runtime binds in SQLite (`?1`, `?2`), variables of the function in PostgreSQL.
     private var roundParameters: (previous: String, current: String) {
-        dialect == .sqlite ? ("?1", "?2") : ("previous_round", "current_round")
+        dialect == .sqlite ? ("?1", "?2") : ("modelgen_previous_round", "modelgen_current_round")
     }
 
     /// `SELECT subject, other` for the references whose other object is not collected: the survivors involved.

@@ -55,7 +55,7 @@ public struct PostgreSQLDeletionFunctions {
             line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);")
             line("DELETE FROM \(target.closureTable);")
         }
-        line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE ids IS NULL OR t.id = ANY(ids);")
+        line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
         /// The collection statements; with `counter`, the rows they add are summed into it.
         func collect(counting counter: String?, indent: String = "") {
             for collection in program.collections {
@@ -69,9 +69,9 @@ public struct PostgreSQLDeletionFunctions {
                 case let .untilStable(statements):
                     // Temporary tables have no statistics; without them the planner scans whole tables each round.
                     for target in program.targets { line(indent + "ANALYZE \(target.closureTable);") }
-                    line(indent + "previous_round := 0;")
+                    line(indent + "modelgen_previous_round := 0;")
                     line(indent + "LOOP")
-                    line(indent + "    current_round := current_round + 1;")
+                    line(indent + "    modelgen_current_round := modelgen_current_round + 1;")
                     line(indent + "    added := 0;")
                     for sql in statements {
                         line(indent + "    \(sql);")
@@ -80,7 +80,7 @@ public struct PostgreSQLDeletionFunctions {
                     }
                     if let counter { line(indent + "    \(counter) := \(counter) + added;") }
                     line(indent + "    EXIT WHEN added = 0;")
-                    line(indent + "    previous_round := current_round;")
+                    line(indent + "    modelgen_previous_round := modelgen_current_round;")
                     line(indent + "END LOOP;")
                 }
             }
@@ -179,11 +179,12 @@ public struct PostgreSQLDeletionFunctions {
         DROP FUNCTION IF EXISTS \(Self.functionName(for: entity))(bigint[]);
         CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
         LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS \(tag)
+        #variable_conflict use_column
         DECLARE
             report jsonb;
             added bigint;
-            previous_round integer := 0;
-            current_round integer := 0;
+            modelgen_previous_round integer := 0;
+            modelgen_current_round integer := 0;
             relocked bigint;
             path text;
             blocked_entities text[] := '{}';

@@ -12,7 +12,7 @@ extension MigrationPlanner {
     /// The statements from `old` to `new` (without the deletion functions, which the caller
     /// appends), or the changes that have no exact conversion.
     public static func postgresqlStatements(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool) -> (statements: [String], unsupported: [String]) {
-        let planner = MigrationPlanner(old: old, new: new)
+        let planner = MigrationPlanner(old: old, new: new, dialect: .postgresql)
         let plan = planner.makePlan()
         guard !plan.isEmpty else { return ([], []) }
         guard plan.unsupported.isEmpty else { return ([], plan.unsupported) }
@@ -25,10 +25,10 @@ extension MigrationPlanner {
         var statements = ["SET LOCAL lock_timeout = '10s';"]
         // 1. Checks, before anything changes.
         for check in plan.checks where check.kind == .refusal || !allowDataLoss {
-            let sql = check.countSQL.replacingCastToIntegerCheck()
+            let sql = check.countSQL
             let what = check.kind == .refusal ? "" : " (would be lost; allow data loss to migrate anyway)"
-            statements.append("DO $check$ DECLARE n bigint; BEGIN \(sql.replacingFirst("SELECT count(*)", with: "SELECT count(*) INTO n")); "
-                + "IF n > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: %\(what)', \(pg.literal(check.message)), n USING ERRCODE = 'check_violation'; END IF; END $check$;")
+            statements.append("DO $check$ DECLARE modelgen_rows bigint; BEGIN \(sql.replacingFirst("SELECT count(*)", with: "SELECT count(*) INTO modelgen_rows")); "
+                + "IF modelgen_rows > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: %\(what)', \(pg.literal(check.message)), modelgen_rows USING ERRCODE = 'check_violation'; END IF; END $check$;")
         }
         // Links that change storage are read into temporary tables before any table changes.
         let moves = linkMoves()
@@ -250,14 +250,5 @@ extension String {
     fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
         guard let range = range(of: target) else { return self }
         return replacingCharacters(in: range, with: replacement)
-    }
-
-    /// SQLite's test that a text is a whole number, in a form PostgreSQL evaluates without an error.
-    fileprivate func replacingCastToIntegerCheck() -> String {
-        // CAST(CAST(x AS INTEGER) AS TEXT) = x  →  x ~ '^-?[0-9]+$'
-        guard let start = range(of: "CAST(CAST("), let middle = range(of: " AS INTEGER) AS TEXT) = ", range: start.upperBound..<endIndex) else { return self }
-        let column = self[start.upperBound..<middle.lowerBound]
-        let end = index(middle.upperBound, offsetBy: column.count)
-        return replacingCharacters(in: start.lowerBound..<end, with: "\(column) ~ '^-?[0-9]+$'")
     }
 }

@@ -19,15 +19,17 @@ import ModelGenQuery
 public struct MigrationPlanner {
     let old: ModelSchema
     let new: ModelSchema
-    private let dialect = SQLDialect.sqlite
+    /// The dialect of the checks' SQL (and of the statements, which only SQLite's plan runs).
+    let dialect: SQLDialect
     /// Old entity name → new entity name, for matched entities.
     var entityNames: [String: String] = [:]
     /// "OldEntity.oldMember" → new member name, for matched attributes and relationships.
     var memberNames: [String: String] = [:]
 
-    init(old: ModelSchema, new: ModelSchema) {
+    init(old: ModelSchema, new: ModelSchema, dialect: SQLDialect = .sqlite) {
         self.old = old
         self.new = new
+        self.dialect = dialect
         for entity in new.entities {
             guard let match = Self.match(entity.name, entity.originalNames, among: old.entities.map(\.name), taken: Set(entityNames.keys), exact: Set(new.entities.map(\.name)))
             else { continue }
@@ -506,17 +508,22 @@ public struct MigrationPlanner {
         case exact(String, check: String?)
     }
 
+    /// The values an integer type holds.
+    private static func range(of type: ScalarType) -> ClosedRange<Int64> {
+        switch type {
+        case .int16: Int64(Int16.min)...Int64(Int16.max)
+        case .int32: Int64(Int32.min)...Int64(Int32.max)
+        default: Int64.min...Int64.max
+        }
+    }
+
     private func conversion(from oldType: AttributeType, to newType: AttributeType, source: String) -> Conversion? {
         let integers: [ScalarType] = [.int16, .int32, .int, .int64]
         switch (oldType, newType) {
         case let (.scalar(from), .scalar(to)) where integers.contains(from) && integers.contains(to):
-            let range: (Int64, Int64) = switch to {
-            case .int16: (Int64(Int16.min), Int64(Int16.max))
-            case .int32: (Int64(Int32.min), Int64(Int32.max))
-            default: (Int64.min, Int64.max)
-            }
-            let narrows = (integers.firstIndex(of: to) ?? 0) < (integers.firstIndex(of: from) ?? 0) && range.0 != Int64.min
-            return .exact(source, check: narrows ? "\(source) BETWEEN \(range.0) AND \(range.1)" : nil)
+            let range = Self.range(of: to)
+            let narrows = (integers.firstIndex(of: to) ?? 0) < (integers.firstIndex(of: from) ?? 0) && range.lowerBound != Int64.min
+            return .exact(source, check: narrows ? "\(source) BETWEEN \(range.lowerBound) AND \(range.upperBound)" : nil)
         case (.scalar(.float), .scalar(.double)):
             return .exact(source, check: nil)
         case let (.scalar(from), .scalar(.double)) where integers.contains(from):
@@ -530,7 +537,14 @@ public struct MigrationPlanner {
             let cases = new.enums.first { $0.name == name }?.cases ?? []
             return .exact(source, check: "\(source) IN (\(cases.map(dialect.literal).joined(separator: ", ")))")
         case let (.scalar(.string), .scalar(to)) where integers.contains(to):
-            return .exact("CAST(\(source) AS INTEGER)", check: "CAST(CAST(\(source) AS INTEGER) AS TEXT) = \(source)")
+            // Exact when the text is the integer's own spelling ("7", not "007" or "7.0"), in range.
+            let range = Self.range(of: to)
+            if dialect == .sqlite {
+                return .exact("CAST(\(source) AS INTEGER)", check: "CAST(CAST(\(source) AS INTEGER) AS TEXT) = \(source) AND CAST(\(source) AS INTEGER) BETWEEN \(range.lowerBound) AND \(range.upperBound)")
+            }
+            // PostgreSQL raises on a cast of text that is no integer: the text is tested first.
+            return .exact("CAST(\(source) AS bigint)",
+                          check: "CASE WHEN \(source) ~ '^(0|-?[1-9][0-9]{0,17})$' THEN CAST(\(source) AS bigint) BETWEEN \(range.lowerBound) AND \(range.upperBound) ELSE false END")
         case let (.enumeration, .enumeration(to)):
             let cases = new.enums.first { $0.name == to }?.cases ?? []
             return .exact(source, check: "\(source) IN (\(cases.map(dialect.literal).joined(separator: ", ")))")

@@ -13,11 +13,12 @@ CREATE TABLE country (
 DROP FUNCTION IF EXISTS country_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION country_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -36,7 +37,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_country_round" ON pg_temp.modelgen_delete_country (round);
     DELETE FROM pg_temp.modelgen_delete_country;
-    INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM country AS t JOIN pg_temp.modelgen_delete_country AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;

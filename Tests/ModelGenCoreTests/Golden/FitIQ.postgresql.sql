@@ -83,11 +83,12 @@ CREATE INDEX sd_physical_attribute_user_profile_id_idx ON sd_physical_attribute 
 DROP FUNCTION IF EXISTS sd_user_profile_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_user_profile_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -109,7 +110,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1);
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
     LOOP
         PERFORM 1 FROM sd_user_profile AS t JOIN pg_temp.modelgen_delete_sd_user_profile AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
@@ -157,11 +158,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS sd_dietary_and_activity_preferences_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_dietary_and_activity_preferences_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -180,7 +182,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_dietary_and_activity_preferences_round" ON pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (round);
     DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
-    INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM sd_dietary_and_activity_preferences AS t JOIN pg_temp.modelgen_delete_sd_dietary_and_activity_preferences AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -204,11 +206,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS sd_progress_entry_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_progress_entry_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -227,7 +230,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_progress_entry_round" ON pg_temp.modelgen_delete_sd_progress_entry (round);
     DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
-    INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM sd_progress_entry AS t JOIN pg_temp.modelgen_delete_sd_progress_entry AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -251,11 +254,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS sd_sleep_session_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_sleep_session_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -274,7 +278,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -301,11 +305,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS sd_sleep_stage_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_sleep_stage_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -324,7 +329,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_stage_round" ON pg_temp.modelgen_delete_sd_sleep_stage (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM sd_sleep_stage AS t JOIN pg_temp.modelgen_delete_sd_sleep_stage AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -348,11 +353,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS sd_activity_snapshot_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_activity_snapshot_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -371,7 +377,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_activity_snapshot_round" ON pg_temp.modelgen_delete_sd_activity_snapshot (round);
     DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
-    INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM sd_activity_snapshot AS t JOIN pg_temp.modelgen_delete_sd_activity_snapshot AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -395,11 +401,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS sd_physical_attribute_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_physical_attribute_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -418,7 +425,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_physical_attribute_round" ON pg_temp.modelgen_delete_sd_physical_attribute (round);
     DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
-    INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM sd_physical_attribute AS t JOIN pg_temp.modelgen_delete_sd_physical_attribute AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -442,11 +449,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS sd_outbox_event_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_outbox_event_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -465,7 +473,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_outbox_event_round" ON pg_temp.modelgen_delete_sd_outbox_event (round);
     DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
-    INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM sd_outbox_event AS t JOIN pg_temp.modelgen_delete_sd_outbox_event AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;

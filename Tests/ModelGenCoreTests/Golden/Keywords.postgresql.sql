@@ -36,11 +36,12 @@ CREATE INDEX order_tags_table_id_idx ON order_tags (table_id);
 DROP FUNCTION IF EXISTS order_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION order_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -59,7 +60,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_order_round" ON pg_temp.modelgen_delete_order (round);
     DELETE FROM pg_temp.modelgen_delete_order;
-    INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM "order" AS t JOIN pg_temp.modelgen_delete_order AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -87,11 +88,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS select_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION select_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -110,7 +112,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_select_round" ON pg_temp.modelgen_delete_select (round);
     DELETE FROM pg_temp.modelgen_delete_select;
-    INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM "select" AS t JOIN pg_temp.modelgen_delete_select AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -134,11 +136,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS table_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION table_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -157,7 +160,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_table_round" ON pg_temp.modelgen_delete_table (round);
     DELETE FROM pg_temp.modelgen_delete_table;
-    INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM "table" AS t JOIN pg_temp.modelgen_delete_table AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;

@@ -66,11 +66,12 @@ CREATE INDEX book_shelves_shelf_id_idx ON book_shelves (shelf_id);
 DROP FUNCTION IF EXISTS author_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION author_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -92,7 +93,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
-    INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE $1 IS NULL OR t.id = ANY($1);
     INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) ON CONFLICT DO NOTHING;
     LOOP
         PERFORM 1 FROM author AS t JOIN pg_temp.modelgen_delete_author AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
@@ -166,11 +167,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS portrait_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION portrait_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -189,7 +191,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_portrait_round" ON pg_temp.modelgen_delete_portrait (round);
     DELETE FROM pg_temp.modelgen_delete_portrait;
-    INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM portrait AS t JOIN pg_temp.modelgen_delete_portrait AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -213,11 +215,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS book_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION book_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -236,7 +239,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
-    INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -292,11 +295,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS loan_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION loan_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -315,7 +319,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_loan_round" ON pg_temp.modelgen_delete_loan (round);
     DELETE FROM pg_temp.modelgen_delete_loan;
-    INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM loan AS t JOIN pg_temp.modelgen_delete_loan AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -339,11 +343,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS shelves_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION shelves_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -362,32 +367,32 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_shelves_round" ON pg_temp.modelgen_delete_shelves (round);
     DELETE FROM pg_temp.modelgen_delete_shelves;
-    INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_shelves;
-    previous_round := 0;
+    modelgen_previous_round := 0;
     LOOP
-        current_round := current_round + 1;
+        modelgen_current_round := modelgen_current_round + 1;
         added := 0;
-        INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge, round) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0, current_round FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE TRUE AND k.round >= previous_round ON CONFLICT DO NOTHING;
+        INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge, round) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0, modelgen_current_round FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE TRUE AND k.round >= modelgen_previous_round ON CONFLICT DO NOTHING;
         GET DIAGNOSTICS changed = ROW_COUNT;
         added := added + changed;
         EXIT WHEN added = 0;
-        previous_round := current_round;
+        modelgen_previous_round := modelgen_current_round;
     END LOOP;
     LOOP
         PERFORM 1 FROM shelves AS t JOIN pg_temp.modelgen_delete_shelves AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         ANALYZE pg_temp.modelgen_delete_shelves;
-        previous_round := 0;
+        modelgen_previous_round := 0;
         LOOP
-            current_round := current_round + 1;
+            modelgen_current_round := modelgen_current_round + 1;
             added := 0;
-            INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge, round) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0, current_round FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE TRUE AND k.round >= previous_round ON CONFLICT DO NOTHING;
+            INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge, round) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0, modelgen_current_round FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE TRUE AND k.round >= modelgen_previous_round ON CONFLICT DO NOTHING;
             GET DIAGNOSTICS changed = ROW_COUNT;
             added := added + changed;
             relocked := relocked + added;
             EXIT WHEN added = 0;
-            previous_round := current_round;
+            modelgen_previous_round := modelgen_current_round;
         END LOOP;
         EXIT WHEN relocked = 0;
     END LOOP;

@@ -21,11 +21,12 @@ CREATE INDEX animal_category_id_idx ON animal (category_id);
 DROP FUNCTION IF EXISTS animal_category_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION animal_category_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -44,7 +45,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal_category (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_category_round" ON pg_temp.modelgen_delete_animal_category (round);
     DELETE FROM pg_temp.modelgen_delete_animal_category;
-    INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM animal_category AS t JOIN pg_temp.modelgen_delete_animal_category AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -71,11 +72,12 @@ $modelgen$;
 DROP FUNCTION IF EXISTS animal_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION animal_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+#variable_conflict use_column
 DECLARE
     report jsonb;
     added bigint;
-    previous_round integer := 0;
-    current_round integer := 0;
+    modelgen_previous_round integer := 0;
+    modelgen_current_round integer := 0;
     relocked bigint;
     path text;
     blocked_entities text[] := '{}';
@@ -94,7 +96,7 @@ BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
     CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_round" ON pg_temp.modelgen_delete_animal (round);
     DELETE FROM pg_temp.modelgen_delete_animal;
-    INSERT INTO pg_temp.modelgen_delete_animal (id) SELECT DISTINCT t.id FROM animal AS t WHERE ids IS NULL OR t.id = ANY(ids);
+    INSERT INTO pg_temp.modelgen_delete_animal (id) SELECT DISTINCT t.id FROM animal AS t WHERE $1 IS NULL OR t.id = ANY($1);
     LOOP
         PERFORM 1 FROM animal AS t JOIN pg_temp.modelgen_delete_animal AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
