@@ -20,6 +20,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';

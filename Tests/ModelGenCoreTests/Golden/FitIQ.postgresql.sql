@@ -90,6 +90,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -165,6 +167,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -213,6 +217,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -261,6 +267,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -312,6 +320,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -360,6 +370,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -408,6 +420,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -456,6 +470,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';

@@ -73,6 +73,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -174,6 +176,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -222,6 +226,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -302,6 +308,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -350,6 +358,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -377,6 +387,11 @@ BEGIN
         GET DIAGNOSTICS changed = ROW_COUNT;
         added := added + changed;
         EXIT WHEN added = 0;
+        collected := collected + added;
+        IF collected > 2 * analyzed THEN
+            ANALYZE pg_temp.modelgen_delete_shelves;
+            analyzed := collected;
+        END IF;
         modelgen_previous_round := modelgen_current_round;
     END LOOP;
     LOOP
@@ -392,6 +407,11 @@ BEGIN
             added := added + changed;
             relocked := relocked + added;
             EXIT WHEN added = 0;
+            collected := collected + added;
+            IF collected > 2 * analyzed THEN
+                ANALYZE pg_temp.modelgen_delete_shelves;
+                analyzed := collected;
+            END IF;
             modelgen_previous_round := modelgen_current_round;
         END LOOP;
         EXIT WHEN relocked = 0;

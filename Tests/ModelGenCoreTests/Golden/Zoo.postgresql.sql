@@ -28,6 +28,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
@@ -79,6 +81,8 @@ DECLARE
     modelgen_previous_round integer := 0;
     modelgen_current_round integer := 0;
     relocked bigint;
+    collected bigint := 0;
+    analyzed bigint := 1;
     path text;
     blocked_entities text[] := '{}';
     blocked_ids bigint[] := '{}';
