@@ -37,7 +37,9 @@ public struct DeletionSQLRenderer {
         let collections = plan.collection.map { step -> DeletionProgram.Collection in
             switch step {
             case let .follow(index): return .once(collect(plan.edges[index], index: index))
-            case let .followUntilStable(indices): return .untilStable(indices.map { collect(plan.edges[$0], index: $0, frontier: true) })
+            case let .followUntilStable(indices):
+                if indices.count == 1, let recursive = collectRecursively(plan.edges[indices[0]], index: indices[0]) { return .once(recursive) }
+                return .untilStable(indices.map { collect(plan.edges[$0], index: $0, frontier: true) })
             }
         }
         let checks = plan.checks.map { check in
@@ -146,6 +148,35 @@ public struct DeletionSQLRenderer {
         guard members.contains(traversal.other) else { return pairs }
         // NOT EXISTS, not NOT IN: PostgreSQL stops hashing a NOT IN subquery past work_mem and rescans it per row.
         return pairs + " AND NOT EXISTS (SELECT 1 FROM \(closureTable(traversal.other)) AS c WHERE c.id = \(references.other))"
+    }
+
+    /// A cycle of one self-reference through a key column (a tree or chain of folders, comments,
+    /// org charts) as one recursive query: everything reachable from the collected objects, in one
+    /// statement whatever the depth, rather than one round per level. Nil for other cycles.
+    private func collectRecursively(_ edge: Traversal, index: Int) -> String? {
+        guard edge.subject == edge.other else { return nil }
+        let closure = closureTable(edge.subject)
+        let (start, step): (String, String)
+        switch edge.link {
+        case let .otherColumn(table, column):
+            let reached = "o.id, o.\(q(column))"
+            start = "SELECT \(reached) FROM \(closure) AS k JOIN \(q(table)) AS o ON o.\(q(column)) = k.id"
+            step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS o ON o.\(q(column)) = r.id"
+        case let .subjectColumn(table, column):
+            let reached = "s.\(q(column)), s.id"
+            start = "SELECT \(reached) FROM \(closure) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL"
+            step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS s ON s.id = r.id WHERE s.\(q(column)) IS NOT NULL"
+        case .joinTable:
+            return nil
+        }
+        // UNION, not UNION ALL: a row met again (a cycle in the data) ends its walk.
+        let walk = "WITH RECURSIVE modelgen_reached(id, parent_id) AS (\(start) UNION \(step)) "
+        switch dialect {
+        case .sqlite:
+            return walk + "INSERT OR IGNORE INTO \(closure) (id, parent_id, edge) SELECT id, parent_id, \(index) FROM modelgen_reached"
+        case .postgresql:
+            return walk + "INSERT INTO \(closure) (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, \(index) FROM modelgen_reached ON CONFLICT DO NOTHING"
+        }
     }
 
     /// Adds the objects `edge` reaches to the closure; in a cycle (`frontier`), from the last

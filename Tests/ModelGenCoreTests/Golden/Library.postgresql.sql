@@ -378,42 +378,13 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_shelves_round" ON pg_temp.modelgen_delete_shelves (round);
     DELETE FROM pg_temp.modelgen_delete_shelves;
     INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_shelves;
-    modelgen_previous_round := 0;
-    LOOP
-        modelgen_current_round := modelgen_current_round + 1;
-        added := 0;
-        INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge, round) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0, modelgen_current_round FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE TRUE AND k.round >= modelgen_previous_round ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS changed = ROW_COUNT;
-        added := added + changed;
-        EXIT WHEN added = 0;
-        collected := collected + added;
-        IF collected > 2 * analyzed THEN
-            ANALYZE pg_temp.modelgen_delete_shelves;
-            analyzed := collected;
-        END IF;
-        modelgen_previous_round := modelgen_current_round;
-    END LOOP;
+    WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
     LOOP
         PERFORM 1 FROM shelves AS t JOIN pg_temp.modelgen_delete_shelves AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
-        ANALYZE pg_temp.modelgen_delete_shelves;
-        modelgen_previous_round := 0;
-        LOOP
-            modelgen_current_round := modelgen_current_round + 1;
-            added := 0;
-            INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge, round) SELECT DISTINCT ON (o.id) o.id, o.parent_id, 0, modelgen_current_round FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE TRUE AND k.round >= modelgen_previous_round ON CONFLICT DO NOTHING;
-            GET DIAGNOSTICS changed = ROW_COUNT;
-            added := added + changed;
-            relocked := relocked + added;
-            EXIT WHEN added = 0;
-            collected := collected + added;
-            IF collected > 2 * analyzed THEN
-                ANALYZE pg_temp.modelgen_delete_shelves;
-                analyzed := collected;
-            END IF;
-            modelgen_previous_round := modelgen_current_round;
-        END LOOP;
+        WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        relocked := relocked + changed;
         EXIT WHEN relocked = 0;
     END LOOP;
     UPDATE shelves SET parent_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves) AND parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
