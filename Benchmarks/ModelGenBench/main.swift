@@ -9,6 +9,7 @@ import ModelGenRuntime
 //       [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000] [--generator-sizes 100,1000,10000]
 //       [--runtime-sizes 10000,80000] [--chain-sizes 1000,8000] [--migration-sizes 100,1000]
 //       [--skip-deletion] [--skip-generator] [--skip-runtime] [--skip-chains] [--skip-migration]
+//       [--postgres URL [--postgres-profiles 1000] [--tree-size 111111]]   (PostgreSQL: FitIQ, chains, a tree)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -106,6 +107,12 @@ if !arguments.contains("--skip-runtime") {
 
 if !arguments.contains("--skip-chains") {
     try RuntimeBenchmark.runChains(sizes: integers("--chain-sizes", default: [1_000, 8_000]), repetitions: repetitions, directory: workDirectory)
+}
+
+if let url = option("--postgres") {
+    try PostgreSQLBenchmark.run(url: url, profiles: integers("--postgres-profiles", default: [1_000]), chains: integers("--chain-sizes", default: [1_000, 8_000, 64_000]),
+                                treeSize: Int(option("--tree-size") ?? "") ?? 111_111, repetitions: repetitions, fitIQPath: schemaPath,
+                                bookshelfPath: "Benchmarks/ModelGenBench/Schemas/Bookshelf.yaml")
 }
 
 if !arguments.contains("--skip-migration") {

@@ -40,8 +40,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_country_round" ON pg_temp.modelgen_delete_country (round);
     DELETE FROM pg_temp.modelgen_delete_country;
     INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_country;
     LOOP
-        PERFORM 1 FROM country AS t JOIN pg_temp.modelgen_delete_country AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;

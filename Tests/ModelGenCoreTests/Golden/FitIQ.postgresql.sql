@@ -114,6 +114,8 @@ BEGIN
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1);
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
+    ANALYZE pg_temp.modelgen_delete_sd_user_profile;
+    ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
     LOOP
         PERFORM 1 FROM sd_user_profile AS t JOIN pg_temp.modelgen_delete_sd_user_profile AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
@@ -187,8 +189,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_dietary_and_activity_preferences_round" ON pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (round);
     DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
     INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
     LOOP
-        PERFORM 1 FROM sd_dietary_and_activity_preferences AS t JOIN pg_temp.modelgen_delete_sd_dietary_and_activity_preferences AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;
@@ -237,8 +239,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_progress_entry_round" ON pg_temp.modelgen_delete_sd_progress_entry (round);
     DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
     INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_sd_progress_entry;
     LOOP
-        PERFORM 1 FROM sd_progress_entry AS t JOIN pg_temp.modelgen_delete_sd_progress_entry AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;
@@ -287,6 +289,7 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
     LOOP
         PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -340,8 +343,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_stage_round" ON pg_temp.modelgen_delete_sd_sleep_stage (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_sd_sleep_stage;
     LOOP
-        PERFORM 1 FROM sd_sleep_stage AS t JOIN pg_temp.modelgen_delete_sd_sleep_stage AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;
@@ -390,8 +393,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_activity_snapshot_round" ON pg_temp.modelgen_delete_sd_activity_snapshot (round);
     DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
     INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_sd_activity_snapshot;
     LOOP
-        PERFORM 1 FROM sd_activity_snapshot AS t JOIN pg_temp.modelgen_delete_sd_activity_snapshot AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;
@@ -440,8 +443,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_physical_attribute_round" ON pg_temp.modelgen_delete_sd_physical_attribute (round);
     DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
     INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_sd_physical_attribute;
     LOOP
-        PERFORM 1 FROM sd_physical_attribute AS t JOIN pg_temp.modelgen_delete_sd_physical_attribute AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;
@@ -490,8 +493,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_outbox_event_round" ON pg_temp.modelgen_delete_sd_outbox_event (round);
     DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
     INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_sd_outbox_event;
     LOOP
-        PERFORM 1 FROM sd_outbox_event AS t JOIN pg_temp.modelgen_delete_sd_outbox_event AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;

@@ -63,6 +63,7 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_order_round" ON pg_temp.modelgen_delete_order (round);
     DELETE FROM pg_temp.modelgen_delete_order;
     INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_order;
     LOOP
         PERFORM 1 FROM "order" AS t JOIN pg_temp.modelgen_delete_order AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -117,8 +118,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_select_round" ON pg_temp.modelgen_delete_select (round);
     DELETE FROM pg_temp.modelgen_delete_select;
     INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_select;
     LOOP
-        PERFORM 1 FROM "select" AS t JOIN pg_temp.modelgen_delete_select AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;
@@ -167,6 +168,7 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_table_round" ON pg_temp.modelgen_delete_table (round);
     DELETE FROM pg_temp.modelgen_delete_table;
     INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_table;
     LOOP
         PERFORM 1 FROM "table" AS t JOIN pg_temp.modelgen_delete_table AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;

@@ -97,6 +97,8 @@ BEGIN
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE $1 IS NULL OR t.id = ANY($1);
     INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) ON CONFLICT DO NOTHING;
+    ANALYZE pg_temp.modelgen_delete_author;
+    ANALYZE pg_temp.modelgen_delete_book;
     LOOP
         PERFORM 1 FROM author AS t JOIN pg_temp.modelgen_delete_author AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
@@ -196,8 +198,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_portrait_round" ON pg_temp.modelgen_delete_portrait (round);
     DELETE FROM pg_temp.modelgen_delete_portrait;
     INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_portrait;
     LOOP
-        PERFORM 1 FROM portrait AS t JOIN pg_temp.modelgen_delete_portrait AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;
@@ -246,6 +248,7 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_book;
     LOOP
         PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -328,8 +331,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_loan_round" ON pg_temp.modelgen_delete_loan (round);
     DELETE FROM pg_temp.modelgen_delete_loan;
     INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_loan;
     LOOP
-        PERFORM 1 FROM loan AS t JOIN pg_temp.modelgen_delete_loan AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;
@@ -379,6 +382,7 @@ BEGIN
     DELETE FROM pg_temp.modelgen_delete_shelves;
     INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
     WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
+    ANALYZE pg_temp.modelgen_delete_shelves;
     LOOP
         PERFORM 1 FROM shelves AS t JOIN pg_temp.modelgen_delete_shelves AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;

@@ -48,6 +48,7 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_category_round" ON pg_temp.modelgen_delete_animal_category (round);
     DELETE FROM pg_temp.modelgen_delete_animal_category;
     INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_animal_category;
     LOOP
         PERFORM 1 FROM animal_category AS t JOIN pg_temp.modelgen_delete_animal_category AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
@@ -101,8 +102,8 @@ BEGIN
     CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_round" ON pg_temp.modelgen_delete_animal (round);
     DELETE FROM pg_temp.modelgen_delete_animal;
     INSERT INTO pg_temp.modelgen_delete_animal (id) SELECT DISTINCT t.id FROM animal AS t WHERE $1 IS NULL OR t.id = ANY($1);
+    ANALYZE pg_temp.modelgen_delete_animal;
     LOOP
-        PERFORM 1 FROM animal AS t JOIN pg_temp.modelgen_delete_animal AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
         EXIT WHEN relocked = 0;
     END LOOP;

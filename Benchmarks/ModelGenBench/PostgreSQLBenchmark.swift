@@ -1,0 +1,90 @@
+import FitIQWorkload
+import Foundation
+import ModelGenCore
+
+/// Safe deletion on a PostgreSQL server (issue 13), through `psql` with `\timing` (server round
+/// trip of one statement, each in a transaction rolled back so every repetition starts from the
+/// same data): the generated `<table>_safe_delete` functions beside PostgreSQL's own `ON DELETE
+/// CASCADE` on the FitIQ scenarios, and beside a recursive CTE written by hand on cascade chains
+/// and a wide tree. Needs `--postgres URL` (a database the benchmark may create a schema in).
+enum PostgreSQLBenchmark {
+    static func run(url: String, profiles: [Int], chains: [Int], treeSize: Int, repetitions: Int, fitIQPath: String, bookshelfPath: String) throws {
+        let fitIQ = try schema(at: fitIQPath)
+        print("PostgreSQL: FitIQ, the generated function beside PostgreSQL's own ON DELETE CASCADE (DELETE on the root")
+        print("table), median of \(repetitions), each run rolled back; A = one profile, B = all, C = even ids.")
+        print(pad(["N", "scenario", "cascade s", "function s", "ratio"], [7, 9, 10, 11, 7]))
+        for size in profiles {
+            let setup = prepare(fitIQ) + fitIQRows(profiles: size) + "ANALYZE;\n"
+            let scenarios = [("A", "ARRAY[1]::bigint[]", "id = 1"), ("B", "NULL", "TRUE"), ("C", "ARRAY(SELECT id FROM sd_user_profile WHERE id % 2 = 0)", "id % 2 = 0")]
+            for (name, ids, condition) in scenarios {
+                let times = try compare(url, setup: setup, repetitions: repetitions,
+                                        "DELETE FROM sd_user_profile WHERE \(condition);",
+                                        "SELECT sd_user_profile_safe_delete(\(ids)) IS NOT NULL;")
+                print(pad([String(size), name, format(times.0), format(times.1), String(format: "%.2f", times.1 / times.0)], [7, 9, 10, 11, 7]))
+            }
+        }
+        let bookshelf = try schema(at: bookshelfPath)
+        print("PostgreSQL: deleting the root of N folders (Folder.children, cascade), the function beside a recursive CTE")
+        print("(WITH RECURSIVE … DELETE), median of \(repetitions), each run rolled back.")
+        print(pad(["shape", "N", "CTE s", "function s", "ratio", "µs per folder"], [7, 8, 9, 11, 7, 14]))
+        let shapes = chains.map { ("chain", $0, "NULLIF(g - 1, 0)") } + [("tree", treeSize, "CASE WHEN g = 1 THEN NULL ELSE (g - 2) / 10 + 1 END")]
+        for (shape, size, parent) in shapes {
+            let setup = prepare(bookshelf) + "INSERT INTO folder (id, name, parent_id) SELECT g, 'f', \(parent) FROM generate_series(1, \(size)) AS g;\nANALYZE;\n"
+            let times = try compare(url, setup: setup, repetitions: repetitions,
+                                    "WITH RECURSIVE doomed(id) AS (SELECT 1::bigint UNION ALL SELECT f.id FROM folder AS f JOIN doomed ON f.parent_id = doomed.id) DELETE FROM folder WHERE id IN (SELECT id FROM doomed);",
+                                    "SELECT folder_safe_delete(ARRAY[1]::bigint[]) IS NOT NULL;")
+            print(pad([shape, String(size), format(times.0), format(times.1), String(format: "%.2f", times.1 / times.0), String(format: "%.1f", times.1 / Double(size) * 1e6)],
+                      [7, 8, 9, 11, 7, 14]))
+        }
+    }
+
+    private static func schema(at path: String) throws -> ModelSchema {
+        guard let bytes = FileManager.default.contents(atPath: path) else { fatalError("cannot read \(path): run from the repository root") }
+        let (schema, diagnostics) = ModelGen.load(path: path, bytes: Array(bytes))
+        guard let schema else { fatalError("\(diagnostics)") }
+        return schema
+    }
+
+    /// A fresh schema `modelgen_bench` holding the tables and the deletion functions.
+    private static func prepare(_ schema: ModelSchema) -> String {
+        let ddl = DDLGenerator(schema: schema, dialect: .postgresql).render(header: "benchmark")
+        let functions = PostgreSQLDeletionFunctions(schema: schema, plans: DeletionPlanner(schema: schema).plans()).render(after: ddl)
+        return "SET client_min_messages = warning;\nDROP SCHEMA IF EXISTS modelgen_bench CASCADE;\nCREATE SCHEMA modelgen_bench;\nSET search_path TO modelgen_bench;\n" + functions
+    }
+
+    /// The FitIQ workload (`FitIQWorkload`) in PostgreSQL's types.
+    private static func fitIQRows(profiles: Int) -> String {
+        func series(_ count: Int) -> String { "FROM generate_series(1, \(count)) AS g" }
+        return """
+        INSERT INTO sd_user_profile (id, user_id, name, created_at) SELECT g, 'user' || g, 'Name', to_timestamp(0) \(series(profiles));
+        INSERT INTO sd_dietary_and_activity_preferences (id, daily_calorie_goal, user_profile_id) SELECT g, 2000, g \(series(profiles));
+        INSERT INTO sd_progress_entry (id, user_id, metric, value, date, user_profile_id) SELECT g, 'u', 'weight', 70.5, to_timestamp(g), (g - 1) % \(profiles) + 1 \(series(profiles * 100));
+        INSERT INTO sd_sleep_session (id, start_date, end_date, user_profile_id) SELECT g, to_timestamp(g), to_timestamp(g + 1), (g - 1) % \(profiles) + 1 \(series(profiles * 50));
+        INSERT INTO sd_sleep_stage (id, stage, start_date, end_date, session_id) SELECT g, 'deep', to_timestamp(g), to_timestamp(g + 1), (g - 1) % \(profiles * 50) + 1 \(series(profiles * 500));
+        INSERT INTO sd_activity_snapshot (id, date, steps, active_calories, user_profile_id) SELECT g, to_timestamp(g), 1000, 55.5, (g - 1) % \(profiles) + 1 \(series(profiles * 100));
+        INSERT INTO sd_physical_attribute (id, kind, value, recorded_at, user_profile_id) SELECT g, 'height', 180, to_timestamp(g), (g - 1) % \(profiles) + 1 \(series(profiles * 10));
+        INSERT INTO sd_outbox_event (id, event_type, payload, created_at) SELECT g, 'sync', '\\x00'::bytea, to_timestamp(g) \(series(FitIQWorkload.outboxEvents));
+
+        """
+    }
+
+    /// Medians of the two statements' times, run alternately, each in a transaction rolled back.
+    private static func compare(_ url: String, setup: String, repetitions: Int, _ baseline: String, _ subject: String) throws -> (Double, Double) {
+        var script = setup + "\\timing on\n"
+        for _ in 0..<repetitions {
+            for statement in [baseline, subject] { script += "BEGIN;\n\(statement)\nROLLBACK;\n" }
+        }
+        let file = workDirectory.appendingPathComponent("postgres-bench.sql")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        let (output, _, status) = try launch(URL(fileURLWithPath: "/usr/bin/env"), ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", file.path])
+        precondition(status == 0, "psql failed")
+        // Three timed statements per run (BEGIN, the statement, ROLLBACK): the middle one counts.
+        let times = output.split(separator: "\n").compactMap { line -> Double? in
+            guard line.hasPrefix("Time: ") else { return nil }
+            return Double(line.dropFirst(6).split(separator: " ")[0]).map { $0 / 1000 }
+        }
+        precondition(times.count == repetitions * 6, "unexpected psql output:\n\(output)")
+        let runs = stride(from: 0, to: times.count, by: 6).map { (times[$0 + 1], times[$0 + 4]) }
+        return (median(runs.map(\.0)), median(runs.map(\.1)))
+    }
+}
