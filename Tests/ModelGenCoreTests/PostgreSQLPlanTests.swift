@@ -1,0 +1,84 @@
+import Foundation
+import ModelGenCore
+import XCTest
+
+/// The query plans PostgreSQL chooses for the statements inside the generated functions, read with
+/// `auto_explain` (nested statements included) on a real server: no statement may run a subquery
+/// again for every row (a `SubPlan` that is not hashed — what `NOT IN` becomes once its set outgrows
+/// `work_mem`), whatever the sizes. `work_mem` is set to its minimum so that any such plan shows.
+final class PostgreSQLPlanTests: XCTestCase {
+    private let schema = """
+        schema: Plans
+        entities:
+          Team:
+            attributes:
+              name: String
+            relationships:
+              members: { type: "[Member]", inverse: team, deleteRule: cascade }
+              projects: { type: "[Project]", inverse: team, deleteRule: cascade }
+              sponsors: { type: "[Sponsor]", inverse: team, deleteRule: nullify }
+          Project:
+            relationships:
+              team: { type: Team?, inverse: projects }
+              tasks: { type: "[Task]", inverse: project, deleteRule: deny }
+              tags: { type: "[Tag]", inverse: projects }
+          Member:
+            relationships:
+              team: { type: Team?, inverse: members }
+              mentor: { type: Member?, inverse: mentees }
+              mentees: { type: "[Member]", inverse: mentor, deleteRule: nullify }
+          Sponsor:
+            relationships:
+              team: { type: Team?, inverse: sponsors }
+          Task:
+            relationships:
+              project: { type: Project?, inverse: tasks }
+          Tag:
+            relationships:
+              projects: { type: "[Project]", inverse: tags }
+        """
+
+    func testNoStatementOfTheFunctionsRescansASubqueryPerRow() throws {
+        let url = try PostgresServer.requireURL()
+        let ddl = TestSupport.postgresDDL(schema, file: "Plans.yaml")
+        // Half the teams go (ids 1 to 200): their members, some mentoring members of the other half,
+        // their projects and those projects' tags links; sponsors are nullified; tasks refer to no project.
+        try PostgresServer.psql(url, schema: "mg_plans", ddl + """
+            INSERT INTO team (id, name) SELECT g, 't' FROM generate_series(1, 400) AS g;
+            INSERT INTO project (id, team_id) SELECT g, g % 400 + 1 FROM generate_series(1, 4000) AS g;
+            INSERT INTO member (id, team_id) SELECT g, g % 400 + 1 FROM generate_series(1, 8000) AS g;
+            UPDATE member SET mentor_id = (id + 1) % 8000 + 1;
+            INSERT INTO sponsor (id, team_id) SELECT g, g % 400 + 1 FROM generate_series(1, 4000) AS g;
+            INSERT INTO task (id, project_id) SELECT g, NULL FROM generate_series(1, 4000) AS g;
+            INSERT INTO tag (id) SELECT g FROM generate_series(1, 100) AS g;
+            INSERT INTO project_tags (project_id, tag_id) SELECT g, g % 100 + 1 FROM generate_series(1, 4000) AS g;
+            ANALYZE;
+            """)
+        // The plans arrive as warnings, on psql's standard error.
+        let file = try TestSupport.temporaryDirectory().appendingPathComponent("explain.sql")
+        try """
+            SET search_path TO mg_plans;
+            SET work_mem = '64kB';
+            LOAD 'auto_explain';
+            SET auto_explain.log_min_duration = 0;
+            SET auto_explain.log_nested_statements = on;
+            SET auto_explain.log_level = warning;
+            SELECT team_safe_delete(ARRAY(SELECT id FROM team WHERE id <= 200), true);
+            SELECT member_safe_delete(NULL, true);
+            SELECT project_safe_delete(NULL, true);
+            """.write(to: file, atomically: true, encoding: .utf8)
+        // Thousands of plans (the foreign keys' own queries among them): written to a file, not a pipe.
+        let log = file.deletingLastPathComponent().appendingPathComponent("plans.txt")
+        let run = try TestSupport.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "psql \"$0\" -X -q -A -t -v ON_ERROR_STOP=1 -f \"$1\" 2> \"$2\"", url, file.path, log.path])
+        let warnings = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertEqual(run.status, 0, String(warnings.suffix(2_000)))
+        let plans = warnings.components(separatedBy: "WARNING:  duration:").dropFirst()
+        XCTAssertGreaterThan(plans.count, 20, "auto_explain showed the functions' statements")
+        XCTAssertTrue(run.standardOutput.contains("\"Member\": 4000"), "the run behind the plans deleted what it should: \(run.standardOutput)")
+        for plan in plans where plan.contains("SubPlan") {
+            // A use of a subplan reads "(SubPlan 1)" when it reruns per row, "(hashed SubPlan 1)" when it is hashed once.
+            let rescanned = plan.split(separator: "\n").filter { $0.contains("(SubPlan") }
+            XCTAssertEqual(rescanned, [], "a subquery run again for every row:\n\(plan)")
+        }
+    }
+}
