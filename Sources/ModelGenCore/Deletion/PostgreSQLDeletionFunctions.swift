@@ -56,12 +56,20 @@ public struct PostgreSQLDeletionFunctions {
             line("DELETE FROM \(target.closureTable);")
         }
         line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
+        line("ANALYZE \(program.root.closureTable);")
         /// The collection statements; with `counter`, the rows they add are summed into it.
-        func collect(counting counter: String?, indent: String = "") {
+        // With `analyzing`, each closure table gets statistics as soon as it is filled, so that the
+        // statements reading it (the next level's collection, the checks, updates and deletes) probe
+        // the indexes of large tables rather than scan them: a temporary table has no statistics
+        // until analyzed, and the planner then guesses thousands of rows.
+        func collect(counting counter: String?, analyzing: Bool = false, indent: String = "") {
             for collection in program.collections {
                 switch collection {
                 case let .once(sql):
                     line(indent + sql + ";")
+                    if analyzing, let target = program.targets.first(where: { sql.contains("INSERT INTO \($0.closureTable) ") || sql.contains("INSERT OR IGNORE INTO \($0.closureTable) ") }) {
+                        line(indent + "ANALYZE \(target.closureTable);")
+                    }
                     if let counter {
                         line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;")
                         line(indent + "\(counter) := \(counter) + changed;")
@@ -92,11 +100,7 @@ public struct PostgreSQLDeletionFunctions {
                 }
             }
         }
-        collect(counting: nil)
-        // Statistics for what was collected, so that the checks, updates and deletes that read the
-        // closure tables probe the indexes of large tables rather than scanning them (a temporary
-        // table has none until analyzed, and the planner then guesses thousands of rows).
-        for target in program.targets { line("ANALYZE \(target.closureTable);") }
+        collect(counting: nil, analyzing: true)
         // Lock, then check: every collected row is locked (FOR UPDATE) before any check runs, so a
         // concurrent insert of a reference to one (which takes a KEY SHARE lock on it) waits for this
         // transaction and then fails, and every reference committed before the lock is seen by the
