@@ -67,7 +67,7 @@ public struct PostgreSQLDeletionFunctions {
                 switch collection {
                 case let .once(sql):
                     line(indent + sql + ";")
-                    if analyzing, let target = program.targets.first(where: { sql.contains("INSERT INTO \($0.closureTable) ") || sql.contains("INSERT OR IGNORE INTO \($0.closureTable) ") }) {
+                    if analyzing, let target = program.targets.first(where: { sql.contains("INSERT INTO \($0.closureTable) ") }) {
                         line(indent + "ANALYZE \(target.closureTable);")
                     }
                     if let counter {
