@@ -57,8 +57,8 @@ public struct PostgreSQLDeletionFunctions {
         }
         line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
         line("ANALYZE \(program.root.closureTable);")
-        /// The collection statements; with `counter`, the rows they add are summed into it.
-        // With `analyzing`, each closure table gets statistics as soon as it is filled, so that the
+        // The collection statements; with `counter`, the rows they add are summed into it. With
+        // `analyzing`, each closure table gets statistics as soon as it is filled, so that the
         // statements reading it (the next level's collection, the checks, updates and deletes) probe
         // the indexes of large tables rather than scan them: a temporary table has no statistics
         // until analyzed, and the planner then guesses thousands of rows.

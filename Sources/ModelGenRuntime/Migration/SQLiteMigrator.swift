@@ -110,10 +110,7 @@ public struct SQLiteMigrator {
         let tables = schema.entities.map(ddl.tableDefinition(of:)) + schema.joinTables.map(ddl.tableDefinition(of:))
         var differences: [String] = []
         for table in tables {
-            let found = try database.query("SELECT name FROM pragma_table_info(?)", [.text(table.name)]).compactMap { row -> String? in
-                if case let .text(name) = row[0] { return name }
-                return nil
-            }
+            let found = try columns(of: table.name)
             guard !found.isEmpty else {
                 differences.append("table \(table.name) is missing")
                 continue
