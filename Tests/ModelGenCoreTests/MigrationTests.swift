@@ -78,6 +78,7 @@ final class MigrationTests: XCTestCase {
         let (database, _) = try store(v1, rows: "INSERT INTO shelf (id, label) VALUES (1, 'A'); INSERT INTO item (id, title, shelf_id) VALUES (1, 'pen', 1), (2, 'ink', NULL);")
         let report = try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
         XCTAssertTrue(report.dataLoss.isEmpty, report.description)
+        XCTAssertFalse(report.operations.contains { $0.kind == "rebuildTable" }, "renames are made in place: \(report)")
         try assertLikeFresh(database, v2)
         XCTAssertEqual(try strings(database, "SELECT id, name, rack_id FROM product ORDER BY id"), ["1|pen|1", "2|ink|nil"])
         XCTAssertEqual(try strings(database, "SELECT id, label FROM rack"), ["1|A"])

@@ -7,8 +7,9 @@ import ModelGenQuery
 /// its definition is compared, line by line, with the old one rendered under the new table names:
 ///
 /// - unchanged: nothing to do (but indexes);
-/// - only new columns that `ALTER TABLE … ADD COLUMN` can add (nullable, or with a constant
-///   default; no UNIQUE): added in place, whatever the row count;
+/// - only renamed columns (`ALTER TABLE … RENAME COLUMN`) and new columns that `ALTER TABLE …
+///   ADD COLUMN` can add (nullable, or with a constant default; no UNIQUE): changed in place,
+///   whatever the row count;
 /// - anything else: rebuilt in SQLite's documented order — new table, copy, drop, rename — with
 ///   every kept column copied from its old column (converted, NULLs replaced by a new default).
 ///
@@ -245,6 +246,8 @@ public struct MigrationPlanner {
         let newKeys = Set(table.definition.columns.map { table.columnKeys[$0.name] ?? $0.name })
         var copies: [(column: String, expression: String)] = []
         var added: [(name: String, definition: String)] = []
+        /// Columns whose only change is their name, which `ALTER TABLE … RENAME COLUMN` makes exactly.
+        var renamed: [(from: String, to: String)] = []
         var needsRebuild = false
         let entity = table.isJoinTable ? nil : new.entity(named: table.entity)
         let oldEntity = table.isJoinTable ? nil : old.entities.first { entityNames[$0.name] == table.entity }
@@ -278,7 +281,10 @@ public struct MigrationPlanner {
                 continue
             }
             var expression = q(oldColumn.name)
-            if oldColumn.definition != column.definition { needsRebuild = true }
+            if oldColumn.name != column.name {
+                renamed.append((oldColumn.name, column.name))
+            }
+            if oldColumn.definition.dropFirst(q(oldColumn.name).count) != column.definition.dropFirst(q(column.name).count) { needsRebuild = true }
             if oldColumn.name != column.name {
                 let element = String(key.split(separator: ":").last ?? "")
                 plan.operations.append(.init(kind: key.hasPrefix("attribute:") ? "renameAttribute" : key.hasPrefix("key:") ? "renameRelationship" : "renameColumn",
@@ -304,6 +310,7 @@ public struct MigrationPlanner {
                                              countSQL: "SELECT count(*) FROM (SELECT 1 FROM \(q(originalTable)) WHERE \(q(oldColumn.name)) IS NOT NULL GROUP BY \(q(oldColumn.name)) HAVING count(*) > 1) AS shared"))
                 }
             }
+            if expression != q(oldColumn.name) { needsRebuild = true }
             copies.append((column.name, expression))
         }
         // Table constraints (compound unique) that are new must find no duplicates.
@@ -321,6 +328,9 @@ public struct MigrationPlanner {
 
         let addable = added.allSatisfy { column in columnIsAddable(column.name, in: table, entity: entity) }
         if !needsRebuild, addable {
+            // Renamed in two steps, so that columns may exchange names.
+            for (index, rename) in renamed.enumerated() { plan.statements.append("ALTER TABLE \(q(name)) RENAME COLUMN \(q(rename.from)) TO \(q("modelgen_column_\(index)"));") }
+            for (index, rename) in renamed.enumerated() { plan.statements.append("ALTER TABLE \(q(name)) RENAME COLUMN \(q("modelgen_column_\(index)")) TO \(q(rename.to));") }
             for column in added {
                 plan.statements.append("ALTER TABLE \(q(name)) ADD COLUMN \(column.definition);")
             }
