@@ -9,17 +9,10 @@ public struct FetchDescriptor<Model: PersistentModel> {
     /// Relationships loaded for every fetched object at once, one query per relationship, instead
     /// of one query per object on first access (SwiftData's name).
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<Model>] = []
-    /// A condition already in SQL (used by the runtime to load relationships).
-    private var condition: (sql: String, bindings: [SQLiteValue])?
 
     public init(predicate: Predicate<Model>? = nil, sortBy: [SortDescriptor<Model>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy
-    }
-
-    init(condition: String, bindings: [SQLiteValue]) {
-        self.init()
-        self.condition = (condition, bindings)
     }
 
     /// ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings.
@@ -27,10 +20,7 @@ public struct FetchDescriptor<Model: PersistentModel> {
         var sql = ""
         var renderer = PredicateSQLRenderer(dialect: .sqlite, table: Model.entity.tableName)
         var bindings: [SQLiteValue] = []
-        if let condition {
-            sql += " WHERE \(condition.sql)"
-            bindings += condition.bindings
-        } else if let predicate {
+        if let predicate {
             sql += " WHERE " + renderer.condition(try PredicateTranslator<Model>.condition(predicate))
             bindings += renderer.bindings
         }

@@ -1,18 +1,37 @@
-/// What the runtime knows of an entity: generated from the schema into each model class.
-public struct EntityDescription: Sendable {
-    public var name: String
+/// What the runtime knows of an entity: generated from the schema into each model class (one
+/// shared instance per class), with what every fetch and save of its rows needs worked out once.
+public final class EntityDescription: Sendable {
+    public let name: String
     /// The table, quoted as needed.
-    public var table: String
-    public var attributes: [AttributeDescription]
-    public var relationships: [RelationshipDescription]
+    public let table: String
+    public let attributes: [AttributeDescription]
+    public let relationships: [RelationshipDescription]
     /// The table's raw name, as `PredicateSQLRenderer` takes it.
-    var tableName: String { SQLDialect.unquoted(table) }
+    let tableName: String
+    /// The relationships whose key is a column of this table, by index, with the column.
+    let foreignKeys: [(index: Int, column: String)]
+    /// The columns a fetch reads, in this order: `id`, the stored attributes', the keys'.
+    ///
+    ///     SELECT id, "title", "price", "writer_id" FROM "volume"
+    let selectSQL: String
 
     public init(name: String, table: String, attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
         self.name = name
         self.table = table
         self.attributes = attributes
         self.relationships = relationships
+        tableName = SQLDialect.unquoted(table)
+        foreignKeys = relationships.indices.compactMap { index in
+            if case let .column(column) = relationships[index].storage { return (index, column) }
+            return nil
+        }
+        selectSQL = "SELECT " + (["id"] + attributes.compactMap(\.column) + foreignKeys.map(\.column)).joined(separator: ", ") + " FROM \(table)"
+    }
+
+    /// The key column of relationship `index`, when it is stored on this table.
+    func foreignKeyColumn(_ index: Int) -> String? {
+        if case let .column(column) = relationships[index].storage { return column }
+        return nil
     }
 }
 

@@ -238,7 +238,7 @@ public final class ModelBackingData {
     /// own deinit calls it too): its row's entry leaves the context's identity map, and nothing
     /// refers to the model any longer.
     public func modelDidEnd() {
-        if let id, let context { context.forget(entity: entity.name, id: id, backing: ObjectIdentifier(self)) }
+        if let id, let context { context.forget(entity: entity, id: id, backing: ObjectIdentifier(self)) }
         context = nil
         object = nil
     }
@@ -246,7 +246,7 @@ public final class ModelBackingData {
     /// Loads a relationship from the database on first access.
     private func loadRelationship(_ index: Int) -> RelationshipState {
         if case let .unloaded(foreignID) = relationships[index] {
-            let loaded = context?.load(entity.relationships[index], of: self, foreignID: foreignID)
+            let loaded = context?.load(index, of: self, foreignID: foreignID)
                 ?? (entity.relationships[index].isToMany ? .toMany(ModelList()) : .toOne(nil))
             if case .joinTable = entity.relationships[index].storage, case let .toMany(list) = loaded {
                 savedJoinMembers[index] = Set(list.objects.compactMap { $0.persistentBackingData.id })

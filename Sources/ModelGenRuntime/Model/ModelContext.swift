@@ -30,18 +30,33 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
 public final class ModelContext {
     public let container: ModelContainer
     var database: SQLiteDatabase { container.database }
-    /// Loaded and saved objects, by entity name and row id. An object with no unsaved change lives
-    /// only while the app holds it (as in SwiftData), so memory follows what the app keeps, not
-    /// every row it ever read: entries are unowned and leave when their model goes (its backing
-    /// data's deinit calls `forget`). Objects with unsaved changes are held by `changed`.
-    private var registered: [String: [Int64: Registration]] = [:]
+    /// Loaded and saved objects, by entity (`ObjectIdentifier` of its description) and row id. An
+    /// object with no unsaved change lives only while the app holds it (as in SwiftData), so memory
+    /// follows what the app keeps, not every row it ever read: entries are unowned and leave when
+    /// their model goes (its backing data's deinit calls `forget`). Objects with unsaved changes
+    /// are held by `changed`.
+    private var registries: [ObjectIdentifier: Registry] = [:]
+    /// The schema's model classes by entity name.
+    private let modelTypes: [String: any PersistentModel.Type]
     /// `INSERT` statements by entity name.
     private var insertStatements: [String: String] = [:]
+    /// The query that loads each relationship, built on first use.
+    private var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
+
+    /// The registered objects of one entity, by row id.
+    private final class Registry {
+        var objects: [Int64: Registration] = [:]
+    }
 
     private struct Registration {
         unowned let object: any PersistentModel
         /// The object's backing data, to tell this entry from a later one for the same row.
         let backing: ObjectIdentifier
+    }
+
+    private struct RelationshipKey: Hashable {
+        var entity: ObjectIdentifier
+        var index: Int
     }
     private var inserted: [any PersistentModel] = []
     private var changed: [any PersistentModel] = []
@@ -55,6 +70,7 @@ public final class ModelContext {
 
     public init(_ container: ModelContainer) {
         self.container = container
+        modelTypes = Dictionary(container.schema.models.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
@@ -163,14 +179,11 @@ public final class ModelContext {
             for object in newObjects + changed { object.persistentBackingData.pendingJoinMembers = [:] }
             throw translate(error)
         }
-        for object in newObjects {
-            let backing = object.persistentBackingData
-            register(object, entity: backing.entity.name, id: backing.id!)
-        }
+        for object in newObjects { register(object) }
         for object in newObjects + changed {
             let backing = object.persistentBackingData
             backing.savedValues = backing.values
-            backing.savedForeignIDs = backing.entity.relationships.indices.map { foreignKeyColumn(backing.entity, $0) == nil ? nil : backing.foreignID($0) }
+            backing.savedForeignIDs = backing.entity.relationships.indices.map { backing.entity.foreignKeyColumn($0) == nil ? nil : backing.foreignID($0) }
             for (index, members) in backing.pendingJoinMembers { backing.savedJoinMembers[index] = members }
             backing.pendingJoinMembers = [:]
             backing.isChanged = false
@@ -180,7 +193,7 @@ public final class ModelContext {
         let hadDeletions = !deleted.isEmpty
         for object in deleted {
             let backing = object.persistentBackingData
-            registered[type(of: object).entity.name]?[backing.id!] = nil
+            registries[ObjectIdentifier(backing.entity)]?.objects[backing.id!] = nil
             backing.isDeleted = false
             backing.context = nil
         }
@@ -218,11 +231,6 @@ public final class ModelContext {
         }
     }
 
-    private func foreignKeyColumn(_ entity: EntityDescription, _ index: Int) -> String? {
-        if case let .column(column) = entity.relationships[index].storage { return column }
-        return nil
-    }
-
     /// Inserts a new object's row, or updates the columns of a changed one that changed: the
     /// attributes set since the last save and the keys that differ from the stored ones.
     private func write(_ object: any PersistentModel, isNew: Bool) throws {
@@ -237,8 +245,7 @@ public final class ModelContext {
             columns.append(column)
             values.append(backing.values[index])
         }
-        for index in entity.relationships.indices {
-            guard let column = foreignKeyColumn(entity, index) else { continue }
+        for (index, column) in entity.foreignKeys {
             let foreignID = backing.foreignID(index)
             guard isNew || foreignID != backing.savedForeignIDs[index] else { continue }
             columns.append(column)
@@ -326,42 +333,12 @@ public final class ModelContext {
     // MARK: - Fetch
 
     /// The objects matching the descriptor, one object per row for this context.
+    ///
+    ///     SELECT id, … FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = Model.entity
-        let attributeColumns = entity.attributes.compactMap(\.column)
-        let foreignKeyIndices = entity.relationships.indices.filter { foreignKeyColumn(entity, $0) != nil }
-        var sql = "SELECT id" + (attributeColumns + foreignKeyIndices.map { foreignKeyColumn(entity, $0)! }).map { ", " + $0 }.joined()
-            + " FROM \(entity.table)"
         let (clauses, bindings) = try descriptor.sqlClauses()
-        sql += clauses
-        var result: [Model] = []
-        for row in try database.query(sql, bindings) {
-            guard let id = row[0].integer else { continue }
-            if let existing = registered[entity.name]?[id]?.object as? Model {
-                result.append(existing)
-                continue
-            }
-            var values: [SQLiteValue] = []
-            var position = 1
-            for attribute in entity.attributes {
-                if attribute.column != nil {
-                    values.append(row[position])
-                    position += 1
-                } else {
-                    values.append(.null)
-                }
-            }
-            var foreignIDs = [Int64?](repeating: nil, count: entity.relationships.count)
-            for index in foreignKeyIndices {
-                foreignIDs[index] = row[position].integer
-                position += 1
-            }
-            let backing = ModelBackingData(entity: entity, id: id, values: values, foreignIDs: foreignIDs, context: self)
-            let model = Model(backingData: backing)
-            backing.object = model
-            register(model, entity: entity.name, id: id)
-            result.append(model)
-        }
+        let result = try objects(Model.self, entity.selectSQL + clauses, bindings)
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
                 throw ModelContextError.unsupportedPredicate("prefetching \(keyPath), which is not a relationship of \(entity.name)")
@@ -376,7 +353,7 @@ public final class ModelContext {
     ///     SELECT … FROM "book" WHERE "writer_id" IN (SELECT value FROM json_each(?)) ORDER BY id
     private func prefetch(_ index: Int, of objects: [ModelBackingData]) throws {
         let pending = objects.filter { if case .unloaded = $0.relationships[index] { return true } else { return false } }
-        guard let first = pending.first, let target = container.schema.models.first(where: { $0.entity.name == first.entity.relationships[index].target }) else { return }
+        guard let first = pending.first, let target = modelTypes[first.entity.relationships[index].target] else { return }
         let relationship = first.entity.relationships[index]
         func json(_ ids: some Sequence<Int64>) -> SQLiteValue { .text("[" + ids.map(String.init).joined(separator: ",") + "]") }
         switch relationship.storage {
@@ -423,30 +400,83 @@ public final class ModelContext {
         return Int(try database.scalar("SELECT count(*) FROM (SELECT id FROM \(Model.entity.table)\(clauses))", bindings))
     }
 
-    /// Loads one relationship of a registered object.
-    func load(_ relationship: RelationshipDescription, of backing: ModelBackingData, foreignID: Int64?) -> ModelBackingData.RelationshipState? {
-        guard let target = container.schema.models.first(where: { $0.entity.name == relationship.target }) else { return nil }
-        func objects(_ condition: String, _ bindings: [SQLiteValue]) -> [any PersistentModel] {
-            (try? fetchAny(target, where: condition, bindings)) ?? []
-        }
-        guard let id = backing.id else { return nil }
+    /// Loads relationship `index` of a registered object (one query, prepared once per relationship).
+    func load(_ index: Int, of backing: ModelBackingData, foreignID: Int64?) -> ModelBackingData.RelationshipState? {
+        let relationship = backing.entity.relationships[index]
+        guard let id = backing.id, let (target, sql) = loadQuery(index, of: backing.entity) else { return nil }
         switch relationship.storage {
         case .column:
             guard let foreignID else { return .toOne(nil) }
-            return .toOne(objects("id = ?", [.integer(foreignID)]).first)
-        case let .inverseColumn(column):
-            let found = objects("\(column) = ?", [.integer(id)])
+            return .toOne((try? objects(ofType: target, sql, [.integer(foreignID)]))?.first)
+        case .inverseColumn, .joinTable:
+            let found = (try? objects(ofType: target, sql, [.integer(id)])) ?? []
             return relationship.isToMany ? .toMany(.init(found)) : .toOne(found.first)
-        case let .joinTable(table, own, other):
-            return .toMany(.init(objects("id IN (SELECT \(other) FROM \(table) WHERE \(own) = ?)", [.integer(id)])))
         }
     }
 
+    /// The query that loads relationship `index` of `entity` for one object:
+    ///
+    ///     SELECT id, … FROM "volume" WHERE "writer_id" = ? ORDER BY id
+    private func loadQuery(_ index: Int, of entity: EntityDescription) -> (target: any PersistentModel.Type, sql: String)? {
+        let key = RelationshipKey(entity: ObjectIdentifier(entity), index: index)
+        if let query = loadQueries[key] { return query }
+        guard let target = modelTypes[entity.relationships[index].target] else { return nil }
+        let condition = switch entity.relationships[index].storage {
+        case .column: "id = ?"
+        case let .inverseColumn(column): "\(column) = ?"
+        case let .joinTable(table, own, other): "id IN (SELECT \(other) FROM \(table) WHERE \(own) = ?)"
+        }
+        let query = (target, "\(target.entity.selectSQL) WHERE \(condition) ORDER BY id")
+        loadQueries[key] = query
+        return query
+    }
+
     private func fetchAny(_ type: any PersistentModel.Type, where condition: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
+        try objects(ofType: type, "\(type.entity.selectSQL) WHERE \(condition) ORDER BY id", bindings)
+    }
+
+    private func objects(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
         func open<Model: PersistentModel>(_ model: Model.Type) throws -> [any PersistentModel] {
-            try fetch(FetchDescriptor<Model>(condition: condition, bindings: bindings))
+            try objects(Model.self, sql, bindings)
         }
         return try open(type)
+    }
+
+    /// Runs a query selecting `entity.selectSQL`'s columns and returns, for each row, the object
+    /// this context has registered for it, else a new one built from the row.
+    private func objects<Model: PersistentModel>(_ type: Model.Type, _ sql: String, _ bindings: [SQLiteValue]) throws -> [Model] {
+        let entity = Model.entity
+        let registry = registry(for: entity)
+        var result: [Model] = []
+        try database.forEachRow(sql, bindings) { row in
+            let id = row.integer(at: 0)
+            if let existing = registry.objects[id]?.object as? Model {
+                result.append(existing)
+                return
+            }
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(entity.attributes.count)
+            var position = 1
+            for attribute in entity.attributes {
+                if attribute.column != nil {
+                    values.append(row.value(at: position))
+                    position += 1
+                } else {
+                    values.append(.null)
+                }
+            }
+            var foreignIDs = [Int64?](repeating: nil, count: entity.relationships.count)
+            for key in entity.foreignKeys {
+                foreignIDs[key.index] = row.value(at: position).integer
+                position += 1
+            }
+            let backing = ModelBackingData(entity: entity, id: id, values: values, foreignIDs: foreignIDs, context: self)
+            let model = Model(backingData: backing)
+            backing.object = model
+            registry.objects[id] = Registration(object: model, backing: ObjectIdentifier(backing))
+            result.append(model)
+        }
+        return result
     }
 
     /// After a delete ran in the database: detach objects whose rows are gone and bring every
@@ -457,12 +487,12 @@ public final class ModelContext {
     private func refreshAfterDeletion() throws {
         var detached: Set<ObjectIdentifier> = []
         var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
-        for (entityName, registrations) in registered {
-            let objects = registrations.mapValues(\.object)
-            guard let model = container.schema.models.first(where: { $0.entity.name == entityName }) else { continue }
+        for model in container.schema.models {
             let entity = model.entity
+            guard let registry = registries[ObjectIdentifier(entity)], !registry.objects.isEmpty else { continue }
+            let objects = registry.objects.mapValues(\.object)
             let ids = "[" + objects.keys.map(String.init).joined(separator: ",") + "]"
-            let columns = entity.relationships.indices.compactMap { foreignKeyColumn(entity, $0) }
+            let columns = entity.foreignKeys.map(\.column)
             var rows: [Int64: [SQLiteValue]] = [:]
             for row in try database.query("SELECT id\(columns.map { ", " + $0 }.joined()) FROM \(entity.table) WHERE id IN (SELECT value FROM json_each(?))", [.text(ids)]) {
                 if let id = row[0].integer { rows[id] = Array(row.dropFirst()) }
@@ -470,17 +500,15 @@ public final class ModelContext {
             for (id, object) in objects {
                 let backing = object.persistentBackingData
                 guard let row = rows[id] else {
-                    registered[entityName]?[id] = nil
+                    registry.objects[id] = nil
                     backing.isDeleted = false
                     backing.context = nil
                     detached.insert(ObjectIdentifier(object))
                     continue
                 }
-                var position = 0
                 var foreignIDs = [Int64?](repeating: nil, count: entity.relationships.count)
-                for index in entity.relationships.indices where foreignKeyColumn(entity, index) != nil {
-                    foreignIDs[index] = row[position].integer
-                    position += 1
+                for (position, key) in entity.foreignKeys.enumerated() {
+                    foreignIDs[key.index] = row[position].integer
                 }
                 survivors.append((backing, foreignIDs))
             }
@@ -504,7 +532,7 @@ public final class ModelContext {
     /// Forgets every registered object (after `deleteAllData`).
     func forgetAll() {
         for object in registeredObjects { object.persistentBackingData.context = nil }
-        registered = [:]
+        registries = [:]
         clearPendingChanges()
     }
 
@@ -512,24 +540,34 @@ public final class ModelContext {
 
     /// Every registered object.
     private var registeredObjects: [any PersistentModel] {
-        registered.values.flatMap { $0.values.map(\.object) }
+        registries.values.flatMap { $0.objects.values.map(\.object) }
     }
 
-    /// Registers a loaded or saved object.
-    private func register(_ object: any PersistentModel, entity: String, id: Int64) {
-        registered[entity, default: [:]][id] = Registration(object: object, backing: ObjectIdentifier(object.persistentBackingData))
+    private func registry(for entity: EntityDescription) -> Registry {
+        if let registry = registries[ObjectIdentifier(entity)] { return registry }
+        let registry = Registry()
+        registries[ObjectIdentifier(entity)] = registry
+        return registry
+    }
+
+    /// Registers a saved object.
+    private func register(_ object: any PersistentModel) {
+        let backing = object.persistentBackingData
+        registry(for: backing.entity).objects[backing.id!] = Registration(object: object, backing: ObjectIdentifier(backing))
     }
 
     /// A registered object's model went away: its entry goes too (unless the row has another object now).
-    func forget(entity: String, id: Int64, backing: ObjectIdentifier) {
-        if registered[entity]?[id]?.backing == backing { registered[entity]?[id] = nil }
+    func forget(entity: EntityDescription, id: Int64, backing: ObjectIdentifier) {
+        guard let registry = registries[ObjectIdentifier(entity)], registry.objects[id]?.backing == backing else { return }
+        registry.objects[id] = nil
     }
 
     /// The object this context has registered for the identifier, if any (SwiftData's
     /// `registeredModel(for:)`); an inserted object is found by its temporary identifier.
     public func registeredModel<Model: PersistentModel>(for identifier: PersistentIdentifier) -> Model? {
         guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } as? Model }
-        return registered[identifier.entity]?[id]?.object as? Model
+        guard let type = modelTypes[identifier.entity] else { return nil }
+        return registries[ObjectIdentifier(type.entity)]?.objects[id]?.object as? Model
     }
 
     /// The object with this identifier: the one registered, else loaded from the store (SwiftData's
@@ -538,8 +576,8 @@ public final class ModelContext {
     ///     SELECT id, … FROM "animal" WHERE id = ?
     public func model(for identifier: PersistentIdentifier) throws -> (any PersistentModel)? {
         guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
-        if let object = registered[identifier.entity]?[id]?.object { return object }
-        guard let type = container.schema.models.first(where: { $0.entity.name == identifier.entity }) else { return nil }
+        guard let type = modelTypes[identifier.entity] else { return nil }
+        if let object = registries[ObjectIdentifier(type.entity)]?.objects[id]?.object { return object }
         return try fetchAny(type, where: "id = ?", [.integer(id)]).first
     }
 }

@@ -75,15 +75,22 @@ public final class SQLiteDatabase {
     /// Runs a statement with bindings and returns all rows.
     @discardableResult
     public func query(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
+        var rows: [[SQLiteValue]] = []
+        try forEachRow(sql, bindings) { rows.append($0.row()) }
+        return rows
+    }
+
+    /// Runs a statement with bindings and calls `body` at each row, which reads the columns it
+    /// needs from the statement (`value(at:)`) without the rows being collected first. `body` must
+    /// not run the same SQL again.
+    public func forEachRow(_ sql: String, _ bindings: [SQLiteValue] = [], _ body: (SQLiteStatement) throws -> Void) throws {
         statementsExecuted += 1
         let statement = try statement(sql)
         try statement.bind(bindings)
-        var rows: [[SQLiteValue]] = []
+        defer { statement.reset() }
         while try statement.step() {
-            rows.append(statement.row())
+            try body(statement)
         }
-        statement.reset()
-        return rows
     }
 
     /// Runs a statement with bindings and returns how many rows it changed.
@@ -207,6 +214,9 @@ public final class SQLiteStatement {
         default: return .null
         }
     }
+
+    /// The integer in `column` (0 for NULL).
+    public func integer(at column: Int) -> Int64 { sqlite3_column_int64(handle, Int32(column)) }
 
     public func row() -> [SQLiteValue] {
         (0..<columnCount).map(value(at:))
