@@ -32,27 +32,35 @@ public final class ModelBackingData {
         case toMany(ModelList)
     }
 
-    /// The objects of a to-many relationship, in order, with their identities for constant-time
-    /// membership: keeping an inverse in sync costs the same for the first link as for the ten
-    /// thousandth.
+    /// The objects of a to-many relationship, in order. A long list, once asked about membership,
+    /// keeps its members' identities for constant-time answers: keeping an inverse in sync costs
+    /// the same for the first link as for the ten thousandth, and a list that is only read (most
+    /// loaded ones) costs no more than its array.
     struct ModelList {
         private(set) var objects: [any PersistentModel]
-        private var identities: Set<ObjectIdentifier>
+        private var identities: Set<ObjectIdentifier>?
+        /// Up to this many members, a search is cheaper than a set.
+        private static let searchedCount = 16
 
         init(_ objects: [any PersistentModel] = []) {
             self.objects = objects
-            identities = Set(objects.lazy.map { ObjectIdentifier($0) })
         }
 
-        func contains(_ object: AnyObject) -> Bool { identities.contains(ObjectIdentifier(object)) }
+        mutating func contains(_ object: AnyObject) -> Bool {
+            if identities == nil, objects.count > Self.searchedCount { identities = Set(objects.lazy.map { ObjectIdentifier($0) }) }
+            if let identities { return identities.contains(ObjectIdentifier(object)) }
+            return objects.contains { $0 === object }
+        }
 
         mutating func append(_ object: any PersistentModel) {
-            guard identities.insert(ObjectIdentifier(object)).inserted else { return }
+            guard !contains(object) else { return }
             objects.append(object)
+            identities?.insert(ObjectIdentifier(object))
         }
 
         mutating func remove(_ object: AnyObject) {
-            guard identities.remove(ObjectIdentifier(object)) != nil else { return }
+            guard contains(object) else { return }
+            identities?.remove(ObjectIdentifier(object))
             objects.removeAll { $0 === object }
         }
 
@@ -61,7 +69,7 @@ public final class ModelBackingData {
             ModelList(objects.filter { !excluded.contains(ObjectIdentifier($0)) })
         }
 
-        func containsAny(of others: Set<ObjectIdentifier>) -> Bool { !identities.isDisjoint(with: others) }
+        func containsAny(of others: Set<ObjectIdentifier>) -> Bool { objects.contains { others.contains(ObjectIdentifier($0)) } }
     }
 
     /// A new object: default values, every relationship loaded and empty.
@@ -122,7 +130,8 @@ public final class ModelBackingData {
 
     public func toMany<Target: PersistentModel>(_ index: Int, as type: Target.Type = Target.self) -> [Target] {
         switch loadRelationship(index) {
-        case let .toMany(list): return list.objects.compactMap { $0 as? Target }
+        // Generated accessors name the relationship's target class, whose objects alone the list holds.
+        case let .toMany(list): return list.objects.map { unsafeDowncast($0, to: Target.self) }
         default: return []
         }
     }
@@ -140,14 +149,15 @@ public final class ModelBackingData {
 
     public func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) {
         let old = toMany(index, as: Target.self)
-        let list = ModelList(newValue)
+        var list = ModelList(newValue)
+        let removed = old.filter { !list.contains($0) }
         relationships[index] = .toMany(list)
         noteMembershipChange(index)
         newValue.forEach(adoptRelated)
         guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
         let oldIdentities = Set(old.lazy.map { ObjectIdentifier($0) })
-        for removed in old where !list.contains(removed) {
-            removed.persistentBackingData.removeInverse(inverse, self)
+        for object in removed {
+            object.persistentBackingData.removeInverse(inverse, self)
         }
         for added in list.objects where !oldIdentities.contains(ObjectIdentifier(added)) {
             added.persistentBackingData.addInverse(inverse, self)
@@ -238,7 +248,7 @@ public final class ModelBackingData {
     /// own deinit calls it too): its row's entry leaves the context's identity map, and nothing
     /// refers to the model any longer.
     public func modelDidEnd() {
-        if let id, let context { context.forget(entity: entity, id: id, backing: ObjectIdentifier(self)) }
+        if let id, let context { context.forget(self, id: id) }
         context = nil
         object = nil
     }

@@ -43,15 +43,28 @@ public final class ModelContext {
     /// The query that loads each relationship, built on first use.
     private var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
 
-    /// The registered objects of one entity, by row id.
+    /// The registered objects of one entity: the backing data of each, by row id (its model is
+    /// `backing.object`). Unretained: an entry leaves when its model goes (`forget`, called from
+    /// the model's deinit and, at the latest, from the backing data's own), before the backing
+    /// data it names is freed.
     private final class Registry {
-        var objects: [Int64: Registration] = [:]
-    }
+        private var backings: [Int64: Unmanaged<ModelBackingData>] = [:]
 
-    private struct Registration {
-        unowned let object: any PersistentModel
-        /// The object's backing data, to tell this entry from a later one for the same row.
-        let backing: ObjectIdentifier
+        subscript(id: Int64) -> ModelBackingData? { backings[id]?.takeUnretainedValue() }
+
+        var isEmpty: Bool { backings.isEmpty }
+        var all: [(id: Int64, backing: ModelBackingData)] { backings.map { ($0.key, $0.value.takeUnretainedValue()) } }
+
+        func register(_ backing: ModelBackingData, id: Int64) { backings[id] = .passUnretained(backing) }
+
+        func remove(_ id: Int64) { backings[id] = nil }
+
+        /// Removes the entry of `id` if it is `backing`'s (not a later object's for the same row).
+        func remove(_ id: Int64, ifItIs backing: ModelBackingData) {
+            if let index = backings.index(forKey: id), backings[index].value.toOpaque() == Unmanaged.passUnretained(backing).toOpaque() {
+                backings.remove(at: index)
+            }
+        }
     }
 
     private struct RelationshipKey: Hashable {
@@ -193,7 +206,7 @@ public final class ModelContext {
         let hadDeletions = !deleted.isEmpty
         for object in deleted {
             let backing = object.persistentBackingData
-            registries[ObjectIdentifier(backing.entity)]?.objects[backing.id!] = nil
+            registries[ObjectIdentifier(backing.entity)]?.remove(backing.id!)
             backing.isDeleted = false
             backing.context = nil
         }
@@ -338,7 +351,8 @@ public final class ModelContext {
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = Model.entity
         let (clauses, bindings) = try descriptor.sqlClauses()
-        let result = try objects(Model.self, entity.selectSQL + clauses, bindings)
+        // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
+        let result = try objects(ofType: Model.self, entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
                 throw ModelContextError.unsupportedPredicate("prefetching \(keyPath), which is not a relationship of \(entity.name)")
@@ -435,22 +449,15 @@ public final class ModelContext {
         try objects(ofType: type, "\(type.entity.selectSQL) WHERE \(condition) ORDER BY id", bindings)
     }
 
+    /// Runs a query selecting `type.entity.selectSQL`'s columns and returns, for each row, the
+    /// object this context has registered for it, else a new one built from the row.
     private func objects(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
-        func open<Model: PersistentModel>(_ model: Model.Type) throws -> [any PersistentModel] {
-            try objects(Model.self, sql, bindings)
-        }
-        return try open(type)
-    }
-
-    /// Runs a query selecting `entity.selectSQL`'s columns and returns, for each row, the object
-    /// this context has registered for it, else a new one built from the row.
-    private func objects<Model: PersistentModel>(_ type: Model.Type, _ sql: String, _ bindings: [SQLiteValue]) throws -> [Model] {
-        let entity = Model.entity
+        let entity = type.entity
         let registry = registry(for: entity)
-        var result: [Model] = []
+        var result: [any PersistentModel] = []
         try database.forEachRow(sql, bindings) { row in
             let id = row.integer(at: 0)
-            if let existing = registry.objects[id]?.object as? Model {
+            if let existing = registry[id]?.object {
                 result.append(existing)
                 return
             }
@@ -471,9 +478,9 @@ public final class ModelContext {
                 position += 1
             }
             let backing = ModelBackingData(entity: entity, id: id, values: values, foreignIDs: foreignIDs, context: self)
-            let model = Model(backingData: backing)
+            let model = type.init(backingData: backing)
             backing.object = model
-            registry.objects[id] = Registration(object: model, backing: ObjectIdentifier(backing))
+            registry.register(backing, id: id)
             result.append(model)
         }
         return result
@@ -489,8 +496,8 @@ public final class ModelContext {
         var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
         for model in container.schema.models {
             let entity = model.entity
-            guard let registry = registries[ObjectIdentifier(entity)], !registry.objects.isEmpty else { continue }
-            let objects = registry.objects.mapValues(\.object)
+            guard let registry = registries[ObjectIdentifier(entity)], !registry.isEmpty else { continue }
+            let objects = Dictionary(registry.all.compactMap { entry in entry.backing.object.map { (entry.id, $0) } }, uniquingKeysWith: { first, _ in first })
             let ids = "[" + objects.keys.map(String.init).joined(separator: ",") + "]"
             let columns = entity.foreignKeys.map(\.column)
             var rows: [Int64: [SQLiteValue]] = [:]
@@ -500,7 +507,7 @@ public final class ModelContext {
             for (id, object) in objects {
                 let backing = object.persistentBackingData
                 guard let row = rows[id] else {
-                    registry.objects[id] = nil
+                    registry.remove(id)
                     backing.isDeleted = false
                     backing.context = nil
                     detached.insert(ObjectIdentifier(object))
@@ -540,7 +547,7 @@ public final class ModelContext {
 
     /// Every registered object.
     private var registeredObjects: [any PersistentModel] {
-        registries.values.flatMap { $0.objects.values.map(\.object) }
+        registries.values.flatMap { $0.all.compactMap(\.backing.object) }
     }
 
     private func registry(for entity: EntityDescription) -> Registry {
@@ -553,13 +560,12 @@ public final class ModelContext {
     /// Registers a saved object.
     private func register(_ object: any PersistentModel) {
         let backing = object.persistentBackingData
-        registry(for: backing.entity).objects[backing.id!] = Registration(object: object, backing: ObjectIdentifier(backing))
+        registry(for: backing.entity).register(backing, id: backing.id!)
     }
 
     /// A registered object's model went away: its entry goes too (unless the row has another object now).
-    func forget(entity: EntityDescription, id: Int64, backing: ObjectIdentifier) {
-        guard let registry = registries[ObjectIdentifier(entity)], registry.objects[id]?.backing == backing else { return }
-        registry.objects[id] = nil
+    func forget(_ backing: ModelBackingData, id: Int64) {
+        registries[ObjectIdentifier(backing.entity)]?.remove(id, ifItIs: backing)
     }
 
     /// The object this context has registered for the identifier, if any (SwiftData's
@@ -567,7 +573,7 @@ public final class ModelContext {
     public func registeredModel<Model: PersistentModel>(for identifier: PersistentIdentifier) -> Model? {
         guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } as? Model }
         guard let type = modelTypes[identifier.entity] else { return nil }
-        return registries[ObjectIdentifier(type.entity)]?.objects[id]?.object as? Model
+        return registries[ObjectIdentifier(type.entity)]?[id]?.object as? Model
     }
 
     /// The object with this identifier: the one registered, else loaded from the store (SwiftData's
@@ -577,7 +583,7 @@ public final class ModelContext {
     public func model(for identifier: PersistentIdentifier) throws -> (any PersistentModel)? {
         guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
         guard let type = modelTypes[identifier.entity] else { return nil }
-        if let object = registries[ObjectIdentifier(type.entity)]?.objects[id]?.object { return object }
+        if let object = registries[ObjectIdentifier(type.entity)]?[id]?.object { return object }
         return try fetchAny(type, where: "id = ?", [.integer(id)]).first
     }
 }
