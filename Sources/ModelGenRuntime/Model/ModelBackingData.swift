@@ -12,9 +12,30 @@ public final class ModelBackingData {
     var values: [SQLiteValue]
     /// Values as last saved or loaded, for rollback.
     var savedValues: [SQLiteValue]
-    var relationships: [RelationshipState]
     /// Foreign keys on this row as last saved or loaded, per relationship, for rollback.
     var savedForeignIDs: [Int64?]
+    /// The state of each relationship, or nil while every one is unloaded with the key it was
+    /// saved or loaded with (`savedForeignIDs`): an object loaded from a row needs no array of
+    /// states until a relationship of it is used.
+    private var relationshipStates: [RelationshipState]?
+
+    /// The state of each relationship; changing one makes the array of states.
+    var relationships: [RelationshipState] {
+        get { relationshipStates ?? savedForeignIDs.map { .unloaded(foreignID: $0) } }
+        set { relationshipStates = newValue }
+        _modify {
+            if relationshipStates == nil { relationshipStates = savedForeignIDs.map { .unloaded(foreignID: $0) } }
+            yield &relationshipStates!
+        }
+    }
+
+    /// The state of relationship `index`.
+    func relationship(_ index: Int) -> RelationshipState {
+        relationshipStates?[index] ?? .unloaded(foreignID: savedForeignIDs[index])
+    }
+
+    /// Every relationship becomes unloaded, with the key saved or loaded last.
+    func unloadRelationships() { relationshipStates = nil }
     /// To-many relationships stored in join tables whose membership changed.
     var changedJoinRelationships: [Int] = []
     /// Attributes set since the last save or load: an update writes only their columns.
@@ -77,8 +98,8 @@ public final class ModelBackingData {
         self.entity = entity
         values = Array(repeating: .null, count: entity.attributes.count)
         savedValues = values
-        relationships = entity.relationships.map { $0.isToMany ? .toMany(ModelList()) : .toOne(nil) }
         savedForeignIDs = Array(repeating: nil, count: entity.relationships.count)
+        relationshipStates = entity.relationships.map { $0.isToMany ? .toMany(ModelList()) : .toOne(nil) }
     }
 
     /// An object loaded from a row.
@@ -87,7 +108,6 @@ public final class ModelBackingData {
         self.id = id
         self.values = values
         savedValues = values
-        relationships = foreignIDs.map { .unloaded(foreignID: $0) }
         savedForeignIDs = foreignIDs
         self.context = context
     }
@@ -186,6 +206,24 @@ public final class ModelBackingData {
         markChanged()
     }
 
+    /// The object goes before it was ever saved: the objects it is related to forget it, as
+    /// they would had it been saved and deleted.
+    func detachFromRelated() {
+        guard let relationshipStates else { return }
+        for (index, state) in relationshipStates.enumerated() {
+            let related: [any PersistentModel]
+            switch state {
+            case let .toOne(object?): related = [object]
+            case let .toMany(list): related = list.objects
+            default: related = []
+            }
+            for object in related {
+                guard let inverse = inverseIndex(of: index, in: type(of: object).entity) else { break }
+                object.persistentBackingData.removeInverse(inverse, self)
+            }
+        }
+    }
+
     /// The other side changed: `owner` no longer refers to this object through the inverse.
     private func removeInverse(_ index: Int, _ owner: ModelBackingData) {
         _ = loadRelationship(index)
@@ -225,11 +263,10 @@ public final class ModelBackingData {
             guard previous?.persistentBackingData !== owner else { return }
             relationships[index] = .toOne(ownerObject)
             markChanged()
-            // A to-one inverse of a to-one: the previous partner loses its reference.
-            if let previous, let back = entity.relationships[index].inverse,
-               let backIndex = type(of: previous).entity.relationships.firstIndex(where: { $0.name == back }) {
-                previous.persistentBackingData.relationships[backIndex] = .toOne(nil)
-                previous.persistentBackingData.markChanged()
+            // The previous partner no longer refers to this object (through a to-one, or as a
+            // member of its to-many: moving to another department leaves the old one's staff).
+            if let previous, let backIndex = inverseIndex(of: index, in: type(of: previous).entity) {
+                previous.persistentBackingData.removeInverse(backIndex, self)
             }
         case .toMany, .unloaded:
             break
@@ -255,7 +292,7 @@ public final class ModelBackingData {
 
     /// Loads a relationship from the database on first access.
     private func loadRelationship(_ index: Int) -> RelationshipState {
-        if case let .unloaded(foreignID) = relationships[index] {
+        if case let .unloaded(foreignID) = relationship(index) {
             let loaded = context?.load(index, of: self, foreignID: foreignID)
                 ?? (entity.relationships[index].isToMany ? .toMany(ModelList()) : .toOne(nil))
             if case .joinTable = entity.relationships[index].storage, case let .toMany(list) = loaded {
@@ -268,13 +305,13 @@ public final class ModelBackingData {
 
     /// The ids of a join-table relationship's members now.
     func joinMemberIDs(_ index: Int) -> Set<Int64> {
-        guard case let .toMany(list) = relationships[index] else { return savedJoinMembers[index] ?? [] }
+        guard case let .toMany(list) = relationship(index) else { return savedJoinMembers[index] ?? [] }
         return Set(list.objects.compactMap { $0.persistentBackingData.id })
     }
 
     /// The id a to-one stored in a column of this row refers to now.
     func foreignID(_ index: Int) -> Int64? {
-        switch relationships[index] {
+        switch relationship(index) {
         case let .unloaded(foreignID): return foreignID
         case let .toOne(object): return object?.persistentBackingData.id
         case .toMany: return nil
@@ -284,7 +321,7 @@ public final class ModelBackingData {
     /// Drops references to objects whose rows a delete removed (`detached`); relationships not loaded
     /// take the foreign keys the store now holds, when given.
     func forgetRelated(_ detached: Set<ObjectIdentifier>, storedForeignIDs: [Int64?]?) {
-        guard !detached.isEmpty || storedForeignIDs != nil else { return }
+        guard !detached.isEmpty || storedForeignIDs != nil, relationshipStates != nil else { return }
         for index in relationships.indices {
             switch relationships[index] {
             case .unloaded:
@@ -303,7 +340,7 @@ public final class ModelBackingData {
     func revert(foreignIDs: [Int64?]? = nil) {
         values = savedValues
         savedForeignIDs = foreignIDs ?? savedForeignIDs
-        relationships = savedForeignIDs.map { .unloaded(foreignID: $0) }
+        unloadRelationships()
         changedJoinRelationships = []
         changedAttributes = []
         savedJoinMembers = [:]

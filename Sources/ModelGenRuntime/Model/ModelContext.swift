@@ -122,6 +122,7 @@ public final class ModelContext {
         let backing = model.persistentBackingData
         if insertedIdentities.remove(ObjectIdentifier(model)) != nil {
             inserted.removeAll { $0 === model }
+            backing.detachFromRelated()
             backing.context = nil
             return
         }
@@ -366,20 +367,20 @@ public final class ModelContext {
     ///
     ///     SELECT … FROM "book" WHERE "writer_id" IN (SELECT value FROM json_each(?)) ORDER BY id
     private func prefetch(_ index: Int, of objects: [ModelBackingData]) throws {
-        let pending = objects.filter { if case .unloaded = $0.relationships[index] { return true } else { return false } }
+        let pending = objects.filter { if case .unloaded = $0.relationship(index) { return true } else { return false } }
         guard let first = pending.first, let target = modelTypes[first.entity.relationships[index].target] else { return }
         let relationship = first.entity.relationships[index]
         func json(_ ids: some Sequence<Int64>) -> SQLiteValue { .text("[" + ids.map(String.init).joined(separator: ",") + "]") }
         switch relationship.storage {
         case .column:
             let foreignIDs = Set(pending.compactMap { backing -> Int64? in
-                if case let .unloaded(foreignID) = backing.relationships[index] { return foreignID }
+                if case let .unloaded(foreignID) = backing.relationship(index) { return foreignID }
                 return nil
             })
             let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [json(foreignIDs)])
             let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
             for backing in pending {
-                guard case let .unloaded(foreignID) = backing.relationships[index] else { continue }
+                guard case let .unloaded(foreignID) = backing.relationship(index) else { continue }
                 backing.relationships[index] = .toOne(foreignID.flatMap { byID[$0] })
             }
         case let .inverseColumn(column):
@@ -525,7 +526,7 @@ public final class ModelContext {
             if backing.isChanged {
                 backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
             } else {
-                backing.relationships = foreignIDs.map { .unloaded(foreignID: $0) }
+                backing.unloadRelationships()
             }
         }
         for object in inserted { object.persistentBackingData.forgetRelated(detached, storedForeignIDs: nil) }

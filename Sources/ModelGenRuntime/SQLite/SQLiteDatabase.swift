@@ -19,6 +19,13 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     public var isConstraintViolation: Bool { code & 0xFF == SQLITE_CONSTRAINT }
 }
 
+extension SQLiteError {
+    /// The error the connection reports for its last call.
+    init(connection: OpaquePointer, sql: String?) {
+        self.init(code: sqlite3_extended_errcode(connection), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+}
+
 /// One connection to an SQLite database, with foreign keys enforced.
 ///
 /// Not thread-safe: use a connection from one thread (or actor) at a time.
@@ -134,13 +141,15 @@ public final class SQLiteDatabase {
     }
 
     func error(_ status: Int32, sql: String?) -> SQLiteError {
-        SQLiteError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        SQLiteError(connection: handle, sql: sql)
     }
 }
 
-/// A compiled statement.
+/// A compiled statement. It refers to its connection's handle, not to the `SQLiteDatabase` that
+/// caches it, so that the two do not keep each other alive: the connection closes when its
+/// database object goes (`sqlite3_close_v2` waits for statements still held elsewhere).
 public final class SQLiteStatement {
-    private let database: SQLiteDatabase
+    private let connection: OpaquePointer
     private let handle: OpaquePointer
     public let sql: String
 
@@ -148,7 +157,7 @@ public final class SQLiteStatement {
         var handle: OpaquePointer?
         let status = sqlite3_prepare_v2(database.handle, sql, -1, &handle, nil)
         guard status == SQLITE_OK, let handle else { throw database.error(status, sql: sql) }
-        self.database = database
+        connection = database.handle
         self.handle = handle
         self.sql = sql
     }
@@ -176,7 +185,7 @@ public final class SQLiteStatement {
                 status = bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
                     : bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
             }
-            guard status == SQLITE_OK else { throw database.error(status, sql: sql) }
+            guard status == SQLITE_OK else { throw SQLiteError(connection: connection, sql: sql) }
         }
     }
 
@@ -187,7 +196,7 @@ public final class SQLiteStatement {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
-            let error = database.error(status, sql: sql)
+            let error = SQLiteError(connection: connection, sql: sql)
             sqlite3_reset(handle)
             throw error
         }

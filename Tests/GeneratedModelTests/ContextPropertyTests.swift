@@ -1,0 +1,301 @@
+import Foundation
+import ModelGenRuntime
+import XCTest
+
+/// A differential property test of the context: random sequences of what an app does to related
+/// objects (insert, change attributes, set to-ones and to-manys from either side, delete, save,
+/// roll back, let objects go) run through the generated Catalog models on a real SQLite file and,
+/// beside them, on a plain Swift model of what SwiftData promises. After every step the objects
+/// show the model's current state (inverses included); after every save the file holds its saved
+/// state, read back by SQL; and a fresh context reads the same.
+final class ContextPropertyTests: XCTestCase {
+    /// What the objects should show and the store hold, with objects named by test-local numbers.
+    struct World: Equatable {
+        struct Person: Equatable {
+            var name: String
+            var level: Int?
+            var manager: Int?
+            var department: Int?
+            var projects: Set<Int> = []
+        }
+        var people: [Int: Person] = [:]
+        var departments: [Int: String?] = [:]
+        var projects: [Int: String] = [:]
+
+        func reports(of manager: Int) -> Set<Int> { Set(people.filter { $0.value.manager == manager }.keys) }
+        func staff(of department: Int) -> Set<Int> { Set(people.filter { $0.value.department == department }.keys) }
+        func members(of project: Int) -> Set<Int> { Set(people.filter { $0.value.projects.contains(project) }.keys) }
+
+        /// What deleting an object does (the schema's rules are nullify, and join rows go).
+        mutating func deletePerson(_ number: Int) {
+            people[number] = nil
+            for key in people.keys where people[key]!.manager == number { people[key]!.manager = nil }
+        }
+        mutating func deleteDepartment(_ number: Int) {
+            departments[number] = nil
+            for key in people.keys where people[key]!.department == number { people[key]!.department = nil }
+        }
+        mutating func deleteProject(_ number: Int) {
+            projects[number] = nil
+            for key in people.keys { people[key]!.projects.remove(number) }
+        }
+    }
+
+    /// The live objects of one context, by the same numbers.
+    struct Objects {
+        var people: [Int: Employee] = [:]
+        var departments: [Int: Department] = [:]
+        var projects: [Int: Project] = [:]
+
+        func number(of object: AnyObject?) -> Int? {
+            guard let object else { return nil }
+            return people.first { $0.value === object }?.key ?? departments.first { $0.value === object }?.key ?? projects.first { $0.value === object }?.key
+        }
+        func numbers(of objects: [AnyObject]) -> Set<Int?> { Set(objects.map { number(of: $0) }) }
+    }
+
+    func testRandomWorkOnRelatedObjectsIsShownSavedAndReadBackExactly() throws {
+        for seed in UInt64(1)...120 {
+            try run(seed: seed, steps: 60)
+        }
+    }
+
+    private func run(seed: UInt64, steps: Int) throws {
+        var random = SplitMix(state: seed)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-context-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("catalog.sqlite")
+        let container = try ModelContainer(for: Catalog.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        var current = World(), saved = World()
+        var objects = Objects()
+        var unsaved: Set<Int> = []
+        var next = 0
+        var log: [String] = []
+
+        func pick<T>(_ dictionary: [Int: T]) -> Int? { dictionary.keys.sorted().randomElement(using: &random) }
+
+        for _ in 0..<steps {
+            let operation = Int.random(in: 0..<16, using: &random)
+            switch operation {
+            case 0, 1:
+                next += 1
+                let person = World.Person(name: "p\(next)", level: Bool.random(using: &random) ? Int.random(in: -3...3, using: &random) : nil)
+                let employee = Employee(name: person.name, level: person.level)
+                current.people[next] = person
+                objects.people[next] = employee
+                unsaved.insert(next)
+                // Related before or after the insert, as an app may.
+                if Bool.random(using: &random), let department = pick(objects.departments) {
+                    employee.department = objects.departments[department]
+                    current.people[next]!.department = department
+                }
+                context.insert(employee)
+                log.append("insert person \(next)")
+            case 2:
+                next += 1
+                let title = "d\(next)"
+                let department = Department(title: title)
+                current.departments[next] = title
+                objects.departments[next] = department
+                unsaved.insert(next)
+                context.insert(department)
+                log.append("insert department \(next)")
+            case 3:
+                next += 1
+                let project = Project(code: "c\(next)")
+                current.projects[next] = "c\(next)"
+                objects.projects[next] = project
+                unsaved.insert(next)
+                context.insert(project)
+                log.append("insert project \(next)")
+            case 4:
+                guard let person = pick(objects.people) else { continue }
+                let level: Int? = Bool.random(using: &random) ? Int.random(in: -3...3, using: &random) : nil
+                objects.people[person]!.level = level
+                objects.people[person]!.name += "'"
+                current.people[person]!.level = level
+                current.people[person]!.name += "'"
+                log.append("edit \(person)")
+            case 5:
+                guard let person = pick(objects.people) else { continue }
+                let manager = Bool.random(using: &random) ? pick(objects.people).flatMap { $0 == person ? nil : $0 } : nil
+                objects.people[person]!.manager = manager.map { objects.people[$0]! }
+                current.people[person]!.manager = manager
+                log.append("\(person).manager = \(manager.map(String.init) ?? "nil")")
+            case 6:
+                guard let person = pick(objects.people) else { continue }
+                let department = Bool.random(using: &random) ? pick(objects.departments) : nil
+                objects.people[person]!.department = department.map { objects.departments[$0]! }
+                current.people[person]!.department = department
+                log.append("\(person).department = \(department.map(String.init) ?? "nil")")
+            case 7:
+                // The to-many side of a to-one: the employee leaves its old department.
+                guard let person = pick(objects.people), let department = pick(objects.departments) else { continue }
+                if !objects.departments[department]!.staff.contains(where: { $0 === objects.people[person]! }) {
+                    objects.departments[department]!.staff.append(objects.people[person]!)
+                }
+                current.people[person]!.department = department
+                log.append("\(department).staff.append(\(person))")
+            case 8:
+                guard let manager = pick(objects.people), let person = pick(objects.people), person != manager else { continue }
+                objects.people[manager]!.reports.removeAll { $0 === objects.people[person]! }
+                if current.people[person]!.manager == manager { current.people[person]!.manager = nil }
+                log.append("\(manager).reports.remove(\(person))")
+            case 9:
+                guard let person = pick(objects.people) else { continue }
+                let chosen = Set(objects.projects.keys.filter { _ in Bool.random(using: &random) })
+                objects.people[person]!.projects = chosen.sorted().map { objects.projects[$0]! }
+                current.people[person]!.projects = chosen
+                log.append("\(person).projects = \(chosen.sorted())")
+            case 10:
+                guard let project = pick(objects.projects), let person = pick(objects.people) else { continue }
+                if current.people[person]!.projects.contains(project) {
+                    objects.projects[project]!.members.removeAll { $0 === objects.people[person]! }
+                    current.people[person]!.projects.remove(project)
+                    log.append("\(project).members.remove(\(person))")
+                } else {
+                    objects.projects[project]!.members.append(objects.people[person]!)
+                    current.people[person]!.projects.insert(project)
+                    log.append("\(project).members.append(\(person))")
+                }
+            case 11:
+                // Delete one object and save: the deletion plan runs with the other changes.
+                let kind = Int.random(in: 0..<3, using: &random)
+                if kind == 0, let person = pick(objects.people) {
+                    context.delete(objects.people[person]!)
+                    current.deletePerson(person)
+                    objects.people[person] = nil
+                    log.append("delete person \(person), save")
+                } else if kind == 1, let department = pick(objects.departments) {
+                    context.delete(objects.departments[department]!)
+                    current.deleteDepartment(department)
+                    objects.departments[department] = nil
+                    log.append("delete department \(department), save")
+                } else if let project = pick(objects.projects) {
+                    context.delete(objects.projects[project]!)
+                    current.deleteProject(project)
+                    objects.projects[project] = nil
+                    log.append("delete project \(project), save")
+                } else {
+                    continue
+                }
+                try context.save()
+                saved = current
+                unsaved = []
+            case 12, 13:
+                try context.save()
+                saved = current
+                unsaved = []
+                log.append("save")
+            case 14:
+                context.rollback()
+                current = saved
+                for number in unsaved {
+                    objects.people[number] = nil
+                    objects.departments[number] = nil
+                    objects.projects[number] = nil
+                }
+                // Objects deleted before the rollback come back: they are fetched again.
+                unsaved = []
+                objects = try reload(context, keeping: objects)
+                log.append("rollback")
+            default:
+                // Let go of every saved object with no unsaved change and fetch them again.
+                guard !context.hasChanges else { continue }
+                objects = Objects()
+                objects = try reload(context, keeping: objects)
+                log.append("let go and fetch again")
+            }
+            let trail = "seed \(seed): " + log.suffix(12).joined(separator: "; ")
+            XCTAssertEqual(try shown(objects, current, trail), current, "objects show what the app did (\(trail))")
+            if log.last?.hasSuffix("save") == true {
+                XCTAssertEqual(try stored(url, objects), saved, "the store holds what was saved (\(trail))")
+                let freshContext = ModelContext(container)
+                let fresh = try reload(freshContext, keeping: Objects())
+                XCTAssertEqual(try shown(fresh, saved, trail), saved, "a fresh context reads what was saved (\(trail))")
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+
+    /// Fetches every object and numbers it: the ones the app still holds (`kept`) by their number,
+    /// the others by the number in their name, code or title.
+    private func reload(_ context: ModelContext, keeping kept: Objects) throws -> Objects {
+        var objects = Objects()
+        for employee in try context.fetch(FetchDescriptor<Employee>()) {
+            let number = kept.number(of: employee) ?? Int(employee.name.dropFirst().prefix { $0 != "'" })!
+            objects.people[number] = employee
+        }
+        for project in try context.fetch(FetchDescriptor<Project>()) {
+            objects.projects[kept.number(of: project) ?? Int(project.code.dropFirst())!] = project
+        }
+        for department in try context.fetch(FetchDescriptor<Department>()) {
+            objects.departments[kept.number(of: department) ?? Int(department.title!.dropFirst())!] = department
+        }
+        return objects
+    }
+
+    /// What the objects show, in the world's terms; each inverse is checked against `world`.
+    private func shown(_ objects: Objects, _ world: World, _ trail: String) throws -> World {
+        var shown = World()
+        for (number, employee) in objects.people {
+            shown.people[number] = World.Person(name: employee.name, level: employee.level, manager: objects.number(of: employee.manager),
+                                                department: objects.number(of: employee.department),
+                                                projects: Set(employee.projects.compactMap { objects.number(of: $0) }))
+            XCTAssertEqual(objects.numbers(of: employee.reports), Set(world.reports(of: number).map(Optional.some)), "reports of \(number) (\(trail))")
+        }
+        for (number, department) in objects.departments {
+            shown.departments[number] = department.title
+            XCTAssertEqual(objects.numbers(of: department.staff), Set(world.staff(of: number).map(Optional.some)), "staff of department \(number) (\(trail))")
+        }
+        for (number, project) in objects.projects {
+            shown.projects[number] = project.code
+            XCTAssertEqual(objects.numbers(of: project.members), Set(world.members(of: number).map(Optional.some)), "members of project \(number) (\(trail))")
+        }
+        return shown
+    }
+
+    /// What the file holds, read by SQL, in the world's terms (rows matched to numbers by id).
+    private func stored(_ url: URL, _ objects: Objects) throws -> World {
+        let database = try SQLiteDatabase(path: url.path, create: false)
+        func numbers<T: PersistentModel>(_ objects: [Int: T]) -> [Int64: Int] {
+            Dictionary(objects.compactMap { entry in entry.value.persistentModelID.id.map { ($0, entry.key) } }, uniquingKeysWith: { first, _ in first })
+        }
+        let people = numbers(objects.people), departments = numbers(objects.departments), projects = numbers(objects.projects)
+        var world = World()
+        for row in try database.query("SELECT id, name, level, manager_id, department_id FROM employee") {
+            guard let number = people[row[0].integer!] else { world.people[-Int(row[0].integer!)] = .init(name: "unknown row"); continue }
+            world.people[number] = World.Person(name: text(row[1])!, level: row[2].integer.map(Int.init),
+                                                manager: row[3].integer.map { people[$0] ?? -1 }, department: row[4].integer.map { departments[$0] ?? -1 })
+        }
+        for row in try database.query("SELECT id, title FROM department") {
+            world.departments[departments[row[0].integer!] ?? -Int(row[0].integer!)] = text(row[1])
+        }
+        for row in try database.query("SELECT id, code FROM project") {
+            world.projects[projects[row[0].integer!] ?? -Int(row[0].integer!)] = text(row[1])!
+        }
+        for row in try database.query("SELECT employee_id, project_id FROM employee_projects") {
+            world.people[people[row[0].integer!] ?? 0, default: .init(name: "dangling")].projects.insert(projects[row[1].integer!] ?? -1)
+        }
+        return world
+    }
+}
+
+private func text(_ value: SQLiteValue) -> String? {
+    if case let .text(text) = value { return text }
+    return nil
+}
+
+/// A small seeded generator (SplitMix64), so a failing seed replays.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
