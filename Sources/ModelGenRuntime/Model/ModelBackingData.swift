@@ -42,9 +42,10 @@ public final class ModelBackingData {
     var changedAttributes: Set<Int> = []
     /// Ids of the members of each join-table relationship as last saved or loaded, by relationship
     /// index: a save writes only the pairs added or removed since.
-    var savedJoinMembers: [Int: Set<Int64>] = [:]
+    /// Each list is sorted, without repeats (`MemberIDs`).
+    var savedJoinMembers: [Int: MemberIDs] = [:]
     /// The members a save is writing, which become `savedJoinMembers` when it commits.
-    var pendingJoinMembers: [Int: Set<Int64>] = [:]
+    var pendingJoinMembers: [Int: MemberIDs] = [:]
 
     enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
@@ -296,7 +297,7 @@ public final class ModelBackingData {
             let loaded = context?.load(index, of: self, foreignID: foreignID)
                 ?? (entity.relationships[index].isToMany ? .toMany(ModelList()) : .toOne(nil))
             if case .joinTable = entity.relationships[index].storage, case let .toMany(list) = loaded {
-                savedJoinMembers[index] = Set(list.objects.compactMap { $0.persistentBackingData.id })
+                savedJoinMembers[index] = MemberIDs(list.objects)
             }
             relationships[index] = loaded
         }
@@ -304,9 +305,9 @@ public final class ModelBackingData {
     }
 
     /// The ids of a join-table relationship's members now.
-    func joinMemberIDs(_ index: Int) -> Set<Int64> {
-        guard case let .toMany(list) = relationship(index) else { return savedJoinMembers[index] ?? [] }
-        return Set(list.objects.compactMap { $0.persistentBackingData.id })
+    func joinMemberIDs(_ index: Int) -> MemberIDs {
+        guard case let .toMany(list) = relationship(index) else { return savedJoinMembers[index] ?? MemberIDs() }
+        return MemberIDs(list.objects)
     }
 
     /// The id a to-one stored in a column of this row refers to now.
@@ -351,5 +352,31 @@ public final class ModelBackingData {
     /// Registers the model object; generated initializers call it.
     public func attach(_ object: any PersistentModel) {
         self.object = object
+    }
+}
+
+/// The row ids of a to-many relationship's saved members, sorted and each once: the form in which
+/// a save compares the members now with the members saved (a merge, no hashing) and in which an
+/// object keeps the saved ones (one array).
+struct MemberIDs: Equatable {
+    private(set) var ids: [Int64] = []
+
+    init() {}
+
+    init(_ objects: [any PersistentModel]) {
+        for id in objects.compactMap({ $0.persistentBackingData.id }).sorted() where ids.last != id {
+            ids.append(id)
+        }
+    }
+
+    /// The ids here and not in `other`.
+    func subtracting(_ other: MemberIDs) -> [Int64] {
+        guard !other.ids.isEmpty else { return ids }
+        var result: [Int64] = [], position = other.ids.startIndex
+        for id in ids {
+            while position < other.ids.endIndex, other.ids[position] < id { position += 1 }
+            if position == other.ids.endIndex || other.ids[position] != id { result.append(id) }
+        }
+        return result
     }
 }

@@ -282,17 +282,28 @@ public final class ModelContext {
         return sql
     }
 
-    /// The pairs of one join table that a save adds and removes, each pair once though both sides
-    /// of a many-to-many relationship saw it change; ids in the order of `columns`.
+    /// The pairs of one join table that a save adds and removes; ids in the order of `columns`.
+    /// Both sides of a many-to-many relationship may report the same pair: they are written once,
+    /// in key order (which keeps the join table's index appending rather than seeking).
     private struct JoinTableChanges {
         var columns: (String, String)
-        var added: [(Int64, Int64)] = []
-        var removed: [(Int64, Int64)] = []
-        var seen: Set<JoinPair> = []
+        var added: [JoinPair] = []
+        var removed: [JoinPair] = []
     }
 
-    private struct JoinPair: Hashable {
+    private struct JoinPair: Comparable {
         var first: Int64, second: Int64
+
+        static func < (lhs: JoinPair, rhs: JoinPair) -> Bool {
+            (lhs.first, lhs.second) < (rhs.first, rhs.second)
+        }
+    }
+
+    /// The pairs sorted, each once.
+    private func ordered(_ pairs: [JoinPair]) -> [JoinPair] {
+        var unique: [JoinPair] = []
+        for pair in pairs.sorted() where unique.last != pair { unique.append(pair) }
+        return unique
     }
 
     /// Writes the join rows added and removed since the last save, and notes the new members as saved.
@@ -303,29 +314,25 @@ public final class ModelContext {
             guard let id = backing.id else { continue }
             for index in backing.changedJoinRelationships {
                 guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
-                let current = backing.joinMemberIDs(index), saved = backing.savedJoinMembers[index] ?? []
+                let current = backing.joinMemberIDs(index), saved = backing.savedJoinMembers[index] ?? MemberIDs()
                 // Both sides name the same two columns; the pair is kept in the order of their names.
                 let ownFirst = own < target
-                var changes = tables[table] ?? JoinTableChanges(columns: ownFirst ? (own, target) : (target, own))
-                for member in current.subtracting(saved) {
-                    let pair = ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id)
-                    if changes.seen.insert(pair).inserted { changes.added.append((pair.first, pair.second)) }
-                }
-                for member in saved.subtracting(current) {
-                    let pair = ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id)
-                    if changes.seen.insert(pair).inserted { changes.removed.append((pair.first, pair.second)) }
-                }
-                tables[table] = changes
+                func pair(_ member: Int64) -> JoinPair { ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id) }
+                // Changed in place in the dictionary (a copy taken out would copy the lists at each append).
+                tables[table, default: JoinTableChanges(columns: ownFirst ? (own, target) : (target, own))].added += current.subtracting(saved).map(pair)
+                tables[table]!.removed += saved.subtracting(current).map(pair)
                 backing.pendingJoinMembers[index] = current
             }
         }
         for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
             let (first, second) = changes.columns
-            for (a, b) in changes.removed {
-                try database.run("DELETE FROM \(table) WHERE \(first) = ? AND \(second) = ?", [.integer(a), .integer(b)])
+            try database.runEach("DELETE FROM \(table) WHERE \(first) = ? AND \(second) = ?", ordered(changes.removed)) { statement, pair in
+                statement.bind(pair.first, at: 1)
+                statement.bind(pair.second, at: 2)
             }
-            for (a, b) in changes.added {
-                try database.run("INSERT OR IGNORE INTO \(table) (\(first), \(second)) VALUES (?, ?)", [.integer(a), .integer(b)])
+            try database.runEach("INSERT OR IGNORE INTO \(table) (\(first), \(second)) VALUES (?, ?)", ordered(changes.added)) { statement, pair in
+                statement.bind(pair.first, at: 1)
+                statement.bind(pair.second, at: 2)
             }
         }
     }
@@ -404,7 +411,7 @@ public final class ModelContext {
             for backing in pending {
                 let members = (backing.id.flatMap { pairs[$0] } ?? []).compactMap { byID[$0] }
                 backing.relationships[index] = .toMany(.init(members))
-                backing.savedJoinMembers[index] = Set(members.compactMap { $0.persistentBackingData.id })
+                backing.savedJoinMembers[index] = MemberIDs(members)
             }
         }
     }

@@ -111,6 +111,23 @@ public final class SQLiteDatabase {
         return changes
     }
 
+    /// Runs one statement, compiled once, for each element of `rows`, whose values `bind` binds
+    /// (`SQLiteStatement.bind(_:at:)`): no array of values per row. Each run counts as one statement.
+    public func runEach<Rows: Sequence>(_ sql: String, _ rows: Rows, bind: (SQLiteStatement, Rows.Element) -> Void) throws {
+        var iterator = rows.makeIterator()
+        guard var row = iterator.next() else { return }
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        while true {
+            bind(statement, row)
+            statementsExecuted += 1
+            while try statement.step() {}
+            statement.reset()
+            guard let next = iterator.next() else { return }
+            row = next
+        }
+    }
+
     /// The single integer a query returns (for `SELECT count(*) …`).
     public func scalar(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int64 {
         try query(sql, bindings).first?.first?.integer ?? 0
@@ -187,6 +204,12 @@ public final class SQLiteStatement {
             }
             guard status == SQLITE_OK else { throw SQLiteError(connection: connection, sql: sql) }
         }
+    }
+
+    /// Binds an integer to parameter `position` (1-based), which the statement must have.
+    public func bind(_ value: Int64, at position: Int32) {
+        let status = sqlite3_bind_int64(handle, position, value)
+        precondition(status == SQLITE_OK, "\(sql) has no parameter \(position)")
     }
 
     /// Advances; true while a row is available.
