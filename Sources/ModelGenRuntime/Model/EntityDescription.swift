@@ -14,6 +14,10 @@ public final class EntityDescription: Sendable {
     ///
     ///     SELECT id, "title", "price", "writer_id" FROM "volume"
     let selectSQL: String
+    /// The statement that inserts a row, with the columns in the order of `selectSQL`.
+    ///
+    ///     INSERT INTO "volume" (id, "title", "price", "writer_id") VALUES (?, ?, ?, ?)
+    let insertSQL: String
 
     public init(name: String, table: String, attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
         self.name = name
@@ -25,7 +29,9 @@ public final class EntityDescription: Sendable {
             if case let .column(column) = relationships[index].storage { return (index, column) }
             return nil
         }
-        selectSQL = "SELECT " + (["id"] + attributes.compactMap(\.column) + foreignKeys.map(\.column)).joined(separator: ", ") + " FROM \(table)"
+        let columns = ["id"] + attributes.compactMap(\.column) + foreignKeys.map(\.column)
+        selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM \(table)"
+        insertSQL = "INSERT INTO \(table) (" + columns.joined(separator: ", ") + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
     }
 
     /// The key column of relationship `index`, when it is stored on this table.

@@ -38,8 +38,6 @@ public final class ModelContext {
     private var registries: [ObjectIdentifier: Registry] = [:]
     /// The schema's model classes by entity name.
     private let modelTypes: [String: any PersistentModel.Type]
-    /// `INSERT` statements by entity name.
-    private var insertStatements: [String: String] = [:]
     /// The query that loads each relationship, built on first use.
     private var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
 
@@ -250,36 +248,42 @@ public final class ModelContext {
     private func write(_ object: any PersistentModel, isNew: Bool) throws {
         let backing = object.persistentBackingData
         let entity = backing.entity
-        var columns: [String] = [], values: [SQLiteValue] = []
-        for (index, attribute) in entity.attributes.enumerated() {
-            guard let column = attribute.column, isNew || backing.changedAttributes.contains(index) else { continue }
+        for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil && (isNew || backing.changedAttributes.contains(index)) {
             if case let .real(number) = backing.values[index], number.isNaN {
                 throw ModelContextError.unstorableValue(entity: entity.name, attribute: attribute.name, reason: "NaN cannot be stored (SQLite would read it back as nil); store nil or a number")
             }
+        }
+        if isNew {
+            // Bound straight from the object, through the entity's one INSERT statement.
+            try database.runEach(entity.insertSQL, CollectionOfOne(backing)) { statement, backing in
+                statement.bind(.integer(backing.id!), at: 1)
+                var position: Int32 = 2
+                for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil {
+                    statement.bind(backing.values[index], at: position)
+                    position += 1
+                }
+                for (index, _) in entity.foreignKeys {
+                    statement.bind(backing.foreignID(index).map(SQLiteValue.integer) ?? .null, at: position)
+                    position += 1
+                }
+            }
+            return
+        }
+        var columns: [String] = [], values: [SQLiteValue] = []
+        for (index, attribute) in entity.attributes.enumerated() {
+            guard let column = attribute.column, backing.changedAttributes.contains(index) else { continue }
             columns.append(column)
             values.append(backing.values[index])
         }
         for (index, column) in entity.foreignKeys {
             let foreignID = backing.foreignID(index)
-            guard isNew || foreignID != backing.savedForeignIDs[index] else { continue }
+            guard foreignID != backing.savedForeignIDs[index] else { continue }
             columns.append(column)
             values.append(foreignID.map(SQLiteValue.integer) ?? .null)
         }
-        if isNew {
-            try database.run(insertStatement(for: entity, columns: columns), [.integer(backing.id!)] + values)
-        } else if !columns.isEmpty {
-            let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
-            try database.run("UPDATE \(entity.table) SET \(assignments) WHERE id = ?", values + [.integer(backing.id!)])
-        }
-    }
-
-    /// `INSERT INTO table (id, …) VALUES (?, …)`, built once per entity.
-    private func insertStatement(for entity: EntityDescription, columns: [String]) -> String {
-        if let cached = insertStatements[entity.name] { return cached }
-        let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
-        let sql = "INSERT INTO \(entity.table) (\((["id"] + columns).joined(separator: ", "))) VALUES (\(placeholders))"
-        insertStatements[entity.name] = sql
-        return sql
+        guard !columns.isEmpty else { return }
+        let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
+        try database.run("UPDATE \(entity.table) SET \(assignments) WHERE id = ?", values + [.integer(backing.id!)])
     }
 
     /// The pairs of one join table that a save adds and removes; ids in the order of `columns`.
@@ -327,12 +331,12 @@ public final class ModelContext {
         for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
             let (first, second) = changes.columns
             try database.runEach("DELETE FROM \(table) WHERE \(first) = ? AND \(second) = ?", ordered(changes.removed)) { statement, pair in
-                statement.bind(pair.first, at: 1)
-                statement.bind(pair.second, at: 2)
+                statement.bind(.integer(pair.first), at: 1)
+                statement.bind(.integer(pair.second), at: 2)
             }
             try database.runEach("INSERT OR IGNORE INTO \(table) (\(first), \(second)) VALUES (?, ?)", ordered(changes.added)) { statement, pair in
-                statement.bind(pair.first, at: 1)
-                statement.bind(pair.second, at: 2)
+                statement.bind(.integer(pair.first), at: 1)
+                statement.bind(.integer(pair.second), at: 2)
             }
         }
     }

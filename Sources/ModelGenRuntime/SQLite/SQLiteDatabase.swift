@@ -183,33 +183,35 @@ public final class SQLiteStatement {
 
     public func bind(_ values: [SQLiteValue]) throws {
         sqlite3_clear_bindings(handle)
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         for (offset, value) in values.enumerated() {
-            let index = Int32(offset + 1)
-            let status: Int32
-            switch value {
-            case .null: status = sqlite3_bind_null(handle, index)
-            case let .integer(number): status = sqlite3_bind_int64(handle, index, number)
-            case let .real(number): status = sqlite3_bind_double(handle, index, number)
-            // Lengths are given in bytes, so NUL characters are kept; an empty value is bound as an
-            // empty value, not through a null pointer (which SQLite would store as NULL).
-            case var .text(text):
-                status = text.withUTF8 { bytes in
-                    bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
-                        : sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
-                }
-            case let .blob(bytes):
-                status = bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
-                    : bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
-            }
+            let status = bindStatus(value, at: Int32(offset + 1))
             guard status == SQLITE_OK else { throw SQLiteError(connection: connection, sql: sql) }
         }
     }
 
-    /// Binds an integer to parameter `position` (1-based), which the statement must have.
-    public func bind(_ value: Int64, at position: Int32) {
-        let status = sqlite3_bind_int64(handle, position, value)
+    /// Binds a value to parameter `position` (1-based), which the statement must have.
+    public func bind(_ value: SQLiteValue, at position: Int32) {
+        let status = bindStatus(value, at: position)
         precondition(status == SQLITE_OK, "\(sql) has no parameter \(position)")
+    }
+
+    private func bindStatus(_ value: SQLiteValue, at index: Int32) -> Int32 {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        switch value {
+        case .null: return sqlite3_bind_null(handle, index)
+        case let .integer(number): return sqlite3_bind_int64(handle, index, number)
+        case let .real(number): return sqlite3_bind_double(handle, index, number)
+        // Lengths are given in bytes, so NUL characters are kept; an empty value is bound as an
+        // empty value, not through a null pointer (which SQLite would store as NULL).
+        case var .text(text):
+            return text.withUTF8 { bytes in
+                bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
+                    : sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+            }
+        case let .blob(bytes):
+            return bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
+                : bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+        }
     }
 
     /// Advances; true while a row is available.
