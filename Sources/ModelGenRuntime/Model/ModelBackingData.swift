@@ -36,17 +36,9 @@ public final class ModelBackingData {
 
     /// Every relationship becomes unloaded, with the key saved or loaded last.
     func unloadRelationships() { relationshipStates = nil }
-    /// To-many relationships stored in join tables whose membership changed.
-    var changedJoinRelationships: [Int] = []
-    /// Attributes set since the last save or load: an update writes only their columns.
+    /// Attributes set since the last save or load: an update writes only their columns (a new
+    /// object, whose insert writes every column, keeps none).
     var changedAttributes: Set<Int> = []
-    /// Ids of the members of each join-table relationship as last saved or loaded, by relationship
-    /// index: a save writes only the pairs added or removed since.
-    /// Each list is sorted, without repeats (`MemberIDs`).
-    var savedJoinMembers: [Int: MemberIDs] = [:]
-    /// The members a save is writing, which become `savedJoinMembers` when it commits.
-    var pendingJoinMembers: [Int: MemberIDs] = [:]
-
     enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
         case unloaded(foreignID: Int64?)
@@ -61,11 +53,21 @@ public final class ModelBackingData {
     struct ModelList {
         private(set) var objects: [any PersistentModel]
         private var identities: Set<ObjectIdentifier>?
+        /// For a relationship stored in a join table: the members' ids as last saved or loaded,
+        /// and whether the members changed since (a save writes the difference).
+        var savedIDs = MemberIDs()
+        var membersChanged = false
         /// Up to this many members, a search is cheaper than a set.
         private static let searchedCount = 16
 
         init(_ objects: [any PersistentModel] = []) {
             self.objects = objects
+        }
+
+        /// The members of a join-table relationship as the store holds them.
+        init(saved objects: [any PersistentModel]) {
+            self.objects = objects
+            savedIDs = MemberIDs(objects)
         }
 
         mutating func contains(_ object: AnyObject) -> Bool {
@@ -88,7 +90,10 @@ public final class ModelBackingData {
 
         /// The list without the objects `excluded` names.
         func removing(_ excluded: Set<ObjectIdentifier>) -> ModelList {
-            ModelList(objects.filter { !excluded.contains(ObjectIdentifier($0)) })
+            var list = self
+            list.objects.removeAll { excluded.contains(ObjectIdentifier($0)) }
+            list.identities = nil
+            return list
         }
 
         func containsAny(of others: Set<ObjectIdentifier>) -> Bool { objects.contains { others.contains(ObjectIdentifier($0)) } }
@@ -124,7 +129,7 @@ public final class ModelBackingData {
 
     public func setAttribute<Value: PersistentValue>(_ index: Int, _ value: Value) {
         values[index] = value.sqliteValue
-        changedAttributes.insert(index)
+        if id != nil { changedAttributes.insert(index) }
         markChanged()
     }
 
@@ -171,9 +176,10 @@ public final class ModelBackingData {
     public func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) {
         let old = toMany(index, as: Target.self)
         var list = ModelList(newValue)
+        if case let .toMany(previous) = relationship(index) { list.savedIDs = previous.savedIDs }
         let removed = old.filter { !list.contains($0) }
+        noteMembershipChange(index, in: &list)
         relationships[index] = .toMany(list)
-        noteMembershipChange(index)
         newValue.forEach(adoptRelated)
         guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
         let oldIdentities = Set(old.lazy.map { ObjectIdentifier($0) })
@@ -200,10 +206,8 @@ public final class ModelBackingData {
         entity.relationships[index].inverse.flatMap { name in target.relationships.firstIndex { $0.name == name } }
     }
 
-    private func noteMembershipChange(_ index: Int) {
-        if case .joinTable = entity.relationships[index].storage, !changedJoinRelationships.contains(index) {
-            changedJoinRelationships.append(index)
-        }
+    private func noteMembershipChange(_ index: Int, in list: inout ModelList) {
+        if case .joinTable = entity.relationships[index].storage { list.membersChanged = true }
         markChanged()
     }
 
@@ -235,7 +239,7 @@ public final class ModelBackingData {
             defer { relationships[index] = .toMany(list) }
             guard list.contains(ownerObject) else { return }
             list.remove(ownerObject)
-            noteMembershipChange(index)
+            noteMembershipChange(index, in: &list)
         }
     }
 
@@ -256,7 +260,7 @@ public final class ModelBackingData {
             defer { relationships[index] = .toMany(list) }
             guard !list.contains(ownerObject) else { return }
             list.append(ownerObject)
-            noteMembershipChange(index)
+            noteMembershipChange(index, in: &list)
             return
         }
         switch relationships[index] {
@@ -294,20 +298,28 @@ public final class ModelBackingData {
     /// Loads a relationship from the database on first access.
     private func loadRelationship(_ index: Int) -> RelationshipState {
         if case let .unloaded(foreignID) = relationship(index) {
-            let loaded = context?.load(index, of: self, foreignID: foreignID)
+            relationships[index] = context?.load(index, of: self, foreignID: foreignID)
                 ?? (entity.relationships[index].isToMany ? .toMany(ModelList()) : .toOne(nil))
-            if case .joinTable = entity.relationships[index].storage, case let .toMany(list) = loaded {
-                savedJoinMembers[index] = MemberIDs(list.objects)
-            }
-            relationships[index] = loaded
         }
         return relationships[index]
     }
 
-    /// The ids of a join-table relationship's members now.
-    func joinMemberIDs(_ index: Int) -> MemberIDs {
-        guard case let .toMany(list) = relationship(index) else { return savedJoinMembers[index] ?? MemberIDs() }
-        return MemberIDs(list.objects)
+    /// The join-table relationships whose members changed since the last save: the ids of their
+    /// members now and as saved.
+    func changedMembers() -> [(index: Int, current: MemberIDs, saved: MemberIDs)] {
+        guard let relationshipStates else { return [] }
+        return relationshipStates.indices.compactMap { index in
+            guard case let .toMany(list) = relationshipStates[index], list.membersChanged else { return nil }
+            return (index, MemberIDs(list.objects), list.savedIDs)
+        }
+    }
+
+    /// A save wrote the members of join-table relationship `index`: `ids` are now the saved ones.
+    func didSaveMembers(_ index: Int, _ ids: MemberIDs) {
+        guard var list = takeList(index) else { return }
+        list.savedIDs = ids
+        list.membersChanged = false
+        relationships[index] = .toMany(list)
     }
 
     /// The id a to-one stored in a column of this row refers to now.
@@ -342,9 +354,7 @@ public final class ModelBackingData {
         values = savedValues
         savedForeignIDs = foreignIDs ?? savedForeignIDs
         unloadRelationships()
-        changedJoinRelationships = []
         changedAttributes = []
-        savedJoinMembers = [:]
         isChanged = false
         isDeleted = false
     }

@@ -165,11 +165,12 @@ public final class ModelContext {
         let newObjects = inserted
         try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
         var assigned: [ModelBackingData] = []
+        var savedMembers: [(ModelBackingData, Int, MemberIDs)] = []
         do {
             try assignIDs(newObjects, &assigned)
             for object in newObjects { try write(object, isNew: true) }
             for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
-            try writeJoinRows(of: newObjects + changed)
+            savedMembers = try writeJoinRows(of: newObjects + changed)
             var deletedIDs: [(entity: String, ids: [Int64])] = []
             var positions: [String: Int] = [:]
             for object in deleted {
@@ -188,7 +189,6 @@ public final class ModelContext {
         } catch {
             try? database.execute("ROLLBACK")
             for backing in assigned { backing.id = nil }
-            for object in newObjects + changed { object.persistentBackingData.pendingJoinMembers = [:] }
             throw translate(error)
         }
         for object in newObjects { register(object) }
@@ -196,12 +196,10 @@ public final class ModelContext {
             let backing = object.persistentBackingData
             backing.savedValues = backing.values
             backing.savedForeignIDs = backing.entity.relationships.indices.map { backing.entity.foreignKeyColumn($0) == nil ? nil : backing.foreignID($0) }
-            for (index, members) in backing.pendingJoinMembers { backing.savedJoinMembers[index] = members }
-            backing.pendingJoinMembers = [:]
             backing.isChanged = false
-            backing.changedJoinRelationships = []
             backing.changedAttributes = []
         }
+        for (backing, index, ids) in savedMembers { backing.didSaveMembers(index, ids) }
         let hadDeletions = !deleted.isEmpty
         for object in deleted {
             let backing = object.persistentBackingData
@@ -310,22 +308,23 @@ public final class ModelContext {
         return unique
     }
 
-    /// Writes the join rows added and removed since the last save, and notes the new members as saved.
-    private func writeJoinRows(of objects: [any PersistentModel]) throws {
+    /// Writes the join rows added and removed since the last save; returns the members written,
+    /// which become the saved ones when the transaction commits.
+    private func writeJoinRows(of objects: [any PersistentModel]) throws -> [(ModelBackingData, Int, MemberIDs)] {
         var tables: [String: JoinTableChanges] = [:]
+        var written: [(ModelBackingData, Int, MemberIDs)] = []
         for object in objects {
             let backing = object.persistentBackingData
             guard let id = backing.id else { continue }
-            for index in backing.changedJoinRelationships {
+            for (index, current, saved) in backing.changedMembers() {
                 guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
-                let current = backing.joinMemberIDs(index), saved = backing.savedJoinMembers[index] ?? MemberIDs()
                 // Both sides name the same two columns; the pair is kept in the order of their names.
                 let ownFirst = own < target
                 func pair(_ member: Int64) -> JoinPair { ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id) }
                 // Changed in place in the dictionary (a copy taken out would copy the lists at each append).
                 tables[table, default: JoinTableChanges(columns: ownFirst ? (own, target) : (target, own))].added += current.subtracting(saved).map(pair)
                 tables[table]!.removed += saved.subtracting(current).map(pair)
-                backing.pendingJoinMembers[index] = current
+                written.append((backing, index, current))
             }
         }
         for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
@@ -339,6 +338,7 @@ public final class ModelContext {
                 statement.bind(.integer(pair.second), at: 2)
             }
         }
+        return written
     }
 
     /// SQLite's constraint messages, in the schema's words.
@@ -414,8 +414,7 @@ public final class ModelContext {
             let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
             for backing in pending {
                 let members = (backing.id.flatMap { pairs[$0] } ?? []).compactMap { byID[$0] }
-                backing.relationships[index] = .toMany(.init(members))
-                backing.savedJoinMembers[index] = MemberIDs(members)
+                backing.relationships[index] = .toMany(.init(saved: members))
             }
         }
     }
@@ -434,9 +433,11 @@ public final class ModelContext {
         case .column:
             guard let foreignID else { return .toOne(nil) }
             return .toOne((try? objects(ofType: target, sql, [.integer(foreignID)]))?.first)
-        case .inverseColumn, .joinTable:
+        case .inverseColumn:
             let found = (try? objects(ofType: target, sql, [.integer(id)])) ?? []
             return relationship.isToMany ? .toMany(.init(found)) : .toOne(found.first)
+        case .joinTable:
+            return .toMany(.init(saved: (try? objects(ofType: target, sql, [.integer(id)])) ?? []))
         }
     }
 
