@@ -46,23 +46,19 @@ public final class ModelContext {
     /// the model's deinit and, at the latest, from the backing data's own), before the backing
     /// data it names is freed.
     private final class Registry {
-        private var backings: [Int64: Unmanaged<ModelBackingData>] = [:]
+        private var table = RowIDTable()
 
-        subscript(id: Int64) -> ModelBackingData? { backings[id]?.takeUnretainedValue() }
+        subscript(id: Int64) -> ModelBackingData? { table[id] }
 
-        var isEmpty: Bool { backings.isEmpty }
-        var all: [(id: Int64, backing: ModelBackingData)] { backings.map { ($0.key, $0.value.takeUnretainedValue()) } }
+        var isEmpty: Bool { table.count == 0 }
+        var all: [(id: Int64, backing: ModelBackingData)] { table.all }
 
-        func register(_ backing: ModelBackingData, id: Int64) { backings[id] = .passUnretained(backing) }
+        func register(_ backing: ModelBackingData, id: Int64) { table.insert(backing, for: id) }
 
-        func remove(_ id: Int64) { backings[id] = nil }
+        func remove(_ id: Int64) { table.remove(id) }
 
         /// Removes the entry of `id` if it is `backing`'s (not a later object's for the same row).
-        func remove(_ id: Int64, ifItIs backing: ModelBackingData) {
-            if let index = backings.index(forKey: id), backings[index].value.toOpaque() == Unmanaged.passUnretained(backing).toOpaque() {
-                backings.remove(at: index)
-            }
-        }
+        func remove(_ id: Int64, ifItIs backing: ModelBackingData) { table.remove(id) { $0 === backing } }
     }
 
     private struct RelationshipKey: Hashable {

@@ -1,0 +1,34 @@
+@testable import ModelGenRuntime
+import XCTest
+
+/// The identity map's table against a `Dictionary`: random inserts, replacements and removals of
+/// ids drawn dense, sparse, negative and in strides that crowd a masked table (powers of two).
+final class RowIDTableTests: XCTestCase {
+    func testTheTableAgreesWithADictionaryWhateverTheIds() {
+        let backings = (0..<8).map { _ in ModelBackingData(entity: Project.entity) }
+        for seed in UInt64(1)...60 {
+            var random = SplitMix(state: seed)
+            let stride: Int64 = [1, 2, 7, 1 << 10, 1 << 20, 1 << 40][Int(seed % 6)]
+            let base: Int64 = seed % 4 == 0 ? -5_000 * stride : 1
+            var table = RowIDTable(), expected: [Int64: ModelBackingData] = [:]
+            for step in 0..<3_000 {
+                let id = base + Int64.random(in: 0..<1_500, using: &random) * stride
+                let backing = backings.randomElement(using: &random)!
+                if Int.random(in: 0..<3, using: &random) == 0 {
+                    let onlyIf = backings.randomElement(using: &random)!
+                    table.remove(id) { $0 === onlyIf }
+                    if expected[id] === onlyIf { expected[id] = nil }
+                } else {
+                    table.insert(backing, for: id)
+                    expected[id] = backing
+                }
+                if step % 500 == 499 {
+                    XCTAssertEqual(table.count, expected.count, "seed \(seed), stride \(stride)")
+                    for (id, backing) in expected { XCTAssertTrue(table[id] === backing, "seed \(seed): id \(id)") }
+                    for probe in 0..<200 { let id = base + Int64(probe) * stride; XCTAssertTrue(table[id] === expected[id], "seed \(seed): id \(id)") }
+                    XCTAssertEqual(Set(table.all.map(\.id)), Set(expected.keys), "seed \(seed)")
+                }
+            }
+        }
+    }
+}
