@@ -10,19 +10,17 @@ struct RowIDTable {
     private struct Entry {
         var id: Int64
         var backing: Unmanaged<ModelBackingData>?
-        /// A removed entry: lookups go on past it, inserts may reuse it. (Removing by shifting
-        /// later entries back would scan the whole run of consecutive ids each time.)
-        var isRemoved = false
 
         static var empty: Entry { Entry(id: 0, backing: nil) }
-        var isEmpty: Bool { backing == nil && !isRemoved }
     }
 
     private var entries = [Entry](repeating: .empty, count: 16)
     private var shift = 60
     private var scrambled = false
+    /// The farthest any entry sits from its first slot (an upper bound): a removal looks no
+    /// further for entries to move back, so removing from a run of consecutive ids is O(1).
+    private var longestProbe = 0
     private(set) var count = 0
-    private var removed = 0
 
     /// A probe longer than this makes the table scramble its slots.
     private static let longProbe = 32
@@ -34,23 +32,18 @@ struct RowIDTable {
         return scrambled ? Int(truncatingIfNeeded: (bits &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift)) : Int(truncatingIfNeeded: bits) & mask
     }
 
-    /// The slot holding `id`, or nil and the slot where it would go, with the probe's length.
-    private func find(_ id: Int64) -> (found: Int?, free: Int, probes: Int) {
-        var index = home(id), free: Int?, probes = 0
-        while !entries[index].isEmpty {
-            if entries[index].isRemoved {
-                if free == nil { free = index }
-            } else if entries[index].id == id {
-                return (index, index, probes)
-            }
+    private func slot(of id: Int64) -> Int? {
+        var index = home(id)
+        for _ in 0...longestProbe {
+            guard entries[index].backing != nil else { return nil }
+            if entries[index].id == id { return index }
             index = (index + 1) & mask
-            probes += 1
         }
-        return (nil, free ?? index, probes)
+        return nil
     }
 
     subscript(id: Int64) -> ModelBackingData? {
-        find(id).found.flatMap { entries[$0].backing?.takeUnretainedValue() }
+        slot(of: id).flatMap { entries[$0].backing?.takeUnretainedValue() }
     }
 
     /// Every entry, in no particular order.
@@ -60,37 +53,48 @@ struct RowIDTable {
 
     /// Registers `backing` for `id`, replacing the entry there was.
     mutating func insert(_ backing: ModelBackingData, for id: Int64) {
-        var (found, free, probes) = find(id)
-        if let found {
-            entries[found].backing = .passUnretained(backing)
+        if let index = slot(of: id) {
+            entries[index].backing = .passUnretained(backing)
             return
         }
-        if (count + removed + 1) * 4 > entries.count * 3 {
-            rehash(capacity: count * 2 >= entries.count ? entries.count * 2 : entries.count)
-            (_, free, probes) = find(id)
-        }
-        if entries[free].isRemoved { removed -= 1 }
-        entries[free] = Entry(id: id, backing: .passUnretained(backing))
-        count += 1
-        if probes > Self.longProbe, !scrambled {
+        if (count + 1) * 4 > entries.count * 3 { rehash(capacity: entries.count * 2) }
+        place(Entry(id: id, backing: .passUnretained(backing)))
+        if longestProbe > Self.longProbe, !scrambled {
             scrambled = true
             rehash(capacity: entries.count)
         }
     }
 
+    private mutating func place(_ entry: Entry) {
+        var index = home(entry.id), probes = 0
+        while entries[index].backing != nil {
+            index = (index + 1) & mask
+            probes += 1
+        }
+        entries[index] = entry
+        count += 1
+        longestProbe = max(longestProbe, probes)
+    }
+
     /// Removes the entry for `id` when `condition` holds for its backing data.
     mutating func remove(_ id: Int64, if condition: (ModelBackingData) -> Bool = { _ in true }) {
-        guard let found = find(id).found, let backing = entries[found].backing, condition(backing.takeUnretainedValue()) else { return }
-        entries[found] = Entry(id: 0, backing: nil, isRemoved: true)
-        count -= 1
-        removed += 1
-        // Removed entries lengthen every probe that crosses them: once they fill a quarter of
-        // the table, it is rebuilt (smaller, if fewer entries remain).
-        if removed * 4 > entries.count {
-            var capacity = 16
-            while capacity < count * 2 { capacity *= 2 }
-            rehash(capacity: capacity)
+        guard let found = slot(of: id), let backing = entries[found].backing, condition(backing.takeUnretainedValue()) else { return }
+        // Backward-shift deletion: a later entry of the run moves into the hole unless its first
+        // slot lies after the hole, so every remaining id stays reachable from its first slot.
+        // Entries more than `longestProbe` slots past the hole are at or after their first slot.
+        var hole = found
+        entries[hole].backing = nil
+        var index = (hole + 1) & mask
+        while entries[index].backing != nil, (index - hole) & mask <= longestProbe {
+            let first = home(entries[index].id)
+            if (index - first) & mask >= (index - hole) & mask {
+                entries[hole] = entries[index]
+                entries[index].backing = nil
+                hole = index
+            }
+            index = (index + 1) & mask
         }
+        count -= 1
     }
 
     private mutating func rehash(capacity: Int) {
@@ -98,12 +102,7 @@ struct RowIDTable {
         entries = [Entry](repeating: .empty, count: capacity)
         shift = 64 - capacity.trailingZeroBitCount
         count = 0
-        removed = 0
-        for entry in old where entry.backing != nil {
-            var index = home(entry.id)
-            while !entries[index].isEmpty { index = (index + 1) & mask }
-            entries[index] = entry
-            count += 1
-        }
+        longestProbe = 0
+        for entry in old where entry.backing != nil { place(entry) }
     }
 }
