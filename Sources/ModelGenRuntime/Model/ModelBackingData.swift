@@ -10,7 +10,8 @@ public final class ModelBackingData {
     var isChanged = false
     /// Values of all attributes (transient ones too), in schema order.
     var values: [SQLiteValue]
-    /// Values as last saved or loaded, for rollback.
+    /// Values as last saved or loaded, for rollback; empty for an object never saved (a copy of
+    /// its defaults would be one more array per new object, and rollback discards it anyway).
     var savedValues: [SQLiteValue]
     /// Foreign keys on this row as last saved or loaded, per relationship, for rollback.
     var savedForeignIDs: [Int64?]
@@ -103,7 +104,7 @@ public final class ModelBackingData {
     public init(entity: EntityDescription) {
         self.entity = entity
         values = Array(repeating: .null, count: entity.attributes.count)
-        savedValues = values
+        savedValues = []
         savedForeignIDs = Array(repeating: nil, count: entity.relationships.count)
         relationshipStates = entity.relationships.map { $0.isToMany ? .toMany(ModelList()) : .toOne(nil) }
     }
@@ -136,7 +137,7 @@ public final class ModelBackingData {
     /// Sets a value without marking the object changed (transient defaults of loaded objects).
     public func setInitialValue<Value: PersistentValue>(_ index: Int, _ value: Value) {
         values[index] = value.sqliteValue
-        savedValues[index] = values[index]
+        if id != nil { savedValues[index] = values[index] }
     }
 
     func markChanged() {
