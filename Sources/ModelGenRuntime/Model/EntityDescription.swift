@@ -33,12 +33,6 @@ public final class EntityDescription: Sendable {
         selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM \(table)"
         insertSQL = "INSERT INTO \(table) (" + columns.joined(separator: ", ") + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
     }
-
-    /// The key column of relationship `index`, when it is stored on this table.
-    func foreignKeyColumn(_ index: Int) -> String? {
-        if case let .column(column) = relationships[index].storage { return column }
-        return nil
-    }
 }
 
 public struct AttributeDescription: Sendable {

@@ -191,7 +191,7 @@ public final class ModelContext {
         for object in newObjects + changed {
             let backing = object.persistentBackingData
             backing.savedValues = backing.values
-            backing.savedForeignIDs = backing.entity.relationships.indices.map { backing.entity.foreignKeyColumn($0) == nil ? nil : backing.foreignID($0) }
+            for (index, _) in backing.entity.foreignKeys { backing.savedForeignIDs[index] = backing.foreignID(index) }
             backing.isChanged = false
             backing.changedAttributes = []
         }
