@@ -106,7 +106,9 @@ final class ContextBookkeepingTests: XCTestCase {
             all[2].name = "changed"                 // unsaved: the context keeps it
         }
         XCTAssertNil(dropped, "an unchanged object the app let go of is not kept by the context")
-        XCTAssertTrue(try reader.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])).first === kept, "one object per row while held")
+        let again = try reader.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+        XCTAssertEqual(again.first?.name, "changed", "a fetch sorts by the unsaved value")
+        XCTAssertTrue(again[1] === kept, "one object per row while held")
         try reader.save()
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "changed" })), 1)
     }

@@ -77,7 +77,7 @@ final class ContextPropertyTests: XCTestCase {
         func pick<T>(_ dictionary: [Int: T]) -> Int? { dictionary.keys.sorted().randomElement(using: &random) }
 
         for _ in 0..<steps {
-            let operation = Int.random(in: 0..<16, using: &random)
+            let operation = Int.random(in: 0..<19, using: &random)
             switch operation {
             case 0, 1:
                 next += 1
@@ -184,6 +184,35 @@ final class ContextPropertyTests: XCTestCase {
                 try context.save()
                 saved = current
                 unsaved = []
+            case 16:
+                // A bulk delete runs at once on the stored rows (their stored level decides);
+                // unsaved changes of the other objects are kept.
+                let level = Int.random(in: -3...3, using: &random)
+                let doomed = saved.people.filter { $0.value.level == level }.keys.sorted()
+                try context.delete(model: Employee.self, where: #Predicate { $0.level == level })
+                for person in doomed {
+                    saved.deletePerson(person)
+                    current.deletePerson(person)
+                    objects.people[person] = nil
+                }
+                log.append("delete people whose stored level is \(level): \(doomed)")
+            case 17, 18:
+                // A fetch sees the unsaved changes (SwiftData's includePendingChanges): the
+                // objects whose level is now `level`, by name, a page of them.
+                let level: Int? = Bool.random(using: &random) ? Int.random(in: -3...3, using: &random) : nil
+                var descriptor = FetchDescriptor<Employee>(predicate: #Predicate { $0.level == level }, sortBy: [SortDescriptor(\.name)])
+                let matching = current.people.filter { $0.value.level == level }.sorted { $0.value.name < $1.value.name }.map(\.key)
+                var expected = matching
+                if Bool.random(using: &random) {
+                    let offset = Int.random(in: 0...3, using: &random), limit = Int.random(in: 1...4, using: &random)
+                    descriptor.fetchOffset = offset
+                    descriptor.fetchLimit = limit
+                    expected = Array(matching.dropFirst(offset).prefix(limit))
+                }
+                let fetched = try context.fetch(descriptor).map { objects.number(of: $0) }
+                log.append("fetch level \(level.map(String.init) ?? "nil")")
+                XCTAssertEqual(fetched, expected.map(Optional.some), "fetch (seed \(seed): \(log.suffix(12).joined(separator: "; ")))")
+                XCTAssertEqual(try context.fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.level == level })), matching.count, "fetchCount (seed \(seed))")
             case 12, 13:
                 try context.save()
                 saved = current
@@ -210,7 +239,7 @@ final class ContextPropertyTests: XCTestCase {
             }
             let trail = "seed \(seed): " + log.suffix(12).joined(separator: "; ")
             XCTAssertEqual(try shown(objects, current, trail), current, "objects show what the app did (\(trail))")
-            if log.last?.hasSuffix("save") == true {
+            if log.last?.hasSuffix("save") == true || operation == 16 {
                 XCTAssertEqual(try stored(url, objects), saved, "the store holds what was saved (\(trail))")
                 let freshContext = ModelContext(container)
                 let fresh = try reload(freshContext, keeping: Objects())

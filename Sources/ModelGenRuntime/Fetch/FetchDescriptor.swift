@@ -9,6 +9,9 @@ public struct FetchDescriptor<Model: PersistentModel> {
     /// Relationships loaded for every fetched object at once, one query per relationship, instead
     /// of one query per object on first access (SwiftData's name).
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<Model>] = []
+    /// Whether unsaved inserts, changes and deletions of the context count (SwiftData's name and
+    /// default); false fetches what the store holds.
+    public var includePendingChanges = true
 
     public init(predicate: Predicate<Model>? = nil, sortBy: [SortDescriptor<Model>] = []) {
         self.predicate = predicate

@@ -163,9 +163,7 @@ public final class ModelContext {
         var assigned: [ModelBackingData] = []
         var savedMembers: [(ModelBackingData, Int, MemberIDs)] = []
         do {
-            try assignIDs(newObjects, &assigned)
-            for object in newObjects { try write(object, isNew: true) }
-            for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
+            try writeRows(of: newObjects, assigning: &assigned)
             savedMembers = try writeJoinRows(of: newObjects + changed)
             var deletedIDs: [(entity: String, ids: [Int64])] = []
             var positions: [String: Int] = [:]
@@ -205,6 +203,13 @@ public final class ModelContext {
         }
         clearPendingChanges()
         if hadDeletions { try refreshAfterDeletion() }
+    }
+
+    /// Gives new objects ids and writes their rows, and the changed columns of changed objects.
+    private func writeRows(of newObjects: [any PersistentModel], assigning assigned: inout [ModelBackingData]) throws {
+        try assignIDs(newObjects, &assigned)
+        for object in newObjects { try write(object, isNew: true) }
+        for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
     }
 
     /// Discards unsaved inserts, changes and deletions.
@@ -356,11 +361,21 @@ public final class ModelContext {
     /// The objects matching the descriptor, one object per row for this context.
     ///
     ///     SELECT id, … FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
+    ///
+    /// Unsaved changes count, as in SwiftData (`includePendingChanges`, true by default): inserted
+    /// objects that match are included, changed ones match by their values now, and objects
+    /// deleted but not yet saved are left out. To do so the query runs on the rows of the unsaved
+    /// objects written into a transaction that is then rolled back: predicates, order, offset and
+    /// limit mean exactly what they mean for saved rows.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = Model.entity
         let (clauses, bindings) = try descriptor.sqlClauses()
-        // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
-        let result = try objects(ofType: Model.self, entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
+        func query() throws -> [Model] {
+            // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
+            try objects(ofType: Model.self, entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
+        }
+        var result = descriptor.includePendingChanges && (!inserted.isEmpty || !changed.isEmpty) ? try withUnsavedRows(query) : try query()
+        if !deleted.isEmpty { result.removeAll { $0.persistentBackingData.isDeleted } }
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
                 throw ModelContextError.unsupportedPredicate("prefetching \(keyPath), which is not a relationship of \(entity.name)")
@@ -417,8 +432,32 @@ public final class ModelContext {
 
     /// How many objects match the descriptor (its limit and offset apply).
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
+        if descriptor.includePendingChanges && hasChanges { return try fetch(descriptor).count }
         let (clauses, bindings) = try descriptor.sqlClauses()
         return Int(try database.scalar("SELECT count(*) FROM (SELECT id FROM \(Model.entity.table)\(clauses))", bindings))
+    }
+
+    /// Runs `body` with the rows of inserted and changed objects written, in a transaction then
+    /// rolled back (the store never holds them); inserted objects are registered under their
+    /// passing ids meanwhile, so a query finds them rather than new copies.
+    private func withUnsavedRows<T>(_ body: () throws -> T) throws -> T {
+        let newObjects = inserted
+        var assigned: [ModelBackingData] = []
+        try database.execute("BEGIN; PRAGMA defer_foreign_keys = ON")
+        defer {
+            try? database.execute("ROLLBACK")
+            for backing in assigned {
+                registries[ObjectIdentifier(backing.entity)]?.remove(backing.id!, ifItIs: backing)
+                backing.id = nil
+            }
+        }
+        do {
+            try writeRows(of: newObjects, assigning: &assigned)
+        } catch {
+            throw translate(error)
+        }
+        for backing in assigned { registry(for: backing.entity).register(backing, id: backing.id!) }
+        return try body()
     }
 
     /// Loads relationship `index` of a registered object (one query, prepared once per relationship).
