@@ -10,6 +10,9 @@ public final class EntityDescription: Sendable {
     let tableName: String
     /// The relationships whose key is a column of this table, by index, with the column.
     let foreignKeys: [(index: Int, column: String)]
+    /// For each relationship, the position of its key in a backing's values (after the
+    /// attributes, in the order of `foreignKeys`), or nil when its key is not on this table.
+    let keySlots: [Int?]
     /// The columns a fetch reads, in this order: `id`, the stored attributes', the keys'.
     ///
     ///     SELECT id, "title", "price", "writer_id" FROM "volume"
@@ -29,6 +32,9 @@ public final class EntityDescription: Sendable {
             if case let .column(column) = relationships[index].storage { return (index, column) }
             return nil
         }
+        var keySlots = [Int?](repeating: nil, count: relationships.count)
+        for (position, key) in foreignKeys.enumerated() { keySlots[key.index] = attributes.count + position }
+        self.keySlots = keySlots
         let columns = ["id"] + attributes.compactMap(\.column) + foreignKeys.map(\.column)
         selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM \(table)"
         insertSQL = "INSERT INTO \(table) (" + columns.joined(separator: ", ") + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"

@@ -8,31 +8,58 @@ public final class ModelBackingData {
     weak var context: ModelContext?
     var isDeleted = false
     var isChanged = false
-    /// Values of all attributes (transient ones too), in schema order.
+    /// Values of all attributes (transient ones too), in schema order, then one slot per key
+    /// column (`EntityDescription.keySlots`): a row's columns but its id, in one array. The key
+    /// slots hold the keys as last saved or loaded; the keys now live in `relationships`.
     var values: [SQLiteValue]
-    /// Values as last saved or loaded, for rollback; empty for an object never saved (a copy of
-    /// its defaults would be one more array per new object, and rollback discards it anyway).
+    /// Values and keys as last saved or loaded, for rollback and for the keys of relationships
+    /// not loaded; empty for an object never saved (a copy of its defaults would be one more array
+    /// per new object, and rollback discards it anyway).
     var savedValues: [SQLiteValue]
-    /// Foreign keys on this row as last saved or loaded, per relationship, for rollback.
-    var savedForeignIDs: [Int64?]
     /// The state of each relationship, or nil while every one is unloaded with the key it was
-    /// saved or loaded with (`savedForeignIDs`): an object loaded from a row needs no array of
-    /// states until a relationship of it is used.
+    /// saved or loaded with: an object loaded from a row needs no array of states until a
+    /// relationship of it is used.
     private var relationshipStates: [RelationshipState]?
 
     /// The state of each relationship; changing one makes the array of states.
     var relationships: [RelationshipState] {
-        get { relationshipStates ?? savedForeignIDs.map { .unloaded(foreignID: $0) } }
+        get { relationshipStates ?? unloadedStates() }
         set { relationshipStates = newValue }
         _modify {
-            if relationshipStates == nil { relationshipStates = savedForeignIDs.map { .unloaded(foreignID: $0) } }
+            if relationshipStates == nil { relationshipStates = unloadedStates() }
             yield &relationshipStates!
         }
     }
 
+    private func unloadedStates() -> [RelationshipState] {
+        entity.relationships.indices.map { .unloaded(foreignID: savedForeignID($0)) }
+    }
+
     /// The state of relationship `index`.
     func relationship(_ index: Int) -> RelationshipState {
-        relationshipStates?[index] ?? .unloaded(foreignID: savedForeignIDs[index])
+        relationshipStates?[index] ?? .unloaded(foreignID: savedForeignID(index))
+    }
+
+    /// The key relationship `index` held when last saved or loaded (nil when it has no key column).
+    func savedForeignID(_ index: Int) -> Int64? {
+        guard let slot = entity.keySlots[index], slot < savedValues.count else { return nil }
+        return savedValues[slot].integer
+    }
+
+    /// The store now holds `foreignID` in the key column of relationship `index`.
+    func setSavedForeignID(_ index: Int, _ foreignID: Int64?) {
+        guard let slot = entity.keySlots[index], slot < savedValues.count else { return }
+        savedValues[slot] = foreignID.map(SQLiteValue.integer) ?? .null
+    }
+
+    /// A save wrote the object: its values and its keys now are the saved ones.
+    func didSave() {
+        for (index, _) in entity.foreignKeys {
+            values[entity.keySlots[index]!] = foreignID(index).map(SQLiteValue.integer) ?? .null
+        }
+        savedValues = values
+        isChanged = false
+        changedAttributes = []
     }
 
     /// Every relationship becomes unloaded, with the key saved or loaded last.
@@ -103,19 +130,17 @@ public final class ModelBackingData {
     /// A new object: default values, every relationship loaded and empty.
     public init(entity: EntityDescription) {
         self.entity = entity
-        values = Array(repeating: .null, count: entity.attributes.count)
+        values = Array(repeating: .null, count: entity.attributes.count + entity.foreignKeys.count)
         savedValues = []
-        savedForeignIDs = Array(repeating: nil, count: entity.relationships.count)
         relationshipStates = entity.relationships.map { $0.isToMany ? .toMany(ModelList()) : .toOne(nil) }
     }
 
-    /// An object loaded from a row.
-    init(entity: EntityDescription, id: Int64, values: [SQLiteValue], foreignIDs: [Int64?], context: ModelContext) {
+    /// An object loaded from a row: `values` holds its attributes and keys (`values`' layout).
+    init(entity: EntityDescription, id: Int64, values: [SQLiteValue], context: ModelContext) {
         self.entity = entity
         self.id = id
         self.values = values
         savedValues = values
-        savedForeignIDs = foreignIDs
         self.context = context
     }
 
@@ -351,9 +376,8 @@ public final class ModelBackingData {
     }
 
     /// Forgets unsaved changes and loaded relationships (they load again on access).
-    func revert(foreignIDs: [Int64?]? = nil) {
+    func revert() {
         values = savedValues
-        savedForeignIDs = foreignIDs ?? savedForeignIDs
         unloadRelationships()
         changedAttributes = []
         isChanged = false

@@ -186,13 +186,7 @@ public final class ModelContext {
             throw translate(error)
         }
         for object in newObjects { register(object) }
-        for object in newObjects + changed {
-            let backing = object.persistentBackingData
-            backing.savedValues = backing.values
-            for (index, _) in backing.entity.foreignKeys { backing.savedForeignIDs[index] = backing.foreignID(index) }
-            backing.isChanged = false
-            backing.changedAttributes = []
-        }
+        for object in newObjects + changed { object.persistentBackingData.didSave() }
         for (backing, index, ids) in savedMembers { backing.didSaveMembers(index, ids) }
         let hadDeletions = !deleted.isEmpty
         for object in deleted {
@@ -276,7 +270,7 @@ public final class ModelContext {
         }
         for (index, column) in entity.foreignKeys {
             let foreignID = backing.foreignID(index)
-            guard foreignID != backing.savedForeignIDs[index] else { continue }
+            guard foreignID != backing.savedForeignID(index) else { continue }
             columns.append(column)
             values.append(foreignID.map(SQLiteValue.integer) ?? .null)
         }
@@ -410,7 +404,7 @@ public final class ModelContext {
             let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { return true } else { return false } }
             var byOwner: [Int64: [any PersistentModel]] = [:]
             for object in found {
-                if let key, let owner = object.persistentBackingData.savedForeignIDs[key] { byOwner[owner, default: []].append(object) }
+                if let key, let owner = object.persistentBackingData.savedForeignID(key) { byOwner[owner, default: []].append(object) }
             }
             for backing in pending {
                 let members = backing.id.flatMap { byOwner[$0] } ?? []
@@ -510,7 +504,7 @@ public final class ModelContext {
                 return
             }
             var values: [SQLiteValue] = []
-            values.reserveCapacity(entity.attributes.count)
+            values.reserveCapacity(entity.attributes.count + entity.foreignKeys.count)
             var position = 1
             for attribute in entity.attributes {
                 if attribute.column != nil {
@@ -520,12 +514,11 @@ public final class ModelContext {
                     values.append(.null)
                 }
             }
-            var foreignIDs = [Int64?](repeating: nil, count: entity.relationships.count)
-            for key in entity.foreignKeys {
-                foreignIDs[key.index] = row.value(at: position).integer
+            for _ in entity.foreignKeys {
+                values.append(row.value(at: position))
                 position += 1
             }
-            let backing = ModelBackingData(entity: entity, id: id, values: values, foreignIDs: foreignIDs, context: self)
+            let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
             let model = type.init(backingData: backing)
             backing.object = model
             registry.register(backing, id: id)
@@ -569,7 +562,7 @@ public final class ModelContext {
             }
         }
         for (backing, foreignIDs) in survivors {
-            backing.savedForeignIDs = foreignIDs
+            for (index, _) in backing.entity.foreignKeys { backing.setSavedForeignID(index, foreignIDs[index]) }
             if backing.isChanged {
                 backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
             } else {
