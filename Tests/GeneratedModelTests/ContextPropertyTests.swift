@@ -61,7 +61,7 @@ final class ContextPropertyTests: XCTestCase {
     }
 
     private func run(seed: UInt64, steps: Int) throws {
-        var random = SplitMix(state: seed)
+        var random = SeededRandom(seed: seed)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-context-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -315,16 +315,4 @@ final class ContextPropertyTests: XCTestCase {
 private func text(_ value: SQLiteValue) -> String? {
     if case let .text(text) = value { return text }
     return nil
-}
-
-/// A small seeded generator (SplitMix64), so a failing seed replays.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

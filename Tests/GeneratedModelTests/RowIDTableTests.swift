@@ -7,7 +7,7 @@ final class RowIDTableTests: XCTestCase {
     func testTheTableAgreesWithADictionaryWhateverTheIds() {
         let backings = (0..<8).map { _ in ModelBackingData(entity: Project.entity) }
         for seed in UInt64(1)...60 {
-            var random = SplitMix(state: seed)
+            var random = SeededRandom(seed: seed)
             let stride: Int64 = [1, 2, 7, 1 << 10, 1 << 20, 1 << 40][Int(seed % 6)]
             let base: Int64 = seed % 4 == 0 ? -5_000 * stride : 1
             var table = RowIDTable(), expected: [Int64: ModelBackingData] = [:]
