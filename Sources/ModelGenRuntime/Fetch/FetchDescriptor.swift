@@ -18,14 +18,31 @@ public struct FetchDescriptor<Model: PersistentModel> {
         self.sortBy = sortBy
     }
 
-    /// ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings.
-    func sqlClauses() throws -> (String, [SQLiteValue]) {
+    /// Whether the predicate or the order reads a value through a relationship (whose object may
+    /// have unsaved changes of its own).
+    func readsRelationships() throws -> Bool {
+        if try predicate.map({ try PredicateTranslator<Model>.condition($0).followsRelationships }) == true { return true }
+        return sortBy.contains { descriptor in
+            descriptor.keyPath.flatMap { PredicateTranslator<Model>.path(for: $0) }.map { !$0.hops.isEmpty } ?? false
+        }
+    }
+
+    /// ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings, leaving out the rows of `excluded`.
+    func sqlClauses(excluding excluded: [Int64] = []) throws -> (String, [SQLiteValue]) {
         var sql = ""
         var renderer = PredicateSQLRenderer(dialect: .sqlite, table: Model.entity.tableName)
         var bindings: [SQLiteValue] = []
+        var conditions: [String] = []
         if let predicate {
-            sql += " WHERE " + renderer.condition(try PredicateTranslator<Model>.condition(predicate))
+            conditions.append(renderer.condition(try PredicateTranslator<Model>.condition(predicate)))
             bindings += renderer.bindings
+        }
+        if !excluded.isEmpty {
+            conditions.append("id NOT IN (SELECT value FROM json_each(?))")
+            bindings.append(.text("[" + excluded.map(String.init).joined(separator: ",") + "]"))
+        }
+        if !conditions.isEmpty {
+            sql += " WHERE " + conditions.map { conditions.count > 1 ? "(\($0))" : $0 }.joined(separator: " AND ")
         }
         if !sortBy.isEmpty {
             let terms = try sortBy.map { descriptor -> String in
@@ -42,5 +59,30 @@ public struct FetchDescriptor<Model: PersistentModel> {
             sql += " LIMIT \(fetchLimit ?? -1) OFFSET \(fetchOffset ?? 0)"
         }
         return (sql, bindings)
+    }
+}
+
+extension QueryCondition {
+    /// Whether a path of the condition follows a relationship.
+    var followsRelationships: Bool {
+        switch self {
+        case let .comparison(lhs, _, rhs): return lhs.followsRelationships || rhs.followsRelationships
+        case let .and(conditions), let .or(conditions): return conditions.contains { $0.followsRelationships }
+        case let .not(condition): return condition.followsRelationships
+        case let .isTrue(expression): return expression.followsRelationships
+        case let .text(_, lhs, rhs): return lhs.followsRelationships || rhs.followsRelationships
+        case .constant: return false
+        }
+    }
+}
+
+extension QueryExpression {
+    var followsRelationships: Bool {
+        switch self {
+        case let .path(path): return !path.hops.isEmpty
+        case .value: return false
+        case let .coalesce(lhs, rhs): return lhs.followsRelationships || rhs.followsRelationships
+        case let .remainder(expression, _): return expression.followsRelationships
+        }
     }
 }

@@ -358,24 +358,79 @@ public final class ModelContext {
     ///
     /// Unsaved changes count, as in SwiftData (`includePendingChanges`, true by default): inserted
     /// objects that match are included, changed ones match by their values now, and objects
-    /// deleted but not yet saved are left out. To do so the query runs on the rows of the unsaved
-    /// objects written into a transaction that is then rolled back: predicates, order, offset and
-    /// limit mean exactly what they mean for saved rows.
+    /// deleted but not yet saved are left out. A fetch in id order (no sort, no offset) whose
+    /// predicate reads only the entity's own columns queries the saved rows and then matches the
+    /// unsaved objects of the entity in memory (`Predicate.evaluate`, which selects what the SQL
+    /// selects), so checking for an object before inserting each of many stays linear. Any other
+    /// fetch runs on the rows of the unsaved objects written into a transaction that is then
+    /// rolled back: predicates, order, offset and limit mean exactly what they mean for saved rows.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = Model.entity
-        let (clauses, bindings) = try descriptor.sqlClauses()
-        func query() throws -> [Model] {
-            // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
-            try objects(ofType: Model.self, entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
+        var result: [Model]
+        if !descriptor.includePendingChanges || !hasChanges {
+            result = try storedMatches(descriptor)
+        } else {
+            let own = pendingChanges(of: entity)
+            // Through a relationship, any unsaved object may change what matches or the order.
+            let readsRelationships = try descriptor.readsRelationships()
+            let unsavedRowsMatter = readsRelationships ? !inserted.isEmpty || !changed.isEmpty : !own.inserted.isEmpty || !own.changed.isEmpty
+            if !unsavedRowsMatter {
+                result = try storedMatches(descriptor, excluding: own.deletedIDs)
+            } else if descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil, !readsRelationships {
+                result = try matchesInMemory(descriptor, own)
+            } else {
+                result = try withUnsavedRows { try storedMatches(descriptor, excluding: own.deletedIDs) }
+            }
         }
-        var result = descriptor.includePendingChanges && (!inserted.isEmpty || !changed.isEmpty) ? try withUnsavedRows(query) : try query()
-        if !deleted.isEmpty { result.removeAll { $0.persistentBackingData.isDeleted } }
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
                 throw ModelContextError.unsupportedPredicate("prefetching \(keyPath), which is not a relationship of \(entity.name)")
             }
             try prefetch(index, of: result.map(\.persistentBackingData))
         }
+        return result
+    }
+
+    /// The rows matching the descriptor, but `excluded`, as objects.
+    private func storedMatches<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, excluding excluded: [Int64] = []) throws -> [Model] {
+        let (clauses, bindings) = try descriptor.sqlClauses(excluding: excluded)
+        // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
+        return try objects(ofType: Model.self, Model.entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
+    }
+
+    /// The unsaved objects of one entity.
+    private struct PendingChanges {
+        var inserted: [any PersistentModel] = []
+        var changed: [any PersistentModel] = []
+        var deletedIDs: [Int64] = []
+    }
+
+    private func pendingChanges(of entity: EntityDescription) -> PendingChanges {
+        var pending = PendingChanges()
+        pending.inserted = inserted.filter { $0.persistentBackingData.entity === entity }
+        pending.changed = changed.filter { $0.persistentBackingData.entity === entity && !$0.persistentBackingData.isDeleted }
+        pending.deletedIDs = deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
+        return pending
+    }
+
+    /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that
+    /// match, corrected by the entity's unsaved objects matched in memory; new objects come last,
+    /// in the order they were inserted (the order their ids will have).
+    private func matchesInMemory<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ own: PendingChanges) throws -> [Model] {
+        func matches(_ object: Model) throws -> Bool { try descriptor.predicate?.evaluate(object) ?? true }
+        var stored = descriptor
+        // A changed object may leave the page, so the limit applies after the merge.
+        if !own.changed.isEmpty { stored.fetchLimit = nil }
+        let changedObjects = own.changed.map { unsafeDowncast($0, to: Model.self) }
+        let changedIdentities = Set(changedObjects.map(ObjectIdentifier.init))
+        var result = try storedMatches(stored, excluding: own.deletedIDs).filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
+        let found = Set(result.map(ObjectIdentifier.init))
+        let joining = try changedObjects.filter { try !found.contains(ObjectIdentifier($0)) && matches($0) }
+        if !joining.isEmpty {
+            result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
+        }
+        result += try own.inserted.map { unsafeDowncast($0, to: Model.self) }.filter(matches)
+        if let limit = descriptor.fetchLimit { result = Array(result.prefix(limit)) }
         return result
     }
 
