@@ -361,9 +361,9 @@ public final class ModelContext {
     /// deleted but not yet saved are left out. A fetch in id order (no sort, no offset) whose
     /// predicate reads only the entity's own columns queries the saved rows and then matches the
     /// unsaved objects of the entity in memory (`Predicate.evaluate`, which selects what the SQL
-    /// selects), so checking for an object before inserting each of many stays linear. Any other
-    /// fetch runs on the rows of the unsaved objects written into a transaction that is then
-    /// rolled back: predicates, order, offset and limit mean exactly what they mean for saved rows.
+    /// selects). Any other fetch runs on the rows of the unsaved objects written into a
+    /// transaction that is then rolled back: predicates, order, offset and limit mean exactly what
+    /// they mean for saved rows. Either way the cost grows with the number of unsaved objects.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = Model.entity
         var result: [Model]
