@@ -18,6 +18,10 @@ enum RuntimeBenchmark {
         case update
         /// 1,000 objects by identifier (`model(for:)`; raw: `SELECT … WHERE id = ?`).
         case lookup
+        /// An import that skips what it has: N/10 tag names, each name twice, each looked up
+        /// (`fetch` by the unique name, limit 1, which sees the unsaved tags) and inserted when
+        /// missing, one save (raw: a prepared `SELECT` and `INSERT` per name, one transaction).
+        case dedupe
     }
 
     enum Method: String, CaseIterable { case raw, runtime }
@@ -162,6 +166,41 @@ enum RuntimeBenchmark {
                 }
             }
             precondition(found == 2_000)
+        case (.dedupe, .runtime):
+            let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+            let context = container.mainContext
+            var inserted = 0
+            for index in 0..<books / 10 {
+                let name = "imported\(index / 2)"
+                var descriptor = FetchDescriptor<Label>(predicate: #Predicate { $0.name == name })
+                descriptor.fetchLimit = 1
+                if try context.fetch(descriptor).isEmpty {
+                    context.insert(Label(name: name))
+                    inserted += 1
+                }
+            }
+            try context.save()
+            precondition(inserted == books / 20)
+        case (.dedupe, .raw):
+            let database = try RawDatabase(path)
+            var inserted = 0
+            try database.transaction {
+                let select = try database.prepare("SELECT id FROM label WHERE name = ?")
+                let insert = try database.prepare("INSERT INTO label (name) VALUES (?)")
+                for index in 0..<books / 10 {
+                    let name = "imported\(index / 2)"
+                    sqlite3_bind_text(select, 1, name, -1, RawDatabase.transient)
+                    let exists = sqlite3_step(select) == SQLITE_ROW
+                    sqlite3_reset(select)
+                    if !exists {
+                        sqlite3_bind_text(insert, 1, name, -1, RawDatabase.transient)
+                        try database.step(insert)
+                        inserted += 1
+                    }
+                }
+                [select, insert].forEach { sqlite3_finalize($0) }
+            }
+            precondition(inserted == books / 20)
         case (.lookup, .raw):
             let database = try RawDatabase(path)
             let select = try database.prepare("SELECT id, title, price, writer_id FROM volume WHERE id = ?")

@@ -113,6 +113,36 @@ final class ContextBookkeepingTests: XCTestCase {
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "changed" })), 1)
     }
 
+    func testALookupFindsUnsavedObjectsByTheirValuesNow() throws {
+        let container = try container()
+        let context = container.mainContext
+        func levels(_ level: Int?) throws -> [String] {
+            try context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.level == level })).map(\.name)
+        }
+        let saved = Employee(name: "saved", level: 1)
+        context.insert(saved)
+        try context.save()
+        let new = Employee(name: "new", level: 1)
+        context.insert(new)
+        XCTAssertEqual(try levels(1), ["saved", "new"], "saved rows in id order, then new objects")
+        new.level = 2                               // after the first lookup: the lookup follows
+        saved.level = 3
+        XCTAssertEqual(try levels(1), [])
+        XCTAssertEqual(try levels(2), ["new"])
+        XCTAssertEqual(try levels(3), ["saved"])
+        let later = Employee(name: "later", level: 2)
+        context.insert(later)
+        XCTAssertEqual(try levels(2), ["new", "later"], "new objects in the order they were inserted")
+        context.delete(new)
+        XCTAssertEqual(try levels(2), ["later"], "an inserted object deleted before saving is gone")
+        context.delete(saved)
+        XCTAssertEqual(try levels(3), [], "a deleted object is left out before the save")
+        try context.save()
+        later.level = nil
+        XCTAssertEqual(try levels(nil), ["later"], "nil matches nil, as in Swift")
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.level == 2 })), 0)
+    }
+
     func testPrefetchingLoadsARelationshipOfEveryObjectInOneQuery() throws {
         let container = try container()
         let context = container.mainContext

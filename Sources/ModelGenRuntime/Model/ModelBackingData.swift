@@ -154,9 +154,11 @@ public final class ModelBackingData {
     }
 
     public func setAttribute<Value: PersistentValue>(_ index: Int, _ value: Value) {
+        let old = values[index]
         values[index] = value.sqliteValue
         if id != nil { changedAttributes.insert(index) }
         markChanged()
+        if let context, context.indexesPendingValues { context.pendingValueChanged(self, attribute: index, from: old) }
     }
 
     /// Sets a value without marking the object changed (transient defaults of loaded objects).

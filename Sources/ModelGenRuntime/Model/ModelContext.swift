@@ -69,7 +69,16 @@ public final class ModelContext {
     private var changed: [any PersistentModel] = []
     private var deleted: [any PersistentModel] = []
     /// Membership of `inserted` and `changed`, so that tracking stays linear in the objects touched.
-    private var insertedIdentities: Set<ObjectIdentifier> = []
+    /// Each inserted object's place in the order of insertion (the order its id will have).
+    private var insertionOrder: [ObjectIdentifier: Int] = [:]
+    private var insertions = 0
+    /// Unsaved objects by entity and attribute value, for fetches that ask for one value.
+    private var pendingIndexes: [PendingIndexKey: PendingValueIndex] = [:]
+
+    private struct PendingIndexKey: Hashable {
+        var entity: ObjectIdentifier
+        var attribute: Int
+    }
     private var changedIdentities: Set<ObjectIdentifier> = []
     /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
     /// `delete` save at once.
@@ -96,11 +105,13 @@ public final class ModelContext {
     /// Inserts `model` if it is new and in no context, and the new objects it refers to.
     func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
-        guard backing.id == nil, backing.context == nil || backing.context === self,
-              insertedIdentities.insert(ObjectIdentifier(model)).inserted else { return }
+        guard backing.id == nil, backing.context == nil || backing.context === self, insertionOrder[ObjectIdentifier(model)] == nil else { return }
+        insertionOrder[ObjectIdentifier(model)] = insertions
+        insertions += 1
         backing.object = model
         backing.context = self
         inserted.append(model)
+        indexPending(model)
         for state in backing.relationships {
             switch state {
             case let .toOne(object?): insertGraph(object)
@@ -114,8 +125,11 @@ public final class ModelContext {
     /// Saving runs the entity's safe-deletion plan: cascades, deny checks, nullification.
     public func delete<Model: PersistentModel>(_ model: Model) {
         let backing = model.persistentBackingData
-        if insertedIdentities.remove(ObjectIdentifier(model)) != nil {
+        if insertionOrder.removeValue(forKey: ObjectIdentifier(model)) != nil {
             inserted.removeAll { $0 === model }
+            for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(backing.entity) {
+                index.remove(model, value: backing.values[index.attribute])
+            }
             backing.detachFromRelated()
             backing.context = nil
             return
@@ -150,6 +164,32 @@ public final class ModelContext {
     func didChange(_ backing: ModelBackingData) {
         guard backing.id != nil, let object = backing.object, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
         changed.append(object)
+        indexPending(object)
+    }
+
+    /// Whether some fetch indexed unsaved objects by an attribute's value (see `pendingValueChanged`).
+    var indexesPendingValues: Bool { !pendingIndexes.isEmpty }
+
+    /// An unsaved object's attribute changed from `old`: the indexes of that attribute follow.
+    func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLiteValue) {
+        guard let object = backing.object, let index = pendingIndexes[PendingIndexKey(entity: ObjectIdentifier(backing.entity), attribute: attribute)],
+              insertionOrder[ObjectIdentifier(object)] != nil || changedIdentities.contains(ObjectIdentifier(object)) else { return }
+        index.move(object, from: old)
+    }
+
+    /// A newly unsaved object joins the indexes of its entity.
+    private func indexPending(_ object: any PersistentModel) {
+        guard !pendingIndexes.isEmpty else { return }
+        for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(object.persistentBackingData.entity) { index.add(object) }
+    }
+
+    /// The index of the unsaved objects of `entity` by `attribute`, made on first use.
+    private func pendingIndex(_ entity: EntityDescription, _ attribute: Int) -> PendingValueIndex {
+        let key = PendingIndexKey(entity: ObjectIdentifier(entity), attribute: attribute)
+        if let index = pendingIndexes[key] { return index }
+        let index = PendingValueIndex(attribute: attribute, objects: (inserted + changed).lazy.filter { $0.persistentBackingData.entity === entity })
+        pendingIndexes[key] = index
+        return index
     }
 
     // MARK: - Save and rollback
@@ -218,8 +258,9 @@ public final class ModelContext {
         inserted = []
         changed = []
         deleted = []
-        insertedIdentities = []
+        insertionOrder = [:]
         changedIdentities = []
+        pendingIndexes = [:]
     }
 
     /// Gives new objects row ids: one past the largest id of their table.
@@ -361,25 +402,26 @@ public final class ModelContext {
     /// deleted but not yet saved are left out. A fetch in id order (no sort, no offset) whose
     /// predicate reads only the entity's own columns queries the saved rows and then matches the
     /// unsaved objects of the entity in memory (`Predicate.evaluate`, which selects what the SQL
-    /// selects). Any other fetch runs on the rows of the unsaved objects written into a
-    /// transaction that is then rolled back: predicates, order, offset and limit mean exactly what
-    /// they mean for saved rows. Either way the cost grows with the number of unsaved objects.
+    /// selects), looking only at those holding the value an equality in the predicate requires
+    /// (`PendingValueIndex`). Any other fetch runs on the rows of the unsaved objects written into
+    /// a transaction that is then rolled back: predicates, order, offset and limit mean exactly
+    /// what they mean for saved rows, at a cost that grows with the number of unsaved objects.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = Model.entity
         var result: [Model]
         if !descriptor.includePendingChanges || !hasChanges {
             result = try storedMatches(descriptor)
         } else {
-            let own = pendingChanges(of: entity)
+            let deletedIDs = deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
             // Through a relationship, any unsaved object may change what matches or the order.
             let readsRelationships = try descriptor.readsRelationships()
-            let unsavedRowsMatter = readsRelationships ? !inserted.isEmpty || !changed.isEmpty : !own.inserted.isEmpty || !own.changed.isEmpty
-            if !unsavedRowsMatter {
-                result = try storedMatches(descriptor, excluding: own.deletedIDs)
-            } else if descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil, !readsRelationships {
-                result = try matchesInMemory(descriptor, own)
+            if descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil, !readsRelationships {
+                result = try matchesInMemory(descriptor, excluding: deletedIDs)
+            } else if readsRelationships ? !inserted.isEmpty || !changed.isEmpty
+                        : inserted.contains(where: { $0.persistentBackingData.entity === entity }) || changed.contains(where: { $0.persistentBackingData.entity === entity }) {
+                result = try withUnsavedRows { try storedMatches(descriptor, excluding: deletedIDs) }
             } else {
-                result = try withUnsavedRows { try storedMatches(descriptor, excluding: own.deletedIDs) }
+                result = try storedMatches(descriptor, excluding: deletedIDs)
             }
         }
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
@@ -398,38 +440,36 @@ public final class ModelContext {
         return try objects(ofType: Model.self, Model.entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
     }
 
-    /// The unsaved objects of one entity.
-    private struct PendingChanges {
-        var inserted: [any PersistentModel] = []
-        var changed: [any PersistentModel] = []
-        var deletedIDs: [Int64] = []
-    }
-
-    private func pendingChanges(of entity: EntityDescription) -> PendingChanges {
-        var pending = PendingChanges()
-        pending.inserted = inserted.filter { $0.persistentBackingData.entity === entity }
-        pending.changed = changed.filter { $0.persistentBackingData.entity === entity && !$0.persistentBackingData.isDeleted }
-        pending.deletedIDs = deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
-        return pending
-    }
-
     /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that
     /// match, corrected by the entity's unsaved objects matched in memory; new objects come last,
-    /// in the order they were inserted (the order their ids will have).
-    private func matchesInMemory<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ own: PendingChanges) throws -> [Model] {
+    /// in the order they were inserted (the order their ids will have). When the predicate
+    /// requires an attribute to equal a value, only the unsaved objects holding that value are
+    /// looked at (`PendingValueIndex`).
+    private func matchesInMemory<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, excluding deletedIDs: [Int64]) throws -> [Model] {
+        let entity = Model.entity
         func matches(_ object: Model) throws -> Bool { try descriptor.predicate?.evaluate(object) ?? true }
         var stored = descriptor
         // A changed object may leave the page, so the limit applies after the merge.
-        if !own.changed.isEmpty { stored.fetchLimit = nil }
-        let changedObjects = own.changed.map { unsafeDowncast($0, to: Model.self) }
-        let changedIdentities = Set(changedObjects.map(ObjectIdentifier.init))
-        var result = try storedMatches(stored, excluding: own.deletedIDs).filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
+        if !changed.isEmpty { stored.fetchLimit = nil }
+        var result = try storedMatches(stored, excluding: deletedIDs).filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
+        let candidates: [any PersistentModel]
+        if let predicate = descriptor.predicate, let term = try PredicateTranslator<Model>.condition(predicate).requiredEquality,
+           PendingValueIndex.indexes(term.kind), let attribute = entity.attributes.firstIndex(where: { $0.column.map(SQLDialect.unquoted) == term.column }) {
+            candidates = pendingIndex(entity, attribute).objects(withValue: term.value)
+        } else {
+            candidates = (inserted + changed).filter { $0.persistentBackingData.entity === entity }
+        }
         let found = Set(result.map(ObjectIdentifier.init))
-        let joining = try changedObjects.filter { try !found.contains(ObjectIdentifier($0)) && matches($0) }
+        var joining: [Model] = [], new: [Model] = []
+        for candidate in candidates where !candidate.persistentBackingData.isDeleted && !found.contains(ObjectIdentifier(candidate)) {
+            let object = unsafeDowncast(candidate, to: Model.self)
+            guard try matches(object) else { continue }
+            if object.persistentBackingData.id == nil { new.append(object) } else { joining.append(object) }
+        }
         if !joining.isEmpty {
             result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
         }
-        result += try own.inserted.map { unsafeDowncast($0, to: Model.self) }.filter(matches)
+        result += new.sorted { insertionOrder[ObjectIdentifier($0)] ?? 0 < insertionOrder[ObjectIdentifier($1)] ?? 0 }
         if let limit = descriptor.fetchLimit { result = Array(result.prefix(limit)) }
         return result
     }
@@ -629,6 +669,7 @@ public final class ModelContext {
             changed.removeAll { detached.contains(ObjectIdentifier($0)) }
             deleted.removeAll { detached.contains(ObjectIdentifier($0)) }
             changedIdentities.subtract(detached)
+            pendingIndexes = [:]
         }
     }
 

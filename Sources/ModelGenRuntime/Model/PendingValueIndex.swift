@@ -1,0 +1,61 @@
+/// The unsaved objects (inserted or changed) of one entity by the current value of one of its
+/// attributes: the only unsaved objects a fetch whose predicate requires that attribute to equal
+/// a value can find. With it, looking an object up before inserting or changing each of many costs
+/// the same for the last as for the first. A context keeps one per entity and attribute it was
+/// asked about, in step with every change, until it saves or rolls back.
+///
+/// Values are compared as stored (`SQLValue`, whose text compares as Swift's `String` does), which
+/// for the kinds `PendingValueIndex.indexes(_:)` admits is exactly the predicate's `==`.
+final class PendingValueIndex {
+    let attribute: Int
+    private var buckets: [SQLValue: [ObjectIdentifier: any PersistentModel]] = [:]
+
+    /// An index of `objects` (unsaved objects of one entity) by attribute `attribute`.
+    init(attribute: Int, objects: some Sequence<any PersistentModel>) {
+        self.attribute = attribute
+        for object in objects { add(object) }
+    }
+
+    /// Whether values of this kind are equal exactly when their stored forms are.
+    static func indexes(_ kind: QueryValueKind) -> Bool {
+        switch kind {
+        case .integer, .text: return true
+        case .real, .bool, .blob, .date, .decimal, .uuid: return false
+        }
+    }
+
+    func add(_ object: any PersistentModel) {
+        buckets[object.persistentBackingData.values[attribute], default: [:]][ObjectIdentifier(object)] = object
+    }
+
+    func remove(_ object: any PersistentModel, value: SQLValue) {
+        buckets[value]?[ObjectIdentifier(object)] = nil
+        if buckets[value]?.isEmpty == true { buckets[value] = nil }
+    }
+
+    /// The object's attribute changed from `old`.
+    func move(_ object: any PersistentModel, from old: SQLValue) {
+        remove(object, value: old)
+        add(object)
+    }
+
+    /// The objects whose attribute now holds `value`.
+    func objects(withValue value: SQLValue) -> [any PersistentModel] {
+        buckets[value].map { Array($0.values) } ?? []
+    }
+}
+
+extension QueryCondition {
+    /// A term the condition requires, `column == value` on the root row, if it has one.
+    var requiredEquality: (column: String, value: SQLValue, kind: QueryValueKind)? {
+        switch self {
+        case let .comparison(.path(path), .equal, .value(value, kind)) where path.hops.isEmpty,
+             let .comparison(.value(value, kind), .equal, .path(path)) where path.hops.isEmpty:
+            return (path.column, value, kind)
+        case let .and(conditions):
+            return conditions.lazy.compactMap(\.requiredEquality).first
+        default:
+            return nil
+        }
+    }
+}
