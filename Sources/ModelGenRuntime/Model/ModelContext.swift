@@ -35,17 +35,17 @@ public final class ModelContext {
     /// follows what the app keeps, not every row it ever read: entries are unowned and leave when
     /// their model goes (its backing data's deinit calls `forget`). Objects with unsaved changes
     /// are held by `changed`.
-    private var registries: [ObjectIdentifier: Registry] = [:]
+    var registries: [ObjectIdentifier: Registry] = [:]
     /// The schema's model classes by entity name.
-    private let modelTypes: [String: any PersistentModel.Type]
+    let modelTypes: [String: any PersistentModel.Type]
     /// The query that loads each relationship, built on first use.
-    private var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
+    var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
 
     /// The registered objects of one entity: the backing data of each, by row id (its model is
     /// `backing.object`). Unretained: an entry leaves when its model goes (`forget`, called from
     /// the model's deinit and, at the latest, from the backing data's own), before the backing
     /// data it names is freed.
-    private final class Registry {
+    final class Registry {
         private var table = RowIDTable()
 
         subscript(id: Int64) -> ModelBackingData? { table[id] }
@@ -61,16 +61,16 @@ public final class ModelContext {
         func remove(_ id: Int64, ifItIs backing: ModelBackingData) { table.remove(id) { $0 === backing } }
     }
 
-    private struct RelationshipKey: Hashable {
+    struct RelationshipKey: Hashable {
         var entity: ObjectIdentifier
         var index: Int
     }
-    private var inserted: [any PersistentModel] = []
-    private var changed: [any PersistentModel] = []
-    private var deleted: [any PersistentModel] = []
+    var inserted: [any PersistentModel] = []
+    var changed: [any PersistentModel] = []
+    var deleted: [any PersistentModel] = []
     /// Membership of `inserted` and `changed`, so that tracking stays linear in the objects touched.
     /// Each inserted object's place in the order of insertion (the order its id will have).
-    private var insertionOrder: [ObjectIdentifier: Int] = [:]
+    var insertionOrder: [ObjectIdentifier: Int] = [:]
     private var insertions = 0
     /// Unsaved objects by entity and attribute value, for fetches that ask for one value.
     private var pendingIndexes: [PendingIndexKey: PendingValueIndex] = [:]
@@ -79,7 +79,7 @@ public final class ModelContext {
         var entity: ObjectIdentifier
         var attribute: Int
     }
-    private var changedIdentities: Set<ObjectIdentifier> = []
+    var changedIdentities: Set<ObjectIdentifier> = []
     /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
     /// `delete` save at once.
     public var autosaveEnabled = false
@@ -184,7 +184,7 @@ public final class ModelContext {
     }
 
     /// The index of the unsaved objects of `entity` by `attribute`, made on first use.
-    private func pendingIndex(_ entity: EntityDescription, _ attribute: Int) -> PendingValueIndex {
+    func pendingIndex(_ entity: EntityDescription, _ attribute: Int) -> PendingValueIndex {
         let key = PendingIndexKey(entity: ObjectIdentifier(entity), attribute: attribute)
         if let index = pendingIndexes[key] { return index }
         let index = PendingValueIndex(attribute: attribute, objects: (inserted + changed).lazy.filter { $0.persistentBackingData.entity === entity })
@@ -240,7 +240,7 @@ public final class ModelContext {
     }
 
     /// Gives new objects ids and writes their rows, and the changed columns of changed objects.
-    private func writeRows(of newObjects: [any PersistentModel], assigning assigned: inout [ModelBackingData]) throws {
+    func writeRows(of newObjects: [any PersistentModel], assigning assigned: inout [ModelBackingData]) throws {
         try assignIDs(newObjects, &assigned)
         for object in newObjects { try write(object, isNew: true) }
         for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
@@ -320,65 +320,8 @@ public final class ModelContext {
         try database.run("UPDATE \(entity.table) SET \(assignments) WHERE id = ?", values + [.integer(backing.id!)])
     }
 
-    /// The pairs of one join table that a save adds and removes; ids in the order of `columns`.
-    /// Both sides of a many-to-many relationship may report the same pair: they are written once,
-    /// in key order (which keeps the join table's index appending rather than seeking).
-    private struct JoinTableChanges {
-        var columns: (String, String)
-        var added: [JoinPair] = []
-        var removed: [JoinPair] = []
-    }
-
-    private struct JoinPair: Comparable {
-        var first: Int64, second: Int64
-
-        static func < (lhs: JoinPair, rhs: JoinPair) -> Bool {
-            (lhs.first, lhs.second) < (rhs.first, rhs.second)
-        }
-    }
-
-    /// The pairs sorted, each once.
-    private func ordered(_ pairs: [JoinPair]) -> [JoinPair] {
-        var unique: [JoinPair] = []
-        for pair in pairs.sorted() where unique.last != pair { unique.append(pair) }
-        return unique
-    }
-
-    /// Writes the join rows added and removed since the last save; returns the members written,
-    /// which become the saved ones when the transaction commits.
-    private func writeJoinRows(of objects: [any PersistentModel]) throws -> [(ModelBackingData, Int, MemberIDs)] {
-        var tables: [String: JoinTableChanges] = [:]
-        var written: [(ModelBackingData, Int, MemberIDs)] = []
-        for object in objects {
-            let backing = object.persistentBackingData
-            guard let id = backing.id else { continue }
-            for (index, current, saved) in backing.changedMembers() {
-                guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
-                // Both sides name the same two columns; the pair is kept in the order of their names.
-                let ownFirst = own < target
-                func pair(_ member: Int64) -> JoinPair { ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id) }
-                // Changed in place in the dictionary (a copy taken out would copy the lists at each append).
-                tables[table, default: JoinTableChanges(columns: ownFirst ? (own, target) : (target, own))].added += current.subtracting(saved).map(pair)
-                tables[table]!.removed += saved.subtracting(current).map(pair)
-                written.append((backing, index, current))
-            }
-        }
-        for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
-            let (first, second) = changes.columns
-            try database.runEach("DELETE FROM \(table) WHERE \(first) = ? AND \(second) = ?", ordered(changes.removed)) { statement, pair in
-                statement.bind(.integer(pair.first), at: 1)
-                statement.bind(.integer(pair.second), at: 2)
-            }
-            try database.runEach("INSERT OR IGNORE INTO \(table) (\(first), \(second)) VALUES (?, ?)", ordered(changes.added)) { statement, pair in
-                statement.bind(.integer(pair.first), at: 1)
-                statement.bind(.integer(pair.second), at: 2)
-            }
-        }
-        return written
-    }
-
     /// SQLite's constraint messages, in the schema's words.
-    private func translate(_ error: Error) -> Error {
+    func translate(_ error: Error) -> Error {
         guard let sqliteError = error as? SQLiteError, sqliteError.isConstraintViolation else { return error }
         if let range = sqliteError.message.range(of: "UNIQUE constraint failed: ") {
             let failed = sqliteError.message[range.upperBound...].split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
@@ -389,237 +332,6 @@ public final class ModelContext {
             }
         }
         return ModelContextError.constraintViolation(sqliteError.message)
-    }
-
-    // MARK: - Fetch
-
-    /// The objects matching the descriptor, one object per row for this context.
-    ///
-    ///     SELECT id, … FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
-    ///
-    /// Unsaved changes count, as in SwiftData (`includePendingChanges`, true by default): inserted
-    /// objects that match are included, changed ones match by their values now, and objects
-    /// deleted but not yet saved are left out. A fetch in id order (no sort, no offset) whose
-    /// predicate reads only the entity's own columns queries the saved rows and then matches the
-    /// unsaved objects of the entity in memory (`Predicate.evaluate`, which selects what the SQL
-    /// selects), looking only at those holding the value an equality in the predicate requires
-    /// (`PendingValueIndex`). Any other fetch runs on the rows of the unsaved objects written into
-    /// a transaction that is then rolled back: predicates, order, offset and limit mean exactly
-    /// what they mean for saved rows, at a cost that grows with the number of unsaved objects.
-    public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
-        let entity = Model.entity
-        var result: [Model]
-        if !descriptor.includePendingChanges || !hasChanges {
-            result = try storedMatches(descriptor)
-        } else {
-            let deletedIDs = deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
-            // Through a relationship, any unsaved object may change what matches or the order.
-            let readsRelationships = try descriptor.readsRelationships()
-            if descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil, !readsRelationships {
-                result = try matchesInMemory(descriptor, excluding: deletedIDs)
-            } else if readsRelationships ? !inserted.isEmpty || !changed.isEmpty
-                        : inserted.contains(where: { $0.persistentBackingData.entity === entity }) || changed.contains(where: { $0.persistentBackingData.entity === entity }) {
-                result = try withUnsavedRows { try storedMatches(descriptor, excluding: deletedIDs) }
-            } else {
-                result = try storedMatches(descriptor, excluding: deletedIDs)
-            }
-        }
-        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
-            guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
-                throw ModelContextError.unsupportedPredicate("prefetching \(keyPath), which is not a relationship of \(entity.name)")
-            }
-            try prefetch(index, of: result.map(\.persistentBackingData))
-        }
-        return result
-    }
-
-    /// The rows matching the descriptor, but `excluded`, as objects.
-    private func storedMatches<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, excluding excluded: [Int64] = []) throws -> [Model] {
-        let (clauses, bindings) = try descriptor.sqlClauses(excluding: excluded)
-        // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
-        return try objects(ofType: Model.self, Model.entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
-    }
-
-    /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that
-    /// match, corrected by the entity's unsaved objects matched in memory; new objects come last,
-    /// in the order they were inserted (the order their ids will have). When the predicate
-    /// requires an attribute to equal a value, only the unsaved objects holding that value are
-    /// looked at (`PendingValueIndex`).
-    private func matchesInMemory<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, excluding deletedIDs: [Int64]) throws -> [Model] {
-        let entity = Model.entity
-        func matches(_ object: Model) throws -> Bool { try descriptor.predicate?.evaluate(object) ?? true }
-        var stored = descriptor
-        // A changed object may leave the page, so the limit applies after the merge.
-        if !changed.isEmpty { stored.fetchLimit = nil }
-        var result = try storedMatches(stored, excluding: deletedIDs).filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
-        let candidates: [any PersistentModel]
-        if let predicate = descriptor.predicate, let term = try PredicateTranslator<Model>.condition(predicate).requiredEquality,
-           PendingValueIndex.indexes(term.kind), let attribute = entity.attributes.firstIndex(where: { $0.column.map(SQLDialect.unquoted) == term.column }) {
-            candidates = pendingIndex(entity, attribute).objects(withValue: term.value)
-        } else {
-            candidates = (inserted + changed).filter { $0.persistentBackingData.entity === entity }
-        }
-        let found = Set(result.map(ObjectIdentifier.init))
-        var joining: [Model] = [], new: [Model] = []
-        for candidate in candidates where !candidate.persistentBackingData.isDeleted && !found.contains(ObjectIdentifier(candidate)) {
-            let object = unsafeDowncast(candidate, to: Model.self)
-            guard try matches(object) else { continue }
-            if object.persistentBackingData.id == nil { new.append(object) } else { joining.append(object) }
-        }
-        if !joining.isEmpty {
-            result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
-        }
-        result += new.sorted { insertionOrder[ObjectIdentifier($0)] ?? 0 < insertionOrder[ObjectIdentifier($1)] ?? 0 }
-        if let limit = descriptor.fetchLimit { result = Array(result.prefix(limit)) }
-        return result
-    }
-
-    /// Loads relationship `index` of every object that has not loaded it, in one query:
-    ///
-    ///     SELECT … FROM "book" WHERE "writer_id" IN (SELECT value FROM json_each(?)) ORDER BY id
-    private func prefetch(_ index: Int, of objects: [ModelBackingData]) throws {
-        let pending = objects.filter { if case .unloaded = $0.relationship(index) { return true } else { return false } }
-        guard let first = pending.first, let target = modelTypes[first.entity.relationships[index].target] else { return }
-        let relationship = first.entity.relationships[index]
-        func json(_ ids: some Sequence<Int64>) -> SQLiteValue { .text("[" + ids.map(String.init).joined(separator: ",") + "]") }
-        switch relationship.storage {
-        case .column:
-            let foreignIDs = Set(pending.compactMap { backing -> Int64? in
-                if case let .unloaded(foreignID) = backing.relationship(index) { return foreignID }
-                return nil
-            })
-            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [json(foreignIDs)])
-            let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
-            for backing in pending {
-                guard case let .unloaded(foreignID) = backing.relationship(index) else { continue }
-                backing.relationships[index] = .toOne(foreignID.flatMap { byID[$0] })
-            }
-        case let .inverseColumn(column):
-            let found = try fetchAny(target, where: "\(column) IN (SELECT value FROM json_each(?))", [json(pending.compactMap(\.id))])
-            let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { return true } else { return false } }
-            var byOwner: [Int64: [any PersistentModel]] = [:]
-            for object in found {
-                if let key, let owner = object.persistentBackingData.savedForeignID(key) { byOwner[owner, default: []].append(object) }
-            }
-            for backing in pending {
-                let members = backing.id.flatMap { byOwner[$0] } ?? []
-                backing.relationships[index] = relationship.isToMany ? .toMany(.init(members)) : .toOne(members.first)
-            }
-        case let .joinTable(table, own, other):
-            var pairs: [Int64: [Int64]] = [:]
-            for row in try database.query("SELECT \(own), \(other) FROM \(table) WHERE \(own) IN (SELECT value FROM json_each(?)) ORDER BY \(other)", [json(pending.compactMap(\.id))]) {
-                if let owner = row[0].integer, let member = row[1].integer { pairs[owner, default: []].append(member) }
-            }
-            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [json(Set(pairs.values.joined()))])
-            let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
-            for backing in pending {
-                let members = (backing.id.flatMap { pairs[$0] } ?? []).compactMap { byID[$0] }
-                backing.relationships[index] = .toMany(.init(saved: members))
-            }
-        }
-    }
-
-    /// How many objects match the descriptor (its limit and offset apply).
-    public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
-        if descriptor.includePendingChanges && hasChanges { return try fetch(descriptor).count }
-        let (clauses, bindings) = try descriptor.sqlClauses()
-        return Int(try database.scalar("SELECT count(*) FROM (SELECT id FROM \(Model.entity.table)\(clauses))", bindings))
-    }
-
-    /// Runs `body` with the rows of inserted and changed objects written, in a transaction then
-    /// rolled back (the store never holds them); inserted objects are registered under their
-    /// passing ids meanwhile, so a query finds them rather than new copies.
-    private func withUnsavedRows<T>(_ body: () throws -> T) throws -> T {
-        let newObjects = inserted
-        var assigned: [ModelBackingData] = []
-        try database.execute("BEGIN; PRAGMA defer_foreign_keys = ON")
-        defer {
-            try? database.execute("ROLLBACK")
-            for backing in assigned {
-                registries[ObjectIdentifier(backing.entity)]?.remove(backing.id!, ifItIs: backing)
-                backing.id = nil
-            }
-        }
-        do {
-            try writeRows(of: newObjects, assigning: &assigned)
-        } catch {
-            throw translate(error)
-        }
-        for backing in assigned { registry(for: backing.entity).register(backing, id: backing.id!) }
-        return try body()
-    }
-
-    /// Loads relationship `index` of a registered object (one query, prepared once per relationship).
-    func load(_ index: Int, of backing: ModelBackingData, foreignID: Int64?) -> ModelBackingData.RelationshipState? {
-        let relationship = backing.entity.relationships[index]
-        guard let id = backing.id, let (target, sql) = loadQuery(index, of: backing.entity) else { return nil }
-        switch relationship.storage {
-        case .column:
-            guard let foreignID else { return .toOne(nil) }
-            return .toOne((try? objects(ofType: target, sql, [.integer(foreignID)]))?.first)
-        case .inverseColumn:
-            let found = (try? objects(ofType: target, sql, [.integer(id)])) ?? []
-            return relationship.isToMany ? .toMany(.init(found)) : .toOne(found.first)
-        case .joinTable:
-            return .toMany(.init(saved: (try? objects(ofType: target, sql, [.integer(id)])) ?? []))
-        }
-    }
-
-    /// The query that loads relationship `index` of `entity` for one object:
-    ///
-    ///     SELECT id, … FROM "volume" WHERE "writer_id" = ? ORDER BY id
-    private func loadQuery(_ index: Int, of entity: EntityDescription) -> (target: any PersistentModel.Type, sql: String)? {
-        let key = RelationshipKey(entity: ObjectIdentifier(entity), index: index)
-        if let query = loadQueries[key] { return query }
-        guard let target = modelTypes[entity.relationships[index].target] else { return nil }
-        let condition = switch entity.relationships[index].storage {
-        case .column: "id = ?"
-        case let .inverseColumn(column): "\(column) = ?"
-        case let .joinTable(table, own, other): "id IN (SELECT \(other) FROM \(table) WHERE \(own) = ?)"
-        }
-        let query = (target, "\(target.entity.selectSQL) WHERE \(condition) ORDER BY id")
-        loadQueries[key] = query
-        return query
-    }
-
-    private func fetchAny(_ type: any PersistentModel.Type, where condition: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
-        try objects(ofType: type, "\(type.entity.selectSQL) WHERE \(condition) ORDER BY id", bindings)
-    }
-
-    /// Runs a query selecting `type.entity.selectSQL`'s columns and returns, for each row, the
-    /// object this context has registered for it, else a new one built from the row.
-    private func objects(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
-        let entity = type.entity
-        let registry = registry(for: entity)
-        var result: [any PersistentModel] = []
-        try database.forEachRow(sql, bindings) { row in
-            let id = row.integer(at: 0)
-            if let existing = registry[id]?.object {
-                result.append(existing)
-                return
-            }
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(entity.attributes.count + entity.foreignKeys.count)
-            var position = 1
-            for attribute in entity.attributes {
-                if attribute.column != nil {
-                    values.append(row.value(at: position))
-                    position += 1
-                } else {
-                    values.append(.null)
-                }
-            }
-            for _ in entity.foreignKeys {
-                values.append(row.value(at: position))
-                position += 1
-            }
-            let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
-            let model = type.init(backingData: backing)
-            backing.object = model
-            registry.register(backing, id: id)
-            result.append(model)
-        }
-        return result
     }
 
     /// After a delete ran in the database: detach objects whose rows are gone and bring every
@@ -687,7 +399,7 @@ public final class ModelContext {
         registries.values.flatMap { $0.all.compactMap(\.backing.object) }
     }
 
-    private func registry(for entity: EntityDescription) -> Registry {
+    func registry(for entity: EntityDescription) -> Registry {
         if let registry = registries[ObjectIdentifier(entity)] { return registry }
         let registry = Registry()
         registries[ObjectIdentifier(entity)] = registry

@@ -1,0 +1,61 @@
+/// How a save writes the rows of join tables: only the pairs added or removed since the last save,
+/// each once, through one prepared statement per table.
+extension ModelContext {
+    /// The pairs of one join table that a save adds and removes; ids in the order of `columns`.
+    /// Both sides of a many-to-many relationship may report the same pair: they are written once,
+    /// sorted (with the columns in name order), so that inserts into the join table's indexes
+    /// mostly append rather than seek.
+    private struct JoinTableChanges {
+        var columns: (String, String)
+        var added: [JoinPair] = []
+        var removed: [JoinPair] = []
+    }
+
+    private struct JoinPair: Comparable {
+        var first: Int64, second: Int64
+
+        static func < (lhs: JoinPair, rhs: JoinPair) -> Bool {
+            (lhs.first, lhs.second) < (rhs.first, rhs.second)
+        }
+    }
+
+    /// The pairs sorted, each once.
+    private func ordered(_ pairs: [JoinPair]) -> [JoinPair] {
+        var unique: [JoinPair] = []
+        for pair in pairs.sorted() where unique.last != pair { unique.append(pair) }
+        return unique
+    }
+
+    /// Writes the join rows added and removed since the last save; returns the members written,
+    /// which become the saved ones when the transaction commits.
+    func writeJoinRows(of objects: [any PersistentModel]) throws -> [(ModelBackingData, Int, MemberIDs)] {
+        var tables: [String: JoinTableChanges] = [:]
+        var written: [(ModelBackingData, Int, MemberIDs)] = []
+        for object in objects {
+            let backing = object.persistentBackingData
+            guard let id = backing.id else { continue }
+            for (index, current, saved) in backing.changedMembers() {
+                guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
+                // Both sides name the same two columns; the pair is kept in the order of their names.
+                let ownFirst = own < target
+                func pair(_ member: Int64) -> JoinPair { ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id) }
+                // Changed in place in the dictionary (a copy taken out would copy the lists at each append).
+                tables[table, default: JoinTableChanges(columns: ownFirst ? (own, target) : (target, own))].added += current.subtracting(saved).map(pair)
+                tables[table]!.removed += saved.subtracting(current).map(pair)
+                written.append((backing, index, current))
+            }
+        }
+        for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
+            let (first, second) = changes.columns
+            try database.runEach("DELETE FROM \(table) WHERE \(first) = ? AND \(second) = ?", ordered(changes.removed)) { statement, pair in
+                statement.bind(.integer(pair.first), at: 1)
+                statement.bind(.integer(pair.second), at: 2)
+            }
+            try database.runEach("INSERT OR IGNORE INTO \(table) (\(first), \(second)) VALUES (?, ?)", ordered(changes.added)) { statement, pair in
+                statement.bind(.integer(pair.first), at: 1)
+                statement.bind(.integer(pair.second), at: 2)
+            }
+        }
+        return written
+    }
+}
