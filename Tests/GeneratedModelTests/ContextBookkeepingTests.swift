@@ -143,6 +143,25 @@ final class ContextBookkeepingTests: XCTestCase {
         XCTAssertEqual(try context.fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.level == 2 })), 0)
     }
 
+    func testAPageAndACountSeeUnsavedChanges() throws {
+        let container = try container()
+        let context = container.mainContext
+        let first = Employee(name: "first", level: 1), second = Employee(name: "second", level: 1), third = Employee(name: "third", level: 1)
+        [first, second, third].forEach(context.insert)
+        try context.save()
+        first.level = 5                             // unsaved: it leaves the first page of level 1
+        var page = FetchDescriptor<Employee>(predicate: #Predicate { $0.level == 1 })
+        page.fetchLimit = 2
+        XCTAssertEqual(try context.fetch(page).map(\.name), ["second", "third"])
+        context.insert(Employee(name: "fourth", level: 1))
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Employee>(predicate: #Predicate { $0.level == 1 })), 3)
+        XCTAssertEqual(try context.fetchCount(FetchDescriptor<Employee>()), 4)
+        var stored = FetchDescriptor<Employee>(predicate: #Predicate { $0.level == 1 })
+        stored.includePendingChanges = false
+        XCTAssertEqual(try context.fetchCount(stored), 3, "the store still holds first at level 1")
+        XCTAssertEqual(try context.fetch(stored).map(\.name), ["first", "second", "third"])
+    }
+
     func testPrefetchingLoadsARelationshipOfEveryObjectInOneQuery() throws {
         let container = try container()
         let context = container.mainContext

@@ -59,8 +59,9 @@ extension ModelContext {
         let entity = Model.entity
         func matches(_ object: Model) throws -> Bool { try descriptor.predicate?.evaluate(object) ?? true }
         var stored = descriptor
-        // A changed object may leave the page, so the limit applies after the merge.
-        if !changed.isEmpty { stored.fetchLimit = nil }
+        // The changed objects among the saved rows may no longer match: the page of saved rows is
+        // longer by their number, so that it still holds the first rows that did not change.
+        if let limit = descriptor.fetchLimit { stored.fetchLimit = limit + changedCounts[ObjectIdentifier(entity), default: 0] }
         var result = try storedMatches(stored, excluding: deletedIDs).filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
         let candidates: [any PersistentModel]
         if let predicate = descriptor.predicate, let term = try PredicateTranslator<Model>.condition(predicate).requiredEquality,
@@ -129,10 +130,25 @@ extension ModelContext {
         }
     }
 
-    /// How many objects match the descriptor (its limit and offset apply).
+    /// How many objects match the descriptor (its limit and offset apply), unsaved changes
+    /// included as `fetch` includes them; without a limit or offset, and with a predicate on the
+    /// entity's own attributes, the saved rows are counted in SQL and only the unsaved objects
+    /// are looked at in memory.
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
-        if descriptor.includePendingChanges && hasChanges { return try fetch(descriptor).count }
-        let (clauses, bindings) = try descriptor.sqlClauses()
+        guard descriptor.includePendingChanges, hasChanges else { return try storedCount(descriptor) }
+        guard descriptor.fetchLimit == nil, descriptor.fetchOffset == nil, try !descriptor.readsRelationships() else { return try fetch(descriptor).count }
+        let entity = Model.entity
+        let unsaved = (inserted + changed).filter { $0.persistentBackingData.entity === entity && !$0.persistentBackingData.isDeleted }
+        let deletedIDs = deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
+        let matching = try unsaved.filter { try descriptor.predicate?.evaluate(unsafeDowncast($0, to: Model.self)) ?? true }
+        return try storedCount(descriptor, excluding: deletedIDs + unsaved.compactMap(\.persistentBackingData.id)) + matching.count
+    }
+
+    /// How many saved rows but `excluded` match the descriptor.
+    ///
+    ///     SELECT count(*) FROM (SELECT id FROM "volume" WHERE … LIMIT … OFFSET …)
+    private func storedCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, excluding excluded: [Int64] = []) throws -> Int {
+        let (clauses, bindings) = try descriptor.sqlClauses(excluding: excluded)
         return Int(try database.scalar("SELECT count(*) FROM (SELECT id FROM \(Model.entity.table)\(clauses))", bindings))
     }
 

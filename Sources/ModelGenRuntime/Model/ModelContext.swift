@@ -80,6 +80,8 @@ public final class ModelContext {
         var attribute: Int
     }
     var changedIdentities: Set<ObjectIdentifier> = []
+    /// How many objects of each entity (by `ObjectIdentifier` of its description) are in `changed`.
+    var changedCounts: [ObjectIdentifier: Int] = [:]
     /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
     /// `delete` save at once.
     public var autosaveEnabled = false
@@ -164,6 +166,7 @@ public final class ModelContext {
     func didChange(_ backing: ModelBackingData) {
         guard backing.id != nil, let object = backing.object, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
         changed.append(object)
+        changedCounts[ObjectIdentifier(backing.entity), default: 0] += 1
         indexPending(object)
     }
 
@@ -260,6 +263,7 @@ public final class ModelContext {
         deleted = []
         insertionOrder = [:]
         changedIdentities = []
+        changedCounts = [:]
         pendingIndexes = [:]
     }
 
@@ -381,6 +385,7 @@ public final class ModelContext {
             changed.removeAll { detached.contains(ObjectIdentifier($0)) }
             deleted.removeAll { detached.contains(ObjectIdentifier($0)) }
             changedIdentities.subtract(detached)
+            changedCounts = changed.reduce(into: [:]) { counts, object in counts[ObjectIdentifier(object.persistentBackingData.entity), default: 0] += 1 }
             pendingIndexes = [:]
         }
     }
