@@ -162,6 +162,31 @@ final class ContextBookkeepingTests: XCTestCase {
         XCTAssertEqual(try context.fetch(stored).map(\.name), ["first", "second", "third"])
     }
 
+    func testAContainerAndItsMainContextAreFreedWhenTheAppLetsGo() throws {
+        weak var released: ModelContainer?
+        var context: ModelContext? = try {
+            let container = try self.container()
+            released = container
+            return container.mainContext             // the app keeps only the context
+        }()
+        XCTAssertNil(released, "the main context does not keep its container")
+        context?.insert(Employee(name: "kept"))
+        try context?.save()
+        XCTAssertEqual(try context?.fetchCount(FetchDescriptor<Employee>()), 1, "it works on with the store")
+        let again = try XCTUnwrap(context?.container)
+        XCTAssertTrue(again.mainContext === context, "asked for its container, it gives one whose main context it is")
+        XCTAssertEqual(try ModelContext(again).fetchCount(FetchDescriptor<Employee>()), 1)
+        context = nil
+        do {
+            let container = try self.container()
+            released = container
+            container.mainContext.insert(Employee(name: "saved"))
+            try container.mainContext.save()
+            XCTAssertTrue(container.mainContext.container === container)
+        }
+        XCTAssertNil(released, "a container whose main context was used is freed, and its store closed")
+    }
+
     func testPrefetchingLoadsARelationshipOfEveryObjectInOneQuery() throws {
         let container = try container()
         let context = container.mainContext

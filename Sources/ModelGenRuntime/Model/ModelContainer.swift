@@ -102,8 +102,19 @@ public final class ModelContainer {
         }
     }
 
-    /// The context for the main actor's work (one per container).
-    public private(set) lazy var mainContext = ModelContext(self)
+    /// A container over a store already open, whose main context is `mainContext` (the container a
+    /// main context gives when the app let go of its first one; see `ModelContext.container`).
+    init(reopening database: SQLiteDatabase, schema: any ModelSchemaDefinition.Type, configuration: ModelConfiguration, mainContext: ModelContext) {
+        self.schema = schema
+        self.configuration = configuration
+        self.database = database
+        self.mainContext = mainContext
+    }
+
+    /// The context for the main actor's work (one per container). It does not keep the container
+    /// alive (see `ModelContext.container`), so a container is freed, and its store closed, once
+    /// the app lets go of it and of its main context.
+    public private(set) lazy var mainContext = ModelContext(self, isMainContext: true)
 
     /// Deletes every object of every entity in one transaction, as SwiftData's `deleteAllData()`:
     /// it does not throw; should the store fail (a full disk), nothing is deleted and the error is

@@ -28,8 +28,22 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
 /// Tracks model objects, their changes and deletions, and saves them in one transaction
 /// (SwiftData's `ModelContext`). One object per row per context (an identity map).
 public final class ModelContext {
-    public let container: ModelContainer
-    var database: SQLiteDatabase { container.database }
+    /// The container of the context. A context made with `ModelContext(container)` keeps its
+    /// container alive; the container's own `mainContext` does not (the container keeps it, and
+    /// each keeping the other would keep both, and the store's connection, forever). The main
+    /// context keeps the store and the schema, so it works on when the app holds only it; asked
+    /// for its container then, it gives a container over the same store whose main context it is.
+    public var container: ModelContainer {
+        if let container = retainedContainer ?? mainContextContainer { return container }
+        let container = ModelContainer(reopening: database, schema: schema, configuration: configuration, mainContext: self)
+        mainContextContainer = container
+        return container
+    }
+    private let retainedContainer: ModelContainer?
+    private weak var mainContextContainer: ModelContainer?
+    let database: SQLiteDatabase
+    let schema: any ModelSchemaDefinition.Type
+    private let configuration: ModelConfiguration
     /// Loaded and saved objects, by entity (`ObjectIdentifier` of its description) and row id. An
     /// object with no unsaved change lives only while the app holds it (as in SwiftData), so memory
     /// follows what the app keeps, not every row it ever read: entries are unowned and leave when
@@ -86,9 +100,17 @@ public final class ModelContext {
     /// `delete` save at once.
     public var autosaveEnabled = false
 
-    public init(_ container: ModelContainer) {
-        self.container = container
-        modelTypes = Dictionary(container.schema.models.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
+    public convenience init(_ container: ModelContainer) {
+        self.init(container, isMainContext: false)
+    }
+
+    init(_ container: ModelContainer, isMainContext: Bool) {
+        retainedContainer = isMainContext ? nil : container
+        mainContextContainer = isMainContext ? container : nil
+        database = container.database
+        schema = container.schema
+        configuration = container.configuration
+        modelTypes = Dictionary(schema.models.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
@@ -148,8 +170,8 @@ public final class ModelContext {
     /// A refused delete throws `DeletionRefused` and changes nothing.
     @discardableResult
     public func delete<Model: PersistentModel>(model: Model.Type, where predicate: Predicate<Model>? = nil, dryRun: Bool = false) throws -> DeletionReport {
-        guard let program = container.schema.deletionProgram(for: Model.entity.name) else {
-            preconditionFailure("\(Model.entity.name) is not in schema \(container.schema)")
+        guard let program = schema.deletionProgram(for: Model.entity.name) else {
+            preconditionFailure("\(Model.entity.name) is not in schema \(schema)")
         }
         let seed: DeletionSeed
         if let predicate {
@@ -219,7 +241,7 @@ public final class ModelContext {
                 deletedIDs[positions[entity]!].ids.append(object.persistentBackingData.id!)
             }
             for (entity, ids) in deletedIDs {
-                guard let program = container.schema.deletionProgram(for: entity) else { continue }
+                guard let program = schema.deletionProgram(for: entity) else { continue }
                 _ = try DeletionExecutor(database: database).run(program, seed: .ids(ids))
             }
             try database.execute("COMMIT")
@@ -329,7 +351,7 @@ public final class ModelContext {
         guard let sqliteError = error as? SQLiteError, sqliteError.isConstraintViolation else { return error }
         if let range = sqliteError.message.range(of: "UNIQUE constraint failed: ") {
             let failed = sqliteError.message[range.upperBound...].split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            for model in container.schema.models {
+            for model in schema.models {
                 for attribute in model.entity.attributes where "\(model.entity.table).\(attribute.column ?? "")" == failed {
                     return ModelContextError.uniqueViolation(entity: model.entity.name, attribute: attribute.name)
                 }
@@ -346,7 +368,7 @@ public final class ModelContext {
     private func refreshAfterDeletion() throws {
         var detached: Set<ObjectIdentifier> = []
         var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
-        for model in container.schema.models {
+        for model in schema.models {
             let entity = model.entity
             guard let registry = registries[ObjectIdentifier(entity)], !registry.isEmpty else { continue }
             let objects = Dictionary(registry.all.compactMap { entry in entry.backing.object.map { (entry.id, $0) } }, uniquingKeysWith: { first, _ in first })
