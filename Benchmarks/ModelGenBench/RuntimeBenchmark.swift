@@ -10,6 +10,9 @@ enum RuntimeBenchmark {
     enum Workload: String, CaseIterable {
         /// Build everything in memory as an app would (`volume.tags = […]`), then one save.
         case insert
+        /// The books cheaper than 50, by title (`#Predicate` and `SortDescriptor`; raw: the same
+        /// `SELECT … WHERE price < 50 ORDER BY title`), reading every title.
+        case fetch
         /// Every writer's books through the relationship (lazy loads; raw: one join).
         case traverse
         /// The same with `relationshipKeyPathsForPrefetching = [\.books]` (one query for all books).
@@ -18,6 +21,9 @@ enum RuntimeBenchmark {
         case update
         /// 1,000 objects by identifier (`model(for:)`; raw: `SELECT … WHERE id = ?`).
         case lookup
+        /// About half the writers (named before `writer5`) deleted with their books and their books' tag links
+        /// (`delete(model:where:)`, the generated plan; raw: one `DELETE` and SQLite's own cascade).
+        case delete
         /// An import that skips what it has: N/10 tag names, each name twice, each looked up
         /// (`fetch` by the unique name, limit 1, which sees the unsaved tags) and inserted when
         /// missing, one save (raw: a prepared `SELECT` and `INSERT` per name, one transaction).
@@ -133,6 +139,29 @@ enum RuntimeBenchmark {
                 for book in writer.books { titles += book.title.utf8.count }
             }
             precondition(titles > 0)
+        case (.fetch, .runtime):
+            let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+            let cheap = try container.mainContext.fetch(FetchDescriptor<Volume>(predicate: #Predicate { $0.price < 50 }, sortBy: [SortDescriptor(\.title)]))
+            precondition(cheap.reduce(0) { $0 + $1.title.utf8.count } > 0)
+        case (.fetch, .raw):
+            let database = try RawDatabase(path)
+            var titles = 0
+            try database.each("SELECT id, title, price, writer_id FROM volume WHERE price < 50 ORDER BY title, id") { statement in
+                titles += String(cString: sqlite3_column_text(statement, 1)).utf8.count
+            }
+            precondition(titles > 0)
+        case (.delete, .runtime):
+            let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+            // Writers are named writer0, writer1, …: those before writer5 are about half.
+            let report = try container.mainContext.delete(model: Writer.self, where: #Predicate { $0.name < "writer5" })
+            precondition(report.totalDeleted > books / 3)
+        case (.delete, .raw):
+            let database = try RawDatabase(path)
+            try database.transaction {
+                let delete = try database.prepare("DELETE FROM writer WHERE name < 'writer5'")
+                try database.step(delete)
+                sqlite3_finalize(delete)
+            }
         case (.traverse, .raw), (.prefetch, .raw):
             let database = try RawDatabase(path)
             var titles = 0
