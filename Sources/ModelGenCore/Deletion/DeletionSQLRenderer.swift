@@ -159,16 +159,18 @@ public struct DeletionSQLRenderer {
         let (start, step): (String, String)
         switch edge.link {
         case let .otherColumn(table, column):
-            let reached = "o.id, o.\(q(column))"
-            start = "SELECT \(reached) FROM \(closure) AS k JOIN \(q(table)) AS o ON o.\(q(column)) = k.id"
-            step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS o ON o.\(q(column)) = r.id"
+            let reached = "o.id, o.\(q(column))", new = "NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE c.id = o.id)"
+            start = "SELECT \(reached) FROM \(closure) AS k JOIN \(q(table)) AS o ON o.\(q(column)) = k.id WHERE \(new)"
+            step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS o ON o.\(q(column)) = r.id WHERE \(new)"
         case let .subjectColumn(table, column):
-            let reached = "s.\(q(column)), s.id"
-            start = "SELECT \(reached) FROM \(closure) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL"
-            step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS s ON s.id = r.id WHERE s.\(q(column)) IS NOT NULL"
+            let reached = "s.\(q(column)), s.id", new = "NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE c.id = s.\(q(column)))"
+            start = "SELECT \(reached) FROM \(closure) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL AND \(new)"
+            step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS s ON s.id = r.id WHERE s.\(q(column)) IS NOT NULL AND \(new)"
         case .joinTable:
             return nil
         }
+        // Only rows not yet collected are walked: when the locked closure is collected again, the
+        // walk finds just what was added meanwhile instead of repeating the whole descent.
         // UNION, not UNION ALL: a row met again (a cycle in the data) ends its walk.
         let walk = "WITH RECURSIVE modelgen_reached(id, parent_id) AS (\(start) UNION \(step)) "
         switch dialect {

@@ -126,7 +126,7 @@ extension Library {
             .init(source: "Shelf", relationship: "children", target: "Shelf"),
         ],
         collections: [
-            .once("WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id) INSERT OR IGNORE INTO temp.modelgen_delete_shelves (id, parent_id, edge) SELECT id, parent_id, 0 FROM modelgen_reached"),
+            .once("WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT OR IGNORE INTO temp.modelgen_delete_shelves (id, parent_id, edge) SELECT id, parent_id, 0 FROM modelgen_reached"),
         ],
         checks: [
         ],
