@@ -55,7 +55,11 @@ public struct DeletionSQLRenderer {
             }
             return DeletionProgram.Nullification(relationship: "\(foreignKey.entity).\(foreignKey.relationship)", sql: sql)
         }
-        let detachments = plan.detachments.map { foreignKey in
+        // PostgreSQL deletes a table's collected rows in one statement and runs the ON DELETE
+        // actions after it, when all of them are gone, so a reference between two rows of the same
+        // table needs no detaching first. SQLite runs the actions row by row, recursively (a chain
+        // deeper than its trigger depth would fail when enforcement is on), so its plans detach.
+        let detachments = plan.detachments.filter { dialect == .sqlite || $0.entity != $0.target }.map { foreignKey in
             "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE id IN (SELECT id FROM \(closureTable(foreignKey.entity))) AND \(q(foreignKey.column)) IN (SELECT id FROM \(closureTable(foreignKey.target)))"
         }
         let joinRowRemovals = plan.joinTables.map { joinTable in

@@ -144,7 +144,6 @@ BEGIN
     GET DIAGNOSTICS changed = ROW_COUNT;
     nullified := nullified + changed;
     UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
-    UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
     DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
     DELETE FROM portrait WHERE author_id IN (SELECT id FROM pg_temp.modelgen_delete_author);
     GET DIAGNOSTICS changed = ROW_COUNT;
@@ -284,7 +283,6 @@ BEGIN
     UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
     GET DIAGNOSTICS changed = ROW_COUNT;
     nullified := nullified + changed;
-    UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
     DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
     DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
     GET DIAGNOSTICS changed = ROW_COUNT;
@@ -392,7 +390,6 @@ BEGIN
         relocked := relocked + changed;
         EXIT WHEN relocked = 0;
     END LOOP;
-    UPDATE shelves SET parent_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves) AND parent_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
     DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
     DELETE FROM shelves WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
     GET DIAGNOSTICS changed = ROW_COUNT;
