@@ -3,8 +3,8 @@
 extension ModelContext {
     /// The pairs of one join table that a save adds and removes; ids in the order of `columns`.
     /// Both sides of a many-to-many relationship may report the same pair: they are written once,
-    /// sorted (with the columns in name order), so that inserts into the join table's indexes
-    /// mostly append rather than seek.
+    /// sorted by the column of the table's second index, then by the other: that index only
+    /// appends, and the primary key (other column first) grows at one place per value of it.
     private struct JoinTableChanges {
         var columns: (String, String)
         var added: [JoinPair] = []
@@ -37,7 +37,7 @@ extension ModelContext {
             for (index, current, saved) in backing.changedMembers() {
                 guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
                 // Both sides name the same two columns; the pair is kept in the order of their names.
-                let ownFirst = own < target
+                let ownFirst = try sortColumn(of: table) == SQLDialect.unquoted(own)
                 func pair(_ member: Int64) -> JoinPair { ownFirst ? JoinPair(first: id, second: member) : JoinPair(first: member, second: id) }
                 // Changed in place in the dictionary (a copy taken out would copy the lists at each append).
                 tables[table, default: JoinTableChanges(columns: ownFirst ? (own, target) : (target, own))].added += current.subtracting(saved).map(pair)
@@ -57,5 +57,15 @@ extension ModelContext {
             }
         }
         return written
+    }
+
+    /// The join table's column that leads the order its rows are written in: the second column of
+    /// its primary key, which has an index of its own (read from the table once per context).
+    private func sortColumn(of table: String) throws -> String {
+        if let column = joinTableSortColumns[table] { return column }
+        let rows = try database.query("SELECT name FROM pragma_table_info(?) WHERE pk = 2", [.text(SQLDialect.unquoted(table))])
+        guard case let .text(column)? = rows.first?.first else { return "" }
+        joinTableSortColumns[table] = column
+        return column
     }
 }

@@ -52,6 +52,8 @@ public final class ModelContext {
     var registries: [ObjectIdentifier: Registry] = [:]
     /// The schema's model classes by entity name.
     let modelTypes: [String: any PersistentModel.Type]
+    /// For each join table written, the column its rows are sorted by first (`sortColumn(of:)`).
+    var joinTableSortColumns: [String: String] = [:]
     /// The query that loads each relationship, built on first use.
     var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
 
