@@ -22,13 +22,12 @@ extension ModelContext {
         if !descriptor.includePendingChanges || !hasChanges {
             result = try storedMatches(descriptor)
         } else {
-            let deletedIDs = deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
+            let deletedIDs = pendingDeletionIDs(of: entity)
             // Through a relationship, any unsaved object may change what matches or the order.
             let readsRelationships = try descriptor.readsRelationships()
             if descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil, !readsRelationships {
                 result = try matchesInMemory(descriptor, excluding: deletedIDs)
-            } else if readsRelationships ? !inserted.isEmpty || !changed.isEmpty
-                        : inserted.contains(where: { $0.persistentBackingData.entity === entity }) || changed.contains(where: { $0.persistentBackingData.entity === entity }) {
+            } else if readsRelationships ? !inserted.isEmpty || !changed.isEmpty : !unsavedObjects(of: entity).isEmpty {
                 result = try withUnsavedRows { try storedMatches(descriptor, excluding: deletedIDs) }
             } else {
                 result = try storedMatches(descriptor, excluding: deletedIDs)
@@ -41,6 +40,16 @@ extension ModelContext {
             try prefetch(index, of: result.map(\.persistentBackingData))
         }
         return result
+    }
+
+    /// The inserted and changed objects of `entity` (changed ones may also be marked deleted).
+    func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
+        (inserted + changed).filter { $0.persistentBackingData.entity === entity }
+    }
+
+    /// The ids of the objects of `entity` deleted but not yet saved.
+    private func pendingDeletionIDs(of entity: EntityDescription) -> [Int64] {
+        deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
     }
 
     /// The rows matching the descriptor, but `excluded`, as objects.
@@ -68,7 +77,7 @@ extension ModelContext {
            PendingValueIndex.indexes(term.kind), let attribute = entity.attributes.firstIndex(where: { $0.column.map(SQLDialect.unquoted) == term.column }) {
             candidates = pendingIndex(entity, attribute).objects(withValue: term.value)
         } else {
-            candidates = (inserted + changed).filter { $0.persistentBackingData.entity === entity }
+            candidates = unsavedObjects(of: entity)
         }
         let found = Set(result.map(ObjectIdentifier.init))
         var joining: [Model] = [], new: [Model] = []
@@ -138,8 +147,8 @@ extension ModelContext {
         guard descriptor.includePendingChanges, hasChanges else { return try storedCount(descriptor) }
         guard descriptor.fetchLimit == nil, descriptor.fetchOffset == nil, try !descriptor.readsRelationships() else { return try fetch(descriptor).count }
         let entity = Model.entity
-        let unsaved = (inserted + changed).filter { $0.persistentBackingData.entity === entity && !$0.persistentBackingData.isDeleted }
-        let deletedIDs = deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
+        let unsaved = unsavedObjects(of: entity).filter { !$0.persistentBackingData.isDeleted }
+        let deletedIDs = pendingDeletionIDs(of: entity)
         let matching = try unsaved.filter { try descriptor.predicate?.evaluate(unsafeDowncast($0, to: Model.self)) ?? true }
         return try storedCount(descriptor, excluding: deletedIDs + unsaved.compactMap(\.persistentBackingData.id)) + matching.count
     }

@@ -214,7 +214,7 @@ public final class ModelContext {
     func pendingIndex(_ entity: EntityDescription, _ attribute: Int) -> PendingValueIndex {
         let key = PendingIndexKey(entity: ObjectIdentifier(entity), attribute: attribute)
         if let index = pendingIndexes[key] { return index }
-        let index = PendingValueIndex(attribute: attribute, objects: (inserted + changed).lazy.filter { $0.persistentBackingData.entity === entity })
+        let index = PendingValueIndex(attribute: attribute, objects: unsavedObjects(of: entity))
         pendingIndexes[key] = index
         return index
     }
