@@ -202,9 +202,12 @@ public final class ModelBackingData {
     }
 
     public func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) {
-        let old = toMany(index, as: Target.self)
         var list = ModelList(newValue)
-        if case let .toMany(previous) = relationship(index) { list.savedIDs = previous.savedIDs }
+        var old: [any PersistentModel] = []
+        if case let .toMany(previous) = loadRelationship(index) {
+            old = previous.objects
+            list.savedIDs = previous.savedIDs
+        }
         let removed = old.filter { !list.contains($0) }
         noteMembershipChange(index, in: &list)
         relationships[index] = .toMany(list)
