@@ -31,9 +31,13 @@ enum GeneratorBenchmark {
             postgresDDL = DDLGenerator(schema: model, dialect: .postgresql).render(header: "")
             return postgresDDL
         }
-        time("PostgreSQL functions") { PostgreSQLDeletionFunctions(schema: model, plans: plans).render(after: postgresDDL) }
+        var postgresFunctions = ""
+        time("PostgreSQL functions") {
+            postgresFunctions = PostgreSQLDeletionFunctions(schema: model, plans: plans).render(after: postgresDDL)
+            return postgresFunctions
+        }
         time("+Models.swift") { SwiftModelsEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "") }
-        time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: sqliteDDL) }
+        time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: sqliteDDL, postgreSQLDDL: postgresFunctions) }
         time("+Deletion.swift") { SwiftDeletionEmitter(schema: model, plans: plans, sourceFile: "Synthetic.yaml").render(header: "") }
         print("stages at \(entities) entities: " + stages.map { "\($0.0) \(format($0.1)) s" }.joined(separator: ", "))
     }

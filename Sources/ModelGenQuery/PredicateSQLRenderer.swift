@@ -17,6 +17,9 @@ public struct PredicateSQLRenderer {
     public let table: String
     /// The parameters, in the order of their numbers.
     public private(set) var bindings: [SQLValue] = []
+    /// The kind of each parameter (a PostgreSQL parameter is written with the cast to its type,
+    /// `$1::timestamptz`, and bound as that type's text).
+    public private(set) var bindingKinds: [QueryValueKind] = []
     private var aliasCount = 0
 
     /// Parameters are numbered from `firstParameter`, for statements that bind values before the condition.
@@ -58,6 +61,20 @@ public struct PredicateSQLRenderer {
         return term
     }
 
+    /// The PostgreSQL type a parameter of `kind` is cast to.
+    public static func postgreSQLType(of kind: QueryValueKind) -> String {
+        switch kind {
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .text: "text"
+        case .bool: "boolean"
+        case .blob: "bytea"
+        case .date: "timestamptz"
+        case .decimal: "numeric"
+        case .uuid: "uuid"
+        }
+    }
+
     /// The SQLite collation that compares `Decimal` digits by value; the runtime registers it on every connection.
     public static let decimalCollation = "modelgen_decimal"
 
@@ -67,10 +84,13 @@ public struct PredicateSQLRenderer {
         let left = expression(lhs), right = expression(rhs)
         let isDecimal = kind(of: lhs) == .decimal || kind(of: rhs) == .decimal
         let collation = dialect == .sqlite && isDecimal ? " COLLATE \(Self.decimalCollation)" : ""
+        // Equal to a value that is not nil: `=`, which an index serves (`IS NOT DISTINCT FROM`
+        // is the same then, since NULL reads as false everywhere here: negation is `IS NOT TRUE`).
+        let equalsValue = [lhs, rhs].contains { if case let .value(value, _) = $0 { value != .null } else { false } }
         let symbol: String = switch (comparison, dialect) {
         case (.equal, .sqlite): "IS"
         case (.notEqual, .sqlite): "IS NOT"
-        case (.equal, .postgresql): "IS NOT DISTINCT FROM"
+        case (.equal, .postgresql): equalsValue ? "=" : "IS NOT DISTINCT FROM"
         case (.notEqual, .postgresql): "IS DISTINCT FROM"
         case (.less, _): "<"
         case (.lessOrEqual, _): "<="
@@ -106,10 +126,11 @@ public struct PredicateSQLRenderer {
         switch expression {
         case let .path(path):
             return self.path(path)
-        case let .value(value, _):
+        case let .value(value, kind):
             if value == .null { return "NULL" }
             bindings.append(value)
-            return dialect == .sqlite ? "?\(parameterOffset + bindings.count)" : "$\(parameterOffset + bindings.count)"
+            bindingKinds.append(kind)
+            return dialect == .sqlite ? "?\(parameterOffset + bindings.count)" : "$\(parameterOffset + bindings.count)::\(Self.postgreSQLType(of: kind))"
         case let .coalesce(lhs, rhs):
             return "coalesce(\(self.expression(lhs)), \(self.expression(rhs)))"
         case let .remainder(value, divisor):

@@ -2,7 +2,8 @@ import ModelGenQuery
 import ModelGenProgram
 
 /// Writes `<Base>+Schema.swift`: each model's `EntityDescription`, and the schema type listing the
-/// models and carrying the SQLite DDL. Swift code, not a template: it is metadata, not API.
+/// models and carrying the SQLite and PostgreSQL DDL. Swift code, not a template: it is metadata,
+/// not API.
 public struct SwiftSchemaEmitter {
     public let schema: ModelSchema
     public let sourceFile: String
@@ -12,7 +13,7 @@ public struct SwiftSchemaEmitter {
         self.sourceFile = sourceFile
     }
 
-    public func render(header: String, sqliteDDL: String) -> String {
+    public func render(header: String, sqliteDDL: String, postgreSQLDDL: String) -> String {
         let q = SQLDialect.sqlite.quote
         var lines = ["// \(header)", "", "import ModelGenRuntime"]
         for entity in schema.entities {
@@ -50,6 +51,9 @@ public struct SwiftSchemaEmitter {
         lines.append("")
         lines.append("    /// The SQLite DDL (the same as `\(schema.sourceFile).sqlite.sql`).")
         lines.append("    public static let sqliteDDL = " + SwiftTypes.rawStringLiteral(sqliteDDL.hasSuffix("\n") ? String(sqliteDDL.dropLast()) : sqliteDDL))
+        lines.append("")
+        lines.append("    /// The PostgreSQL DDL with the safe-deletion functions (the same as `\(schema.sourceFile).postgresql.sql`).")
+        lines.append("    public static let postgreSQLDDL = " + SwiftTypes.rawStringLiteral(postgreSQLDDL.hasSuffix("\n") ? String(postgreSQLDDL.dropLast()) : postgreSQLDDL))
         lines.append("")
         lines.append("    /// The schema in canonical form, recorded in every store so that a later version can migrate it.")
         lines.append("    public static let canonicalSchema = " + SwiftTypes.rawStringLiteral(schema.canonicalJSON))

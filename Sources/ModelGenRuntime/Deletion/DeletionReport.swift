@@ -6,8 +6,9 @@ public struct DeletionReport: Equatable, Sendable {
     public var deleted: [(entity: String, count: Int)] { deletedCounts.map { ($0.name, $0.count) } }
     /// Foreign-key cells of surviving rows set to NULL.
     public var nullified: Int { nullifiedCounts.reduce(0) { $0 + $1.count } }
-    /// Nullified references per relationship (`Entity.relationship`), in plan order.
-    public var nullifiedByRelationship: [(relationship: String, count: Int)] { nullifiedCounts.map { ($0.name, $0.count) } }
+    /// Nullified references per relationship (`Entity.relationship`), in plan order (empty in the
+    /// reports of the PostgreSQL functions, which count them in all).
+    public var nullifiedByRelationship: [(relationship: String, count: Int)] { nullifiedCounts.filter { !$0.name.isEmpty }.map { ($0.name, $0.count) } }
     /// Join-table rows removed (not counted in `nullified`).
     public var joinRowsRemoved: Int
     /// Requested ids that did not exist; they were ignored.
@@ -35,6 +36,14 @@ public struct DeletionReport: Equatable, Sendable {
 
     /// All rows deleted.
     public var totalDeleted: Int { deletedCounts.reduce(0) { $0 + $1.count } }
+
+    /// A report of counts only (the PostgreSQL functions report the rows deleted per entity and
+    /// the cells nullified in all).
+    @_spi(Backend) public init(deleted: [(entity: String, count: Int)], nullified: Int, isDryRun: Bool, statementsExecuted: Int) {
+        self.init(isDryRun: isDryRun, statementsExecuted: statementsExecuted)
+        deletedCounts = deleted.map { NamedCount(name: $0.entity, count: $0.count) }
+        if nullified > 0 { nullifiedCounts = [NamedCount(name: "", count: nullified)] }
+    }
 
     init(joinRowsRemoved: Int = 0, missingIDs: [Int64] = [], isDryRun: Bool, statementsExecuted: Int = 0) {
         self.joinRowsRemoved = joinRowsRemoved

@@ -29,17 +29,32 @@ public struct FetchDescriptor<Model: PersistentModel> {
 
     /// ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings, leaving out the rows of `excluded`.
     func sqlClauses(excluding excluded: [Int64] = []) throws -> (String, [SQLiteValue]) {
+        let (sql, bindings, _) = try sqlClauses(dialect: .sqlite, excluding: excluded)
+        return (sql, bindings)
+    }
+
+    /// ` WHERE … ORDER BY … LIMIT … OFFSET …` in `dialect`, with its bindings and their kinds,
+    /// leaving out the rows of `excluded`.
+    @_spi(Backend) public func sqlClauses(dialect: SQLDialect, excluding excluded: [Int64] = []) throws -> (sql: String, bindings: [SQLValue], kinds: [QueryValueKind]) {
         var sql = ""
-        var renderer = PredicateSQLRenderer(dialect: .sqlite, table: Model.entity.tableName)
-        var bindings: [SQLiteValue] = []
+        var renderer = PredicateSQLRenderer(dialect: dialect, table: Model.entity.tableName)
+        var bindings: [SQLiteValue] = [], kinds: [QueryValueKind] = []
         var conditions: [String] = []
         if let predicate {
             conditions.append(renderer.condition(try PredicateTranslator<Model>.condition(predicate)))
             bindings += renderer.bindings
+            kinds += renderer.bindingKinds
         }
         if !excluded.isEmpty {
-            conditions.append("id NOT IN (SELECT value FROM json_each(?))")
-            bindings.append(.text("[" + excluded.map(String.init).joined(separator: ",") + "]"))
+            let list = excluded.map(String.init).joined(separator: ",")
+            switch dialect {
+            case .sqlite:
+                conditions.append("id NOT IN (SELECT value FROM json_each(?))")
+                bindings.append(.text("[" + list + "]"))
+                kinds.append(.text)
+            case .postgresql:
+                conditions.append("id <> ALL('{\(list)}'::bigint[])")
+            }
         }
         if !conditions.isEmpty {
             sql += " WHERE " + conditions.map { conditions.count > 1 ? "(\($0))" : $0 }.joined(separator: " AND ")
@@ -56,9 +71,9 @@ public struct FetchDescriptor<Model: PersistentModel> {
             sql += " ORDER BY id"
         }
         if fetchLimit != nil || fetchOffset != nil {
-            sql += " LIMIT \(fetchLimit ?? -1) OFFSET \(fetchOffset ?? 0)"
+            sql += " LIMIT \(fetchLimit.map(String.init) ?? (dialect == .sqlite ? "-1" : "ALL")) OFFSET \(fetchOffset ?? 0)"
         }
-        return (sql, bindings)
+        return (sql, bindings, kinds)
     }
 }
 

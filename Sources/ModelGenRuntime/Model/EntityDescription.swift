@@ -7,12 +7,12 @@ public final class EntityDescription: Sendable {
     public let attributes: [AttributeDescription]
     public let relationships: [RelationshipDescription]
     /// The table's raw name, as `PredicateSQLRenderer` takes it.
-    let tableName: String
+    @_spi(Backend) public let tableName: String
     /// The relationships whose key is a column of this table, by index, with the column.
-    let foreignKeys: [(index: Int, column: String)]
+    @_spi(Backend) public let foreignKeys: [(index: Int, column: String)]
     /// For each relationship, the position of its key in a backing's values (after the
     /// attributes, in the order of `foreignKeys`), or nil when its key is not on this table.
-    let keySlots: [Int?]
+    @_spi(Backend) public let keySlots: [Int?]
     /// The columns a fetch reads, in this order: `id`, the stored attributes', the keys'.
     ///
     ///     SELECT id, "title", "price", "writer_id" FROM "volume"

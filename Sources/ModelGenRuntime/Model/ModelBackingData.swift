@@ -5,13 +5,14 @@ public final class ModelBackingData {
     public let entity: EntityDescription
     /// The row id, once saved or loaded.
     public internal(set) var id: Int64?
-    weak var context: ModelContext?
-    var isDeleted = false
-    var isChanged = false
+    /// The context managing the object: nil before it is inserted and after its deletion is saved.
+    @_spi(Backend) public weak var context: (any ModelBackingContext)?
+    @_spi(Backend) public var isDeleted = false
+    @_spi(Backend) public internal(set) var isChanged = false
     /// Values of all attributes (transient ones too), in schema order, then one slot per key
     /// column (`EntityDescription.keySlots`): a row's columns but its id, in one array. The key
     /// slots hold the keys as last saved or loaded; the keys now live in `relationships`.
-    var values: [SQLiteValue]
+    @_spi(Backend) public internal(set) var values: [SQLiteValue]
     /// Values and keys as last saved or loaded, for rollback and for the keys of relationships
     /// not loaded; empty for an object never saved (a copy of its defaults would be one more array
     /// per new object, and rollback discards it anyway).
@@ -22,7 +23,7 @@ public final class ModelBackingData {
     private var relationshipStates: [RelationshipState]?
 
     /// The state of each relationship; changing one makes the array of states.
-    var relationships: [RelationshipState] {
+    @_spi(Backend) public var relationships: [RelationshipState] {
         get { relationshipStates ?? unloadedStates() }
         set { relationshipStates = newValue }
         _modify {
@@ -36,24 +37,30 @@ public final class ModelBackingData {
     }
 
     /// The state of relationship `index`.
-    func relationship(_ index: Int) -> RelationshipState {
+    @_spi(Backend) public func relationship(_ index: Int) -> RelationshipState {
         relationshipStates?[index] ?? .unloaded(foreignID: savedForeignID(index))
     }
 
     /// The key relationship `index` held when last saved or loaded (nil when it has no key column).
-    func savedForeignID(_ index: Int) -> Int64? {
+    @_spi(Backend) public func savedForeignID(_ index: Int) -> Int64? {
         guard let slot = entity.keySlots[index], slot < savedValues.count else { return nil }
         return savedValues[slot].integer
     }
 
     /// The store now holds `foreignID` in the key column of relationship `index`.
-    func setSavedForeignID(_ index: Int, _ foreignID: Int64?) {
+    @_spi(Backend) public func setSavedForeignID(_ index: Int, _ foreignID: Int64?) {
         guard let slot = entity.keySlots[index], slot < savedValues.count else { return }
         savedValues[slot] = foreignID.map(SQLiteValue.integer) ?? .null
     }
 
+    /// Gives the object its row id (a save that assigns ids), or takes it back (nil).
+    @_spi(Backend) public func assignID(_ id: Int64?) { self.id = id }
+
+    /// Replaces a value with the one the store holds for it (a store that keeps less precision).
+    @_spi(Backend) public func replaceValue(_ index: Int, with value: SQLiteValue) { values[index] = value }
+
     /// A save wrote the object: its values and its keys now are the saved ones.
-    func didSave() {
+    @_spi(Backend) public func didSave() {
         for (index, _) in entity.foreignKeys {
             values[entity.keySlots[index]!] = foreignID(index).map(SQLiteValue.integer) ?? .null
         }
@@ -63,11 +70,11 @@ public final class ModelBackingData {
     }
 
     /// Every relationship becomes unloaded, with the key saved or loaded last.
-    func unloadRelationships() { relationshipStates = nil }
+    @_spi(Backend) public func unloadRelationships() { relationshipStates = nil }
     /// Attributes set since the last save or load: an update writes only their columns (a new
     /// object, whose insert writes every column, keeps none).
-    var changedAttributes: Set<Int> = []
-    enum RelationshipState {
+    @_spi(Backend) public internal(set) var changedAttributes: Set<Int> = []
+    @_spi(Backend) public enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
         case unloaded(foreignID: Int64?)
         case toOne((any PersistentModel)?)
@@ -78,22 +85,22 @@ public final class ModelBackingData {
     /// keeps its members' identities for constant-time answers: keeping an inverse in sync costs
     /// the same for the first link as for the ten thousandth, and a list that is only read (most
     /// loaded ones) costs no more than its array.
-    struct ModelList {
-        private(set) var objects: [any PersistentModel]
+    @_spi(Backend) public struct ModelList {
+        @_spi(Backend) public private(set) var objects: [any PersistentModel]
         private var identities: Set<ObjectIdentifier>?
         /// For a relationship stored in a join table: the members' ids as last saved or loaded,
         /// and whether the members changed since (a save writes the difference).
-        var savedIDs = MemberIDs()
-        var membersChanged = false
+        @_spi(Backend) public var savedIDs = MemberIDs()
+        @_spi(Backend) public var membersChanged = false
         /// Up to this many members, a search is cheaper than a set.
         private static let searchedCount = 16
 
-        init(_ objects: [any PersistentModel] = []) {
+        @_spi(Backend) public init(_ objects: [any PersistentModel] = []) {
             self.objects = objects
         }
 
         /// The members of a join-table relationship as the store holds them.
-        init(saved objects: [any PersistentModel]) {
+        @_spi(Backend) public init(saved objects: [any PersistentModel]) {
             self.objects = objects
             savedIDs = MemberIDs(objects)
         }
@@ -136,7 +143,7 @@ public final class ModelBackingData {
     }
 
     /// An object loaded from a row: `values` holds its attributes and keys (`values`' layout).
-    init(entity: EntityDescription, id: Int64, values: [SQLiteValue], context: ModelContext) {
+    @_spi(Backend) public init(entity: EntityDescription, id: Int64, values: [SQLiteValue], context: any ModelBackingContext) {
         self.entity = entity
         self.id = id
         self.values = values
@@ -191,7 +198,13 @@ public final class ModelBackingData {
     }
 
     public func setToOne<Target: PersistentModel>(_ index: Int, _ newValue: Target?) {
-        let old = toOne(index, as: Target.self)
+        // A key held in this row names the old partner without loading it: when the context has
+        // no such object in memory, no object there refers back.
+        let old: Target? = if case .column = entity.relationships[index].storage, case .unloaded = relationship(index) {
+            loadedRelationship(index).flatMap { if case let .toOne(object) = $0 { object as? Target } else { nil } }
+        } else {
+            toOne(index, as: Target.self)
+        }
         guard old !== newValue else { return }
         relationships[index] = .toOne(newValue)
         markChanged()
@@ -244,7 +257,7 @@ public final class ModelBackingData {
 
     /// The object goes before it was ever saved: the objects it is related to forget it, as
     /// they would had it been saved and deleted.
-    func detachFromRelated() {
+    @_spi(Backend) public func detachFromRelated() {
         guard let relationshipStates else { return }
         for (index, state) in relationshipStates.enumerated() {
             let related: [any PersistentModel]
@@ -262,7 +275,15 @@ public final class ModelBackingData {
 
     /// The other side changed: `owner` no longer refers to this object through the inverse.
     private func removeInverse(_ index: Int, _ owner: ModelBackingData) {
-        _ = loadRelationship(index)
+        if loadedRelationship(index) == nil {
+            // Not in memory (a context that loads only on request): a key in this row that names
+            // the owner goes; a list or a key elsewhere is the store's, which the save brings in step.
+            if case let .unloaded(foreignID?) = relationship(index), foreignID == owner.id, case .column = entity.relationships[index].storage {
+                relationships[index] = .toOne(nil)
+                markChanged()
+            }
+            return
+        }
         if case let .toOne(object) = relationships[index], object?.persistentBackingData === owner {
             relationships[index] = .toOne(nil)
             markChanged()
@@ -286,7 +307,15 @@ public final class ModelBackingData {
     /// The other side changed: `owner` now refers to this object through the inverse.
     private func addInverse(_ index: Int, _ owner: ModelBackingData) {
         guard let ownerObject = owner.object else { return }
-        _ = loadRelationship(index)
+        if loadedRelationship(index) == nil {
+            // Not in memory (a context that loads only on request): a to-one takes the owner (its
+            // old partner, not in memory either, has nothing to update); a list is the store's.
+            if !entity.relationships[index].isToMany {
+                relationships[index] = .toOne(ownerObject)
+                markChanged()
+            }
+            return
+        }
         if var list = takeList(index) {
             defer { relationships[index] = .toMany(list) }
             guard !list.contains(ownerObject) else { return }
@@ -313,7 +342,7 @@ public final class ModelBackingData {
     /// init). Unowned, not weak: the model owns its backing data, so it outlives every use here,
     /// and a weak reference would give every model a side table, which sends each of its retains
     /// and releases down the runtime's slow path.
-    unowned var object: (any PersistentModel)?
+    @_spi(Backend) public unowned var object: (any PersistentModel)?
 
     deinit { modelDidEnd() }
 
@@ -326,18 +355,32 @@ public final class ModelBackingData {
         object = nil
     }
 
-    /// Loads a relationship from the database on first access.
+    /// A relationship the app reads or replaces, loaded on first access through the context (an
+    /// object in no context has nothing to load: its row, if it had one, is gone). A context that
+    /// loads only on request (PostgreSQL's) stops the program here when the relationship is
+    /// neither loaded nor in memory: an unloaded relationship never reads as empty.
     private func loadRelationship(_ index: Int) -> RelationshipState {
+        guard let state = loadedRelationship(index) else { context!.relationshipNotLoaded(index, of: self) }
+        return state
+    }
+
+    /// The relationship's state, loaded if the context can (from the store, or from its objects in
+    /// memory); nil when its context loads only on request and does not have it.
+    private func loadedRelationship(_ index: Int) -> RelationshipState? {
         if case let .unloaded(foreignID) = relationship(index) {
-            relationships[index] = context?.load(index, of: self, foreignID: foreignID)
-                ?? (entity.relationships[index].isToMany ? .toMany(ModelList()) : .toOne(nil))
+            guard let context else {
+                relationships[index] = entity.relationships[index].isToMany ? .toMany(ModelList()) : .toOne(nil)
+                return relationships[index]
+            }
+            guard let state = context.load(index, of: self, foreignID: foreignID) else { return nil }
+            relationships[index] = state
         }
         return relationships[index]
     }
 
     /// The join-table relationships whose members changed since the last save: the ids of their
     /// members now and as saved.
-    func changedMembers() -> [(index: Int, current: MemberIDs, saved: MemberIDs)] {
+    @_spi(Backend) public func changedMembers() -> [(index: Int, current: MemberIDs, saved: MemberIDs)] {
         guard let relationshipStates else { return [] }
         return relationshipStates.indices.compactMap { index in
             guard case let .toMany(list) = relationshipStates[index], list.membersChanged else { return nil }
@@ -346,7 +389,7 @@ public final class ModelBackingData {
     }
 
     /// A save wrote the members of join-table relationship `index`: `ids` are now the saved ones.
-    func didSaveMembers(_ index: Int, _ ids: MemberIDs) {
+    @_spi(Backend) public func didSaveMembers(_ index: Int, _ ids: MemberIDs) {
         guard var list = takeList(index) else { return }
         list.savedIDs = ids
         list.membersChanged = false
@@ -354,7 +397,7 @@ public final class ModelBackingData {
     }
 
     /// The id a to-one stored in a column of this row refers to now.
-    func foreignID(_ index: Int) -> Int64? {
+    @_spi(Backend) public func foreignID(_ index: Int) -> Int64? {
         switch relationship(index) {
         case let .unloaded(foreignID): return foreignID
         case let .toOne(object): return object?.persistentBackingData.id
@@ -364,7 +407,7 @@ public final class ModelBackingData {
 
     /// Drops references to objects whose rows a delete removed (`detached`); relationships not loaded
     /// take the foreign keys the store now holds, when given.
-    func forgetRelated(_ detached: Set<ObjectIdentifier>, storedForeignIDs: [Int64?]?) {
+    @_spi(Backend) public func forgetRelated(_ detached: Set<ObjectIdentifier>, storedForeignIDs: [Int64?]?) {
         guard !detached.isEmpty || storedForeignIDs != nil, relationshipStates != nil else { return }
         for index in relationships.indices {
             switch relationships[index] {
@@ -381,7 +424,7 @@ public final class ModelBackingData {
     }
 
     /// Forgets unsaved changes and loaded relationships (they load again on access).
-    func revert() {
+    @_spi(Backend) public func revert() {
         values = savedValues
         unloadRelationships()
         changedAttributes = []
@@ -398,19 +441,19 @@ public final class ModelBackingData {
 /// The row ids of a to-many relationship's saved members, sorted and each once: the form in which
 /// a save compares the members now with the members saved (a merge, no hashing) and in which an
 /// object keeps the saved ones (one array).
-struct MemberIDs: Equatable {
-    private(set) var ids: [Int64] = []
+@_spi(Backend) public struct MemberIDs: Equatable {
+    @_spi(Backend) public private(set) var ids: [Int64] = []
 
-    init() {}
+    @_spi(Backend) public init() {}
 
-    init(_ objects: [any PersistentModel]) {
+    @_spi(Backend) public init(_ objects: [any PersistentModel]) {
         for id in objects.compactMap({ $0.persistentBackingData.id }).sorted() where ids.last != id {
             ids.append(id)
         }
     }
 
     /// The ids here and not in `other`.
-    func subtracting(_ other: MemberIDs) -> [Int64] {
+    @_spi(Backend) public func subtracting(_ other: MemberIDs) -> [Int64] {
         guard !other.ids.isEmpty else { return ids }
         var result: [Int64] = [], position = other.ids.startIndex
         for id in ids {

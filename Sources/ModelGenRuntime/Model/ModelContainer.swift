@@ -7,6 +7,9 @@ public protocol ModelSchemaDefinition {
     static var models: [any PersistentModel.Type] { get }
     /// `CREATE TABLE` and `CREATE INDEX` statements for SQLite, in dependency order.
     static var sqliteDDL: String { get }
+    /// `CREATE TABLE`, `CREATE INDEX` and `CREATE FUNCTION` (the safe-deletion functions) for
+    /// PostgreSQL, in dependency order.
+    static var postgreSQLDDL: String { get }
     /// The safe-deletion program of each entity, by entity name.
     static func deletionProgram(for entity: String) -> DeletionProgram?
     /// The schema in canonical form (`ModelSchema.canonicalJSON`), recorded in the store.

@@ -185,9 +185,11 @@ extension ModelContext {
     }
 
     /// Loads relationship `index` of a registered object (one query, prepared once per relationship).
-    func load(_ index: Int, of backing: ModelBackingData, foreignID: Int64?) -> ModelBackingData.RelationshipState? {
+    @_spi(Backend) public func load(_ index: Int, of backing: ModelBackingData, foreignID: Int64?) -> ModelBackingData.RelationshipState? {
         let relationship = backing.entity.relationships[index]
-        guard let id = backing.id, let (target, sql) = loadQuery(index, of: backing.entity) else { return nil }
+        guard let id = backing.id, let (target, sql) = loadQuery(index, of: backing.entity) else {
+            return relationship.isToMany ? .toMany(.init()) : .toOne(nil)
+        }
         switch relationship.storage {
         case .column:
             guard let foreignID else { return .toOne(nil) }
@@ -198,6 +200,11 @@ extension ModelContext {
         case .joinTable:
             return .toMany(.init(saved: (try? objects(ofType: target, sql, [.integer(id)])) ?? []))
         }
+    }
+
+    /// Never called: this context loads every relationship it is asked for.
+    @_spi(Backend) public func relationshipNotLoaded(_ index: Int, of backing: ModelBackingData) -> Never {
+        preconditionFailure("\(backing.entity.name).\(backing.entity.relationships[index].name) could not be loaded")
     }
 
     /// The query that loads relationship `index` of `entity` for one object:

@@ -129,7 +129,7 @@ public final class ModelContext {
     }
 
     /// Inserts `model` if it is new and in no context, and the new objects it refers to.
-    func insertGraph(_ model: any PersistentModel) {
+    @_spi(Backend) public func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
         guard backing.id == nil, backing.context == nil || backing.context === self, insertionOrder[ObjectIdentifier(model)] == nil else { return }
         insertionOrder[ObjectIdentifier(model)] = insertions
@@ -187,7 +187,7 @@ public final class ModelContext {
         return report
     }
 
-    func didChange(_ backing: ModelBackingData) {
+    @_spi(Backend) public func didChange(_ backing: ModelBackingData) {
         guard backing.id != nil, let object = backing.object, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
         changed.append(object)
         changedCounts[ObjectIdentifier(backing.entity), default: 0] += 1
@@ -195,10 +195,10 @@ public final class ModelContext {
     }
 
     /// Whether some fetch indexed unsaved objects by an attribute's value (see `pendingValueChanged`).
-    var indexesPendingValues: Bool { !pendingIndexes.isEmpty }
+    @_spi(Backend) public var indexesPendingValues: Bool { !pendingIndexes.isEmpty }
 
     /// An unsaved object's attribute changed from `old`: the indexes of that attribute follow.
-    func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLiteValue) {
+    @_spi(Backend) public func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLiteValue) {
         guard let object = backing.object, let index = pendingIndexes[PendingIndexKey(entity: ObjectIdentifier(backing.entity), attribute: attribute)],
               insertionOrder[ObjectIdentifier(object)] != nil || changedIdentities.contains(ObjectIdentifier(object)) else { return }
         index.move(object, from: old)
@@ -442,7 +442,7 @@ public final class ModelContext {
     }
 
     /// A registered object's model went away: its entry goes too (unless the row has another object now).
-    func forget(_ backing: ModelBackingData, id: Int64) {
+    @_spi(Backend) public func forget(_ backing: ModelBackingData, id: Int64) {
         registries[ObjectIdentifier(backing.entity)]?.remove(id, ifItIs: backing)
     }
 
@@ -465,3 +465,5 @@ public final class ModelContext {
         return try fetchAny(type, where: "id = ?", [.integer(id)]).first
     }
 }
+
+@_spi(Backend) extension ModelContext: ModelBackingContext {}

@@ -69,7 +69,7 @@ extension PersistentModel {
     }
 
     /// The context managing the object; nil before `insert` and after its deletion is saved.
-    public var modelContext: ModelContext? { persistentBackingData.context }
+    public var modelContext: ModelContext? { persistentBackingData.context as? ModelContext }
 
     /// True after `ModelContext.delete` and until the context saves or rolls back.
     public var isDeleted: Bool { persistentBackingData.isDeleted }
