@@ -8,12 +8,18 @@ let package = Package(
         .executable(name: "modelgen", targets: ["modelgen"]),
         .library(name: "ModelGenCore", targets: ["ModelGenCore"]),
         .library(name: "ModelGenRuntime", targets: ["ModelGenRuntime"]),
+        // The same generated models on PostgreSQL, async, over PostgresNIO: a product of its own,
+        // so that apps on SQLite alone never build PostgresNIO.
+        .library(name: "ModelGenPostgres", targets: ["ModelGenPostgres"]),
         .plugin(name: "ModelGenPlugin", targets: ["ModelGenPlugin"]),
         .plugin(name: "GenerateModelsCommand", targets: ["GenerateModelsCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
     ],
     targets: [
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
@@ -33,6 +39,20 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // What generated code and the CLI run against: SQLite access and the deletion executor.
         .target(name: "ModelGenRuntime", dependencies: ["CSQLite", "ModelGenProgram", "ModelGenQuery", "ModelGenSchema"]),
+        // The PostgreSQL backend of the generated models: an async container and context over a
+        // `PostgresClient`.
+        .target(
+            name: "ModelGenPostgres",
+            dependencies: [
+                "ModelGenRuntime", "ModelGenSchema", "ModelGenQuery",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // A context's async methods run where their caller runs (a context is used from one
+            // task and holds non-Sendable model objects), as the closures they hand to PostgresNIO.
+            swiftSettings: [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+        ),
         // The command-line tool: all file I/O lives here.
         .executableTarget(
             name: "modelgen",
@@ -66,7 +86,7 @@ let package = Package(
         // Compiles the plugin-generated code of the example schemas and runs the seeds' flows on SQLite.
         .testTarget(
             name: "GeneratedModelTests",
-            dependencies: ["ModelGenRuntime", "ModelGenCore"],
+            dependencies: ["ModelGenRuntime", "ModelGenCore", "ModelGenPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
             exclude: ["Schemas"],
             plugins: ["ModelGenPlugin"]
         ),

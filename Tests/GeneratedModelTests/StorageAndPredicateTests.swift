@@ -250,8 +250,10 @@ extension Sample {
          amount.description, link.absoluteString, tier.rawValue, note ?? "<nil>", price?.description ?? "<nil>"]
     }
 
-    static func random(_ random: inout SeededRandom) -> Sample {
-        let pieces = ["", "a", "A", "z", "\0", "a\0b", "é", "日本", "😀", "'", "\"", "\n", "Zebra", "zebra", "%", "_"]
+    /// A sample of random values, edge cases often; texts hold NUL characters unless `withNUL` is
+    /// false (PostgreSQL text cannot hold them).
+    static func random(_ random: inout SeededRandom, withNUL: Bool = true) -> Sample {
+        let pieces = ["", "a", "A", "z", "é", "日本", "😀", "'", "\"", "\n", "Zebra", "zebra", "%", "_", "\\"] + (withNUL ? ["\0", "a\0b"] : [])
         func text() -> String { (0..<Int.random(in: 0...3, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() }
         func double() -> Double {
             let special: [Double] = [0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -1.5, 0.1]

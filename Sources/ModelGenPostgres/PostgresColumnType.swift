@@ -1,0 +1,240 @@
+import ModelGenQuery
+import ModelGenSchema
+import NIOCore
+import PostgresNIO
+
+/// How one column's values travel between a model object (which holds them as the SQLite runtime
+/// does, `SQLValue`) and PostgreSQL's native type: written as the type's text, with a cast, and
+/// read as text, so that every value comes back exactly.
+///
+/// | Swift | column | written | read |
+/// |---|---|---|---|
+/// | `Int`, `Int64`, `Int32`, `Int16` | `BIGINT`, `INTEGER`, `SMALLINT` | digits | digits |
+/// | `Double`, `Float` | `DOUBLE PRECISION`, `REAL` | shortest exact digits | the same |
+/// | `Bool` | `BOOLEAN` | `1` / `0` | `t` / `f` |
+/// | `Date` | `TIMESTAMPTZ` | UTC, to the microsecond | microseconds since 2001 |
+/// | `Decimal` | `NUMERIC` | its digits | its digits |
+/// | `UUID` | `UUID` | its text | its text |
+/// | `Data` | `BYTEA` | hex | hex |
+/// | `String`, `URL`, enums | `TEXT` | the text | the text |
+enum PostgresColumnType: Equatable, Sendable {
+    case integer, real, bool, date, decimal, uuid, bytes, text
+
+    init(_ type: AttributeType) {
+        switch type {
+        case .enumeration: self = .text
+        case let .scalar(scalar):
+            switch scalar {
+            case .int, .int64, .int32, .int16: self = .integer
+            case .double, .float: self = .real
+            case .bool: self = .bool
+            case .date: self = .date
+            case .decimal: self = .decimal
+            case .uuid: self = .uuid
+            case .data: self = .bytes
+            case .string, .url: self = .text
+            }
+        }
+    }
+
+    init(_ kind: QueryValueKind) {
+        switch kind {
+        case .integer: self = .integer
+        case .real: self = .real
+        case .text: self = .text
+        case .bool: self = .bool
+        case .blob: self = .bytes
+        case .date: self = .date
+        case .decimal: self = .decimal
+        case .uuid: self = .uuid
+        }
+    }
+
+    /// What a `SELECT` reads for `column` (quoted): text the type's reader takes back exactly.
+    func selectExpression(_ column: String) -> String {
+        switch self {
+        // extract(epoch …) is exact (numeric) since PostgreSQL 14; 978307200 s is 1970 → 2001.
+        case .date: "((extract(epoch FROM \(column)) - 978307200) * 1000000)::bigint::text"
+        case .bytes: "encode(\(column), 'hex')"
+        default: "\(column)::text"
+        }
+    }
+
+    /// The cast from text to the column's type, for `unnest($1::text[])`.
+    var castName: String {
+        switch self {
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .bool: "boolean"
+        case .date: "timestamptz"
+        case .decimal: "numeric"
+        case .uuid: "uuid"
+        case .bytes: "bytea"
+        case .text: "text"
+        }
+    }
+
+    /// The text PostgreSQL reads `value` from (nil for NULL); throws `Unstorable` with the reason
+    /// for a value the column cannot hold.
+    func text(for value: SQLValue) throws -> String? {
+        switch value {
+        case .null: return nil
+        case let .integer(number):
+            return self == .real ? String(Double(number)) : String(number)
+        case let .real(number):
+            if self == .date { return try PostgresTimestamp(secondsSince2001: number).text }
+            if number.isNaN { return "NaN" }
+            if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
+            return String(number)
+        case let .text(string):
+            // PostgreSQL text holds no NUL character (SQLite does).
+            if string.utf8.contains(0) { throw Unstorable(reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data") }
+            return string
+        case let .blob(bytes):
+            return "\\x" + bytes.map { byte in
+                let digits = String(byte, radix: 16)
+                return byte < 16 ? "0" + digits : digits
+            }.joined()
+        }
+    }
+
+    /// The value the model holds for the text a `SELECT` of `selectExpression` read.
+    func value(fromText text: String?) -> SQLValue {
+        guard let text else { return .null }
+        switch self {
+        case .integer: return Int64(text).map(SQLValue.integer) ?? .null
+        case .real: return Double(text).map(SQLValue.real) ?? .null
+        case .bool: return .integer(text == "t" || text == "true" ? 1 : 0)
+        case .date: return Int64(text).map { .real(PostgresTimestamp(microsecondsSince2001: $0).secondsSince2001) } ?? .null
+        case .bytes: return .blob(Self.bytes(fromHex: text))
+        case .decimal, .uuid, .text: return .text(text)
+        }
+    }
+
+    private static func bytes(fromHex hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(hex.utf8.count / 2)
+        var high: UInt8?
+        for character in hex.utf8 {
+            let nibble = character <= 57 ? character - 48 : (character | 0x20) - 87
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return bytes
+    }
+
+    /// A value a PostgreSQL column cannot hold, and why.
+    struct Unstorable: Error {
+        var reason: String
+    }
+}
+
+/// A `Date` as PostgreSQL keeps it: whole microseconds. A `Date` is saved as the microsecond
+/// nearest to it (exactly: no floating-point product), and read back as the `Double` nearest to
+/// that microsecond; so the value an object holds after a save (`secondsSince2001` of what was
+/// stored) is the value every later read gives, bit for bit, and writing it again stores the same
+/// microsecond. Dates far from 2001 (before 1716 or after 2286), whose `Double`s are coarser
+/// than a microsecond, come back unchanged.
+struct PostgresTimestamp: Equatable {
+    var microsecondsSince2001: Int64
+
+    init(microsecondsSince2001: Int64) {
+        self.microsecondsSince2001 = microsecondsSince2001
+    }
+
+    /// Years 1 to 9999 (`Date.distantPast` and `Date.distantFuture` included); others throw.
+    init(secondsSince2001 seconds: Double) throws {
+        // 0001-01-01 and 10000-01-01, in seconds since 2001-01-01.
+        guard seconds.isFinite, seconds >= -63_114_076_800, seconds < 252_423_993_600 else {
+            throw PostgresColumnType.Unstorable(reason: "a Date outside the years 1 to 9999 (\(seconds) s since 2001), which this backend does not store")
+        }
+        microsecondsSince2001 = Self.roundedMicroseconds(seconds)
+    }
+
+    /// `seconds × 1,000,000` rounded to the nearest integer (halves away from zero), computed
+    /// exactly: the significand times 5⁶, shifted by the exponent plus 6.
+    private static func roundedMicroseconds(_ seconds: Double) -> Int64 {
+        guard seconds != 0 else { return 0 }
+        let magnitude = seconds.magnitude
+        let significand = UInt128(magnitude.significandBitPattern | (magnitude.isNormal ? 1 << 52 : 0))
+        let exponent = Int(magnitude.isNormal ? magnitude.exponent : Double.leastNormalMagnitude.exponent) - 52 + 6
+        let product = significand * 15_625
+        var result: UInt128
+        if exponent >= 0 {
+            result = product << exponent
+        } else if -exponent >= 128 {
+            result = 0
+        } else {
+            result = product >> -exponent
+            if (product >> (-exponent - 1)) & 1 == 1 { result += 1 }
+        }
+        return seconds < 0 ? -Int64(result) : Int64(result)
+    }
+
+    /// The `Double` nearest to the microseconds, in seconds since 2001 (what a read gives).
+    var secondsSince2001: Double {
+        let magnitude = microsecondsSince2001.magnitude
+        let fraction = String(magnitude % 1_000_000 + 1_000_000).dropFirst()
+        return Double("\(microsecondsSince2001 < 0 ? "-" : "")\(magnitude / 1_000_000).\(fraction)")!
+    }
+
+    /// `2024-02-29 13:05:09.123456+00`: exact, in UTC, whatever the session's time zone.
+    var text: String {
+        let perDay: Int64 = 86_400_000_000
+        // Days from 1970-01-01 (the civil-from-days algorithm counts from there): 2001 is day 11,323.
+        var days = microsecondsSince2001 / perDay
+        var rest = microsecondsSince2001 % perDay
+        if rest < 0 {
+            days -= 1
+            rest += perDay
+        }
+        let (year, month, day) = Self.civil(fromDays: days + 11_323)
+        let second = rest / 1_000_000, micro = rest % 1_000_000
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let fraction = String(micro + 1_000_000).dropFirst()
+        let paddedYear = String(year + 10_000).dropFirst()
+        return "\(paddedYear)-\(two(month))-\(two(day)) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)).\(fraction)+00"
+    }
+
+    /// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of day `days` since 1970-01-01.
+    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+/// A `text[]` parameter whose elements may be NULL (PostgresNIO's arrays hold no optionals), in
+/// PostgreSQL's binary array format.
+struct NullableTextArray: PostgresEncodable {
+    var elements: [String?]
+
+    static var psqlType: PostgresDataType { .textArray }
+    static var psqlFormat: PostgresFormat { .binary }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        buffer.writeInteger(Int32(1))  // dimensions
+        buffer.writeInteger(Int32(elements.contains(nil) ? 1 : 0))
+        buffer.writeInteger(PostgresDataType.text.rawValue)
+        buffer.writeInteger(Int32(elements.count))
+        buffer.writeInteger(Int32(1))  // lower bound
+        for element in elements {
+            guard let element else {
+                buffer.writeInteger(Int32(-1))
+                continue
+            }
+            buffer.writeInteger(Int32(element.utf8.count))
+            buffer.writeString(element)
+        }
+    }
+}

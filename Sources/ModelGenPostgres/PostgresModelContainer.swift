@@ -1,0 +1,148 @@
+import Logging
+@_spi(Backend) import ModelGenRuntime
+import ModelGenSchema
+import PostgresNIO
+
+/// A database that cannot serve a schema, saying why and what to do.
+public enum PostgresModelContainerError: Error, Equatable, CustomStringConvertible {
+    /// The database records another version of the schema (its canonical hash differs).
+    case storeHasOtherSchema(schema: String, storedHash: String, expectedHash: String)
+    /// Tables of the schema exist, but the database records no schema: made by hand or by a tool.
+    case tablesWithoutRecordedSchema(schema: String, tables: [String])
+
+    public var description: String {
+        switch self {
+        case let .storeHasOtherSchema(schema, stored, expected):
+            return "the database records another version of schema \(schema) (hash \(stored), this one is \(expected)); nothing was changed. "
+                + "Migrate it with `modelgen migrate NEW --from OLD --dialect postgresql` (the PostgreSQL container does not migrate at open yet), or connect to a new database"
+        case let .tablesWithoutRecordedSchema(schema, tables):
+            return "the database has tables of schema \(schema) (\(tables.joined(separator: ", "))) but records no schema (no modelgen_schema table); nothing was changed. "
+                + "Connect to an empty database (or schema), or record the schema the tables were made from"
+        }
+    }
+}
+
+/// The generated models of one schema on a PostgreSQL database, over a `PostgresClient` pool (the
+/// server counterpart of `ModelContainer`). The app runs the client (`client.run()`, as PostgresNIO
+/// asks) and makes a `PostgresModelContext` per unit of work.
+public final class PostgresModelContainer: Sendable {
+    public let client: PostgresClient
+    /// The schema's name (`Zoo`).
+    public let schemaName: String
+    let logger: Logger
+    /// What each entity reads and writes, by `ObjectIdentifier` of its description.
+    let mappings: [ObjectIdentifier: PostgresEntityMapping]
+    /// Entities in the order their new rows are inserted: an entity's key targets come first,
+    /// but where keys form a cycle (`lateKeys`).
+    let insertionOrder: [ObjectIdentifier]
+    /// For each entity, the relationships whose keys its new rows get by an `UPDATE` after every
+    /// insert (the key's target is inserted later, in a cycle of keys).
+    let lateKeys: [ObjectIdentifier: Set<Int>]
+    /// The model classes, by entity name.
+    nonisolated(unsafe) let modelTypes: [String: any PersistentModel.Type]
+
+    /// Makes the container for `schema` on the database `client` connects to, holding an advisory
+    /// lock meanwhile (two servers starting at once do not both create the schema):
+    /// - an empty database gets the schema's tables, indexes and safe-deletion functions, and the
+    ///   schema is recorded in `modelgen_schema`;
+    /// - a database that records this schema is used as it is;
+    /// - otherwise the container throws `PostgresModelContainerError`, having changed nothing.
+    ///
+    /// Tables are created in the connection's current schema (its `search_path`).
+    public init(for schema: any ModelSchemaDefinition.Type, client: PostgresClient, logger: Logger = Logger(label: "ModelGenPostgres")) async throws {
+        self.client = client
+        self.logger = logger
+        let canonical = try ModelSchema(canonicalJSON: schema.canonicalSchema)
+        schemaName = canonical.name
+        var modelTypes: [String: any PersistentModel.Type] = [:]
+        var mappings: [ObjectIdentifier: PostgresEntityMapping] = [:]
+        for model in schema.models {
+            modelTypes[model.entity.name] = model
+            guard let entity = canonical.entities.first(where: { $0.name == model.entity.name }) else { continue }
+            mappings[ObjectIdentifier(model.entity)] = PostgresEntityMapping(entity: model.entity, schema: entity)
+        }
+        self.modelTypes = modelTypes
+        self.mappings = mappings
+        let order = Self.insertionOrder(of: schema.models.map { $0.entity })
+        insertionOrder = order.entities
+        lateKeys = order.lateKeys
+        try await prepare(schema: schema, canonical: canonical)
+    }
+
+    /// Creates the schema in an empty database, or checks the one recorded.
+    ///
+    ///     SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.modelgen_schema'))
+    private func prepare(schema: any ModelSchemaDefinition.Type, canonical: ModelSchema) async throws {
+        let expectedHash = canonical.canonicalHash
+        let tables = canonical.entities.map(\.tableName) + canonical.joinTables.map(\.name)
+        let json = schema.canonicalSchema, ddl = schema.postgreSQLDDL, name = schemaName
+        do {
+            try await createOrCheck(expectedHash: expectedHash, tables: tables, json: json, ddl: ddl, name: name)
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        }
+    }
+
+    private func createOrCheck(expectedHash: String, tables: [String], json: String, ddl: String, name: String) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            let logger = self.logger
+            _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.modelgen_schema'))", logger: logger).collect()
+            if try await connection.query("SELECT (to_regclass('modelgen_schema') IS NOT NULL)::text", logger: logger).firstText() == "true" {
+                let stored = try await connection.query("SELECT hash FROM modelgen_schema WHERE id = 1", logger: logger).firstText() ?? ""
+                guard stored == expectedHash else { throw PostgresModelContainerError.storeHasOtherSchema(schema: name, storedHash: stored, expectedHash: expectedHash) }
+                return
+            }
+            var existing: [String] = []
+            for try await table in try await connection.query("SELECT t FROM unnest(\(tables)::text[]) AS t WHERE to_regclass(quote_ident(t)) IS NOT NULL", logger: logger).decode(String.self) {
+                existing.append(table)
+            }
+            guard existing.isEmpty else { throw PostgresModelContainerError.tablesWithoutRecordedSchema(schema: name, tables: existing) }
+            for statement in SQLScript.statements(ddl) {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
+            }
+            _ = try await connection.query("CREATE TABLE modelgen_schema (id INTEGER PRIMARY KEY CHECK (id = 1), hash TEXT NOT NULL, schema TEXT NOT NULL)", logger: logger).collect()
+            _ = try await connection.query("INSERT INTO modelgen_schema (id, hash, schema) VALUES (1, \(expectedHash), \(json))", logger: logger).collect()
+        }
+    }
+
+    /// The order in which new rows are inserted, and the keys written after all inserts: Kahn's
+    /// order over the key edges (self-references need none: one statement inserts all rows of an
+    /// entity, and PostgreSQL checks its keys at the statement's end); the entities of a cycle
+    /// follow in schema order, their keys to entities not yet inserted written afterwards.
+    private static func insertionOrder(of entities: [EntityDescription]) -> (entities: [ObjectIdentifier], lateKeys: [ObjectIdentifier: Set<Int>]) {
+        var order: [EntityDescription] = []
+        var placed: Set<String> = []
+        var remaining = entities
+        while !remaining.isEmpty {
+            let ready = remaining.firstIndex { entity in
+                entity.foreignKeys.allSatisfy { key in
+                    let target = entity.relationships[key.index].target
+                    return target == entity.name || placed.contains(target) || !entities.contains { $0.name == target }
+                }
+            } ?? remaining.startIndex
+            order.append(remaining[ready])
+            placed.insert(remaining[ready].name)
+            remaining.remove(at: ready)
+        }
+        var late: [ObjectIdentifier: Set<Int>] = [:]
+        for (position, entity) in order.enumerated() {
+            let later = Set(order[(position + 1)...].map(\.name))
+            let keys = entity.foreignKeys.map(\.index).filter { later.contains(entity.relationships[$0].target) }
+            if !keys.isEmpty { late[ObjectIdentifier(entity)] = Set(keys) }
+        }
+        return (order.map(ObjectIdentifier.init), late)
+    }
+
+    func mapping(for entity: EntityDescription) -> PostgresEntityMapping {
+        guard let mapping = mappings[ObjectIdentifier(entity)] else { preconditionFailure("\(entity.name) is not in schema \(schemaName)") }
+        return mapping
+    }
+}
+
+extension PostgresRowSequence {
+    /// The first row's first column as text; nil when there is no row.
+    func firstText() async throws -> String? {
+        for try await value in decode(String.self) { return value }
+        return nil
+    }
+}

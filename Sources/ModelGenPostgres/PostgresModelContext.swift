@@ -1,0 +1,720 @@
+import Foundation
+import Logging
+@_spi(Backend) import ModelGenRuntime
+import ModelGenQuery
+import ModelGenSchema
+import PostgresNIO
+
+/// A failure a server can act on: the same unit of work, run again, may succeed.
+public struct PostgresRetryableError: Error, CustomStringConvertible {
+    /// `40001` (serialization failure) or `40P01` (deadlock detected).
+    public var sqlState: String
+    public var message: String
+
+    public var description: String {
+        "cannot save: \(message) (SQLSTATE \(sqlState)); nothing was saved. Run the unit of work again with a new context"
+    }
+}
+
+/// A delete the entity's safe-deletion function refused, having changed nothing: its message names
+/// each object that blocks it, the relationship and the rule.
+public struct PostgresDeletionRefused: Error, CustomStringConvertible {
+    /// The entity whose objects were to be deleted.
+    public var entity: String
+    /// The function's message (`delete refused, nothing was changed: …`).
+    public var message: String
+
+    public var description: String { message }
+}
+
+/// A unit of work on a `PostgresModelContainer` (the async counterpart of `ModelContext`): one
+/// object per row (an identity map), inserts, changes and deletions kept until `save`, which
+/// writes them in one transaction. Use it from one task at a time; make one per request.
+///
+/// Relationships load only when asked, never inside a property getter (which cannot wait for the
+/// server): name them in `FetchDescriptor.relationshipKeyPathsForPrefetching`, or `load` them.
+/// Reading one that is neither loaded nor held in the context stops the program with a message
+/// saying so: an unloaded relationship never reads as empty.
+public final class PostgresModelContext {
+    public let container: PostgresModelContainer
+    /// Loaded and saved objects, by entity and row id; an entry leaves when its model goes.
+    private var registries: [ObjectIdentifier: [Int64: Registered]] = [:]
+    private var inserted: [any PersistentModel] = []
+    private var insertedIdentities: Set<ObjectIdentifier> = []
+    private var changed: [any PersistentModel] = []
+    private var changedIdentities: Set<ObjectIdentifier> = []
+    private var deleted: [any PersistentModel] = []
+    /// Statements sent to the server by this context (each a round trip).
+    public private(set) var statementsExecuted = 0
+
+    private struct Registered {
+        unowned let backing: ModelBackingData
+    }
+
+    public init(_ container: PostgresModelContainer) {
+        self.container = container
+    }
+
+    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+    public var insertedModelsArray: [any PersistentModel] { inserted }
+    public var changedModelsArray: [any PersistentModel] { changed }
+    public var deletedModelsArray: [any PersistentModel] { deleted }
+
+    // MARK: - Insert and delete
+
+    /// Inserts a new object, and the new objects it refers to, into the context.
+    public func insert<Model: PersistentModel>(_ model: Model) {
+        insertGraph(model)
+    }
+
+    /// Marks an object for deletion when the context saves, through the entity's safe-deletion
+    /// function (cascades, deny checks, nullification). An inserted object simply leaves.
+    public func delete<Model: PersistentModel>(_ model: Model) {
+        let backing = model.persistentBackingData
+        if insertedIdentities.remove(ObjectIdentifier(model)) != nil {
+            inserted.removeAll { $0 === model }
+            backing.detachFromRelated()
+            backing.context = nil
+            return
+        }
+        guard backing.context === self, !backing.isDeleted else { return }
+        backing.isDeleted = true
+        deleted.append(model)
+    }
+
+    /// Discards unsaved inserts, changes and deletions.
+    public func rollback() {
+        for object in inserted { object.persistentBackingData.context = nil }
+        for object in changed + deleted { object.persistentBackingData.revert() }
+        clearPendingChanges()
+    }
+
+    private func clearPendingChanges() {
+        inserted = []
+        insertedIdentities = []
+        changed = []
+        changedIdentities = []
+        deleted = []
+    }
+
+    // MARK: - Save
+
+    /// Writes inserts, changes and deletions in one transaction, in a number of statements that
+    /// depends on the schema, not on the number of objects: per entity, one to reserve the ids of
+    /// its new rows and one to insert them; one `UPDATE` per entity and set of changed columns;
+    /// two per join table; one safe-deletion call per entity deleted from. On failure nothing is
+    /// written, the objects keep their unsaved changes, and the error says why
+    /// (`ModelContextError`, `PostgresRetryableError`, `PostgresDeletionRefused`).
+    ///
+    /// `Date`s are kept to the microsecond, as PostgreSQL keeps them: after the save an object
+    /// holds the value every later read gives.
+    public func save() async throws {
+        guard hasChanges else { return }
+        let newObjects = inserted
+        var assigned: [ModelBackingData] = []
+        var written = WrittenChanges()
+        do {
+            try await container.client.withTransaction(logger: container.logger) { connection in
+                written = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
+                try await self.runDeletions(on: connection)
+            }
+        } catch {
+            for backing in assigned { backing.assignID(nil) }
+            throw translate(error)
+        }
+        for object in newObjects { register(object.persistentBackingData) }
+        for (backing, index, value) in written.storedValues { backing.replaceValue(index, with: value) }
+        for object in newObjects + changed { object.persistentBackingData.didSave() }
+        for (backing, index, ids) in written.members { backing.didSaveMembers(index, ids) }
+        let hadDeletions = !deleted.isEmpty
+        for object in deleted {
+            let backing = object.persistentBackingData
+            if let id = backing.id { registries[ObjectIdentifier(backing.entity)]?[id] = nil }
+            backing.isDeleted = false
+            backing.context = nil
+        }
+        clearPendingChanges()
+        if hadDeletions { try await refreshAfterDeletion() }
+    }
+
+    /// What a write of the unsaved changes did, applied to the objects once the transaction commits.
+    private struct WrittenChanges {
+        /// Join-table members written, which become the saved ones.
+        var members: [(ModelBackingData, Int, MemberIDs)] = []
+        /// Values the store keeps differently (dates, to the microsecond).
+        var storedValues: [(ModelBackingData, Int, SQLValue)] = []
+    }
+
+    /// Writes the rows of new objects (ids reserved from each table's sequence), the changed
+    /// columns of changed ones, and the join rows added and removed.
+    private func writeChanges(of newObjects: [any PersistentModel], on connection: PostgresConnection, assigning assigned: inout [ModelBackingData]) async throws -> WrittenChanges {
+        var written = WrittenChanges()
+        var newByEntity: [ObjectIdentifier: [ModelBackingData]] = [:]
+        for object in newObjects { newByEntity[ObjectIdentifier(object.persistentBackingData.entity), default: []].append(object.persistentBackingData) }
+        // Ids first, so that every key can be written with its row.
+        for entity in container.insertionOrder {
+            guard let backings = newByEntity[entity] else { continue }
+            let mapping = container.mappings[entity]!
+            let sequence = SQLDialect.postgresql.literal(mapping.table)
+            var ids: [Int64] = []
+            for try await id in try await run("SELECT nextval(pg_get_serial_sequence(\(sequence), 'id')) FROM generate_series(1, \(backings.count))", on: connection).decode(Int64.self) {
+                ids.append(id)
+            }
+            for (backing, id) in zip(backings, ids) {
+                backing.assignID(id)
+                assigned.append(backing)
+            }
+        }
+        var updates: [UpdateKey: [ModelBackingData]] = [:]
+        for entity in container.insertionOrder {
+            guard let backings = newByEntity[entity] else { continue }
+            let mapping = container.mappings[entity]!
+            let late = container.lateKeys[entity] ?? []
+            var columns = [[String?]](repeating: [], count: mapping.writtenColumns.count + 1)
+            for backing in backings {
+                columns[0].append(String(backing.id!))
+                var position = 1
+                for (index, attribute) in mapping.attributeColumns.enumerated() {
+                    guard let attribute else { continue }
+                    columns[position].append(try text(of: backing, index, attribute.type, &written))
+                    position += 1
+                }
+                for key in mapping.entity.foreignKeys {
+                    columns[position].append(late.contains(key.index) ? nil : backing.foreignID(key.index).map(String.init))
+                    position += 1
+                }
+                let lateKeys = late.filter { backing.foreignID($0) != nil }
+                if !lateKeys.isEmpty { updates[UpdateKey(entity: entity, attributes: [], keys: lateKeys.sorted()), default: []].append(backing) }
+            }
+            var bindings = PostgresBindings()
+            for column in columns { try bindings.append(NullableTextArray(elements: column)) }
+            _ = try await run(mapping.insertSQL, bindings, on: connection).collect()
+        }
+        for object in changed where !object.persistentBackingData.isDeleted {
+            let backing = object.persistentBackingData
+            let entity = backing.entity
+            let attributes = backing.changedAttributes.filter { entity.attributes[$0].column != nil }.sorted()
+            let keys = entity.foreignKeys.map(\.index).filter { backing.foreignID($0) != backing.savedForeignID($0) }
+            guard !attributes.isEmpty || !keys.isEmpty else { continue }
+            updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys), default: []].append(backing)
+        }
+        for (key, backings) in updates.sorted(by: { $0.key.order < $1.key.order }) {
+            try await update(key, backings, on: connection, &written)
+        }
+        written.members = try await writeJoinRows(of: newObjects + changed, on: connection)
+        return written
+    }
+
+    /// The columns one `UPDATE` writes: attributes and keys, by index.
+    private struct UpdateKey: Hashable {
+        var entity: ObjectIdentifier
+        var attributes: [Int]
+        var keys: [Int]
+        /// A fixed order of statements (entity, then columns), so that two saves lock rows alike.
+        var order: String { "\(entity.hashValue)|\(attributes)|\(keys)" }
+    }
+
+    /// One `UPDATE` for every object whose change writes the same columns:
+    ///
+    ///     UPDATE "volume" SET "price" = v.v2::double precision
+    ///     FROM unnest($1::text[], $2::text[]) AS v(v1, v2) WHERE "volume".id = v.v1::bigint
+    private func update(_ key: UpdateKey, _ backings: [ModelBackingData], on connection: PostgresConnection, _ written: inout WrittenChanges) async throws {
+        let mapping = container.mappings[key.entity]!
+        var assignments: [String] = []
+        var columns: [[String?]] = [backings.map { String($0.id!) }]
+        for index in key.attributes {
+            let (column, type) = mapping.attributeColumns[index]!
+            assignments.append("\(column) = v.v\(columns.count + 1)::\(type.castName)")
+            columns.append(try backings.map { try text(of: $0, index, type, &written) })
+        }
+        for index in key.keys {
+            assignments.append("\(mapping.keyColumn(of: index)!) = v.v\(columns.count + 1)::bigint")
+            columns.append(backings.map { $0.foreignID(index).map(String.init) })
+        }
+        let names = columns.indices.map { "v\($0 + 1)" }
+        let sql = "UPDATE \(mapping.table) SET " + assignments.joined(separator: ", ")
+            + " FROM unnest(" + names.indices.map { "$\($0 + 1)::text[]" }.joined(separator: ", ") + ") AS v(" + names.joined(separator: ", ") + ")"
+            + " WHERE \(mapping.table).id = v.v1::bigint"
+        var bindings = PostgresBindings()
+        for column in columns { try bindings.append(NullableTextArray(elements: column)) }
+        _ = try await run(sql, bindings, on: connection).collect()
+    }
+
+    /// The text of attribute `index` of `backing` for its column; notes a date the store keeps
+    /// rounded to the microsecond.
+    private func text(of backing: ModelBackingData, _ index: Int, _ type: PostgresColumnType, _ written: inout WrittenChanges) throws -> String? {
+        let value = backing.values[index]
+        do {
+            if type == .date, case let .real(seconds) = value {
+                let stored = try PostgresTimestamp(secondsSince2001: seconds)
+                if stored.secondsSince2001 != seconds { written.storedValues.append((backing, index, .real(stored.secondsSince2001))) }
+                return stored.text
+            }
+            return try type.text(for: value)
+        } catch let error as PostgresColumnType.Unstorable {
+            throw ModelContextError.unstorableValue(entity: backing.entity.name, attribute: backing.entity.attributes[index].name, reason: error.reason)
+        }
+    }
+
+    /// Writes the join rows added and removed since the last save, two statements per table:
+    ///
+    ///     DELETE FROM "book_readers" USING unnest($1::bigint[], $2::bigint[]) AS v(a, b)
+    ///       WHERE "book_readers"."book_id" = v.a AND "book_readers"."reader_id" = v.b
+    ///     INSERT INTO "book_readers" ("book_id", "reader_id")
+    ///       SELECT DISTINCT a, b FROM unnest($1::bigint[], $2::bigint[]) AS v(a, b) ON CONFLICT DO NOTHING
+    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> [(ModelBackingData, Int, MemberIDs)] {
+        struct Changes {
+            var columns: (String, String)
+            var added: ([Int64], [Int64]) = ([], [])
+            var removed: ([Int64], [Int64]) = ([], [])
+        }
+        var tables: [String: Changes] = [:]
+        var written: [(ModelBackingData, Int, MemberIDs)] = []
+        let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
+        for object in objects {
+            let backing = object.persistentBackingData
+            guard let id = backing.id else { continue }
+            for (index, current, saved) in backing.changedMembers() {
+                guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
+                // Both sides name the same two columns: pairs are kept in the order of their names.
+                let ownFirst = SQLDialect.unquoted(own) < SQLDialect.unquoted(target)
+                let name = quote(table)
+                if tables[name] == nil { tables[name] = Changes(columns: ownFirst ? (quote(own), quote(target)) : (quote(target), quote(own))) }
+                for member in current.subtracting(saved) {
+                    tables[name]!.added.0.append(ownFirst ? id : member)
+                    tables[name]!.added.1.append(ownFirst ? member : id)
+                }
+                for member in saved.subtracting(current) {
+                    tables[name]!.removed.0.append(ownFirst ? id : member)
+                    tables[name]!.removed.1.append(ownFirst ? member : id)
+                }
+                written.append((backing, index, current))
+            }
+        }
+        for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
+            let (first, second) = changes.columns
+            if !changes.removed.0.isEmpty {
+                var bindings = PostgresBindings()
+                bindings.append(changes.removed.0)
+                bindings.append(changes.removed.1)
+                _ = try await run("DELETE FROM \(table) USING unnest($1::bigint[], $2::bigint[]) AS v(a, b) WHERE \(table).\(first) = v.a AND \(table).\(second) = v.b", bindings, on: connection).collect()
+            }
+            if !changes.added.0.isEmpty {
+                var bindings = PostgresBindings()
+                bindings.append(changes.added.0)
+                bindings.append(changes.added.1)
+                _ = try await run("INSERT INTO \(table) (\(first), \(second)) SELECT DISTINCT a, b FROM unnest($1::bigint[], $2::bigint[]) AS v(a, b) ORDER BY a, b ON CONFLICT DO NOTHING", bindings, on: connection).collect()
+            }
+        }
+        return written
+    }
+
+    /// Runs the safe-deletion function of each entity with objects marked deleted (one call per entity).
+    private func runDeletions(on connection: PostgresConnection) async throws {
+        var byEntity: [(EntityDescription, [Int64])] = []
+        for object in deleted {
+            let backing = object.persistentBackingData
+            guard let id = backing.id else { continue }
+            if let position = byEntity.firstIndex(where: { $0.0 === backing.entity }) {
+                byEntity[position].1.append(id)
+            } else {
+                byEntity.append((backing.entity, [id]))
+            }
+        }
+        for (entity, ids) in byEntity {
+            var bindings = PostgresBindings()
+            bindings.append(ids)
+            _ = try await run("SELECT \(safeDeleteFunction(of: entity))($1::bigint[])::text", bindings, on: connection).collect()
+        }
+    }
+
+    /// `<table>_safe_delete`, quoted as needed.
+    private func safeDeleteFunction(of entity: EntityDescription) -> String {
+        SQLDialect.postgresql.quote(SQLNames.safeDeleteFunction(of: entity.tableName))
+    }
+
+    // MARK: - Deleting by predicate
+
+    /// Deletes every object of `model` matching the predicate (all when nil) through the entity's
+    /// safe-deletion function, in one transaction, at once, and reports what was deleted and
+    /// nullified. A dry run reports the same and changes nothing; a refused delete throws
+    /// `PostgresDeletionRefused` and changes nothing.
+    ///
+    ///     SELECT "book_safe_delete"(ARRAY(SELECT id FROM "book" WHERE …), false)::text
+    @discardableResult
+    public func delete<Model: PersistentModel>(model: Model.Type, where predicate: Predicate<Model>? = nil, dryRun: Bool = false) async throws -> DeletionReport {
+        let mapping = container.mapping(for: Model.entity)
+        var seed = "NULL"
+        var bindings = PostgresBindings()
+        if predicate != nil {
+            let clauses = try FetchDescriptor<Model>(predicate: predicate).sqlClauses(dialect: .postgresql)
+            seed = "ARRAY(SELECT \(mapping.table).id FROM \(mapping.table)\(clauses.sql))"
+            try bind(clauses.bindings, clauses.kinds, into: &bindings)
+        }
+        let sql = "SELECT \(safeDeleteFunction(of: Model.entity))(\(seed), \(dryRun))::text"
+        var json = "{}"
+        do {
+            try await container.client.withTransaction(logger: container.logger) { connection in
+                json = try await self.run(sql, bindings, on: connection).firstText() ?? "{}"
+            }
+        } catch {
+            throw translate(error)
+        }
+        let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
+        let deleted = ((object["deleted"] as? [String: Any]) ?? [:]).map { (entity: $0.key, count: ($0.value as? NSNumber)?.intValue ?? 0) }
+            .sorted { $0.entity < $1.entity }
+        let report = DeletionReport(deleted: deleted, nullified: (object["nullified"] as? NSNumber)?.intValue ?? 0, isDryRun: dryRun, statementsExecuted: 1)
+        if !dryRun { try await refreshAfterDeletion() }
+        return report
+    }
+
+    /// After a delete ran in the database: objects whose rows are gone leave the context, and
+    /// every other object forgets them (its loaded relationships stay loaded, minus those objects);
+    /// relationships not loaded take the keys the store now holds. One query per entity with
+    /// objects in memory.
+    private func refreshAfterDeletion() async throws {
+        var detached: Set<ObjectIdentifier> = []
+        var survivors: [(ModelBackingData, [Int64?])] = []
+        for (entity, registry) in registries where !registry.isEmpty {
+            let mapping = container.mappings[entity]!
+            var bindings = PostgresBindings()
+            bindings.append(Array(registry.keys))
+            let sql = "SELECT id" + mapping.keyColumns.map { ", \($0)" }.joined() + " FROM \(mapping.table) WHERE id = ANY($1::bigint[])"
+            var keys: [Int64: [Int64?]] = [:]
+            for try await row in try await container.client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: container.logger) {
+                statementsExecuted += 0
+                let cells = row.makeRandomAccess()
+                var foreignIDs = [Int64?](repeating: nil, count: mapping.entity.relationships.count)
+                for (position, key) in mapping.entity.foreignKeys.enumerated() { foreignIDs[key.index] = try cells[position + 1].decode(Int64?.self) }
+                keys[try cells[0].decode(Int64.self)] = foreignIDs
+            }
+            statementsExecuted += 1
+            for (id, entry) in registry {
+                let backing = entry.backing
+                if let foreignIDs = keys[id] {
+                    survivors.append((backing, foreignIDs))
+                } else {
+                    registries[entity]?[id] = nil
+                    backing.isDeleted = false
+                    backing.context = nil
+                    if let object = backing.object { detached.insert(ObjectIdentifier(object)) }
+                }
+            }
+        }
+        for (backing, foreignIDs) in survivors {
+            for key in backing.entity.foreignKeys { backing.setSavedForeignID(key.index, foreignIDs[key.index]) }
+            backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
+        }
+        for object in inserted { object.persistentBackingData.forgetRelated(detached, storedForeignIDs: nil) }
+        if !detached.isEmpty {
+            changed.removeAll { detached.contains(ObjectIdentifier($0)) }
+            changedIdentities.subtract(detached)
+            deleted.removeAll { detached.contains(ObjectIdentifier($0)) }
+        }
+    }
+
+    // MARK: - Fetch
+
+    /// The objects matching the descriptor, one object per row for this context, with the
+    /// relationships it names for prefetching loaded (one query each).
+    ///
+    ///     SELECT "volume".id, "volume"."title"::text, … FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
+    ///
+    /// Unsaved changes count, as in SwiftData (`includePendingChanges`): the query runs on the
+    /// rows of the unsaved objects written into a transaction that is then rolled back, so
+    /// predicates, order, offset and limit mean what they mean for saved rows.
+    public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [Model] {
+        let mapping = container.mapping(for: Model.entity)
+        let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
+        let clauses = try descriptor.sqlClauses(dialect: .postgresql, excluding: excluded)
+        var bindings = PostgresBindings()
+        try bind(clauses.bindings, clauses.kinds, into: &bindings)
+        let sql = mapping.selectSQL + clauses.sql
+        let result = try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
+            try await self.objects(Model.self, mapping, sql, bindings, on: connection)
+        }.map { unsafeDowncast($0, to: Model.self) }
+        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+            try await load(keyPath, of: result)
+        }
+        return result
+    }
+
+    /// How many objects match the descriptor (its limit and offset apply), unsaved changes
+    /// included as `fetch` includes them.
+    ///
+    ///     SELECT count(*) FROM (SELECT "volume".id FROM "volume" WHERE … LIMIT … OFFSET …) AS matches
+    public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> Int {
+        let mapping = container.mapping(for: Model.entity)
+        let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
+        let clauses = try descriptor.sqlClauses(dialect: .postgresql, excluding: excluded)
+        var bindings = PostgresBindings()
+        try bind(clauses.bindings, clauses.kinds, into: &bindings)
+        let sql = "SELECT count(*) FROM (SELECT \(mapping.table).id FROM \(mapping.table)\(clauses.sql)) AS matches"
+        return try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
+            var count = 0
+            for try await value in try await self.run(sql, bindings, on: connection).decode(Int64.self) { count = Int(value) }
+            return count
+        }
+    }
+
+    /// The object with this identifier: the one registered, else loaded (nil when its row is gone).
+    ///
+    ///     SELECT "animal".id, … FROM "animal" WHERE "animal".id = $1
+    public func model(for identifier: PersistentIdentifier) async throws -> (any PersistentModel)? {
+        guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
+        guard let type = container.modelTypes[identifier.entity] else { return nil }
+        if let object = registries[ObjectIdentifier(type.entity)]?[id]?.backing.object { return object }
+        let mapping = container.mapping(for: type.entity)
+        var bindings = PostgresBindings()
+        bindings.append(id)
+        var found: (any PersistentModel)?
+        try await container.client.withConnection { connection in
+            found = try await self.objects(type, mapping, mapping.selectSQL + " WHERE \(mapping.table).id = $1", bindings, on: connection).first
+        }
+        return found
+    }
+
+    /// The object this context holds for the identifier, if any (SwiftData's `registeredModel(for:)`).
+    public func registeredModel<Model: PersistentModel>(for identifier: PersistentIdentifier) -> Model? {
+        guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } as? Model }
+        guard let type = container.modelTypes[identifier.entity] else { return nil }
+        return registries[ObjectIdentifier(type.entity)]?[id]?.backing.object as? Model
+    }
+
+    /// Runs `body` on a connection; when asked and the context has unsaved changes, inside a
+    /// transaction holding their rows, then rolled back (inserted objects are registered under
+    /// passing ids meanwhile, so that a query finds them rather than new copies).
+    private func withUnsavedRows<T>(if includePendingChanges: Bool, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        guard includePendingChanges, !inserted.isEmpty || !changed.isEmpty else {
+            return try await container.client.withConnection { connection in try await body(connection) }
+        }
+        let newObjects = inserted
+        var assigned: [ModelBackingData] = []
+        defer {
+            for backing in assigned {
+                if let id = backing.id, registries[ObjectIdentifier(backing.entity)]?[id]?.backing === backing { registries[ObjectIdentifier(backing.entity)]?[id] = nil }
+                backing.assignID(nil)
+            }
+        }
+        return try await container.client.withConnection { connection in
+            _ = try await self.run("BEGIN", on: connection).collect()
+            do {
+                _ = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
+                for backing in assigned { self.register(backing) }
+                let result = try await body(connection)
+                _ = try await self.run("ROLLBACK", on: connection).collect()
+                return result
+            } catch {
+                _ = try? await self.run("ROLLBACK", on: connection).collect()
+                throw self.translate(error)
+            }
+        }
+    }
+
+    /// Runs a query selecting `mapping.selectSQL`'s columns and returns, for each row, the object
+    /// this context holds for it, else a new one built from the row.
+    private func objects(_ type: any PersistentModel.Type, _ mapping: PostgresEntityMapping, _ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) async throws -> [any PersistentModel] {
+        let entity = mapping.entity
+        var result: [any PersistentModel] = []
+        for try await row in try await run(sql, bindings, on: connection) {
+            let cells = row.makeRandomAccess()
+            let id = try cells[0].decode(Int64.self)
+            if let existing = registries[ObjectIdentifier(entity)]?[id]?.backing.object {
+                result.append(existing)
+                continue
+            }
+            var values: [SQLValue] = []
+            values.reserveCapacity(entity.attributes.count + entity.foreignKeys.count)
+            var position = 1
+            for column in mapping.attributeColumns {
+                guard let column else {
+                    values.append(.null)
+                    continue
+                }
+                values.append(column.type.value(fromText: try cells[position].decode(String?.self)))
+                position += 1
+            }
+            for _ in entity.foreignKeys {
+                values.append(try cells[position].decode(String?.self).flatMap(Int64.init).map(SQLValue.integer) ?? .null)
+                position += 1
+            }
+            let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
+            let model = type.init(backingData: backing)
+            backing.object = model
+            register(backing)
+            result.append(model)
+        }
+        return result
+    }
+
+    // MARK: - Loading relationships
+
+    /// Loads the relationship `keyPath` names for every object of `objects` that has not loaded
+    /// it, in one query (two for a many-to-many relationship):
+    ///
+    ///     SELECT "volume".id, … FROM "volume" WHERE "volume"."writer_id" = ANY($1::bigint[]) ORDER BY "volume".id
+    public func load<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of objects: [Model]) async throws {
+        let entity = Model.entity
+        guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
+            throw ModelContextError.unsupportedPredicate("loading \(keyPath), which is not a relationship of \(entity.name)")
+        }
+        let pending = objects.map(\.persistentBackingData).filter { if case .unloaded = $0.relationship(index) { $0.id != nil } else { false } }
+        guard !pending.isEmpty, let target = container.modelTypes[entity.relationships[index].target] else { return }
+        let relationship = entity.relationships[index]
+        let targetMapping = container.mapping(for: target.entity)
+        func found(where condition: String, _ ids: some Sequence<Int64>) async throws -> [any PersistentModel] {
+            var bindings = PostgresBindings()
+            bindings.append(Array(Set(ids)).sorted())
+            let sql = targetMapping.selectSQL + " WHERE \(condition) = ANY($1::bigint[]) ORDER BY \(targetMapping.table).id"
+            var result: [any PersistentModel] = []
+            try await container.client.withConnection { connection in result = try await self.objects(target, targetMapping, sql, bindings, on: connection) }
+            return result
+        }
+        switch relationship.storage {
+        case .column:
+            let foreignIDs = pending.compactMap { backing -> Int64? in
+                if case let .unloaded(foreignID) = backing.relationship(index) { return foreignID }
+                return nil
+            }
+            let byID = Dictionary(try await found(where: "\(targetMapping.table).id", foreignIDs).map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
+            for backing in pending {
+                guard case let .unloaded(foreignID) = backing.relationship(index) else { continue }
+                backing.relationships[index] = .toOne(foreignID.flatMap { byID[$0] })
+            }
+        case let .inverseColumn(column):
+            let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { true } else { false } }
+            let members = try await found(where: "\(targetMapping.table).\(SQLDialect.postgresql.quote(SQLDialect.unquoted(column)))", pending.compactMap(\.id))
+            var byOwner: [Int64: [any PersistentModel]] = [:]
+            for member in members {
+                if let key, let owner = member.persistentBackingData.savedForeignID(key) { byOwner[owner, default: []].append(member) }
+            }
+            for backing in pending {
+                let list = backing.id.flatMap { byOwner[$0] } ?? []
+                backing.relationships[index] = relationship.isToMany ? .toMany(.init(list)) : .toOne(list.first)
+            }
+        case let .joinTable(table, own, other):
+            let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
+            var bindings = PostgresBindings()
+            bindings.append(pending.compactMap(\.id))
+            var pairs: [Int64: [Int64]] = [:]
+            let sql = "SELECT \(quote(own)), \(quote(other)) FROM \(quote(table)) WHERE \(quote(own)) = ANY($1::bigint[]) ORDER BY \(quote(other))"
+            for try await (owner, member) in try await container.client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: container.logger).decode((Int64, Int64).self) {
+                pairs[owner, default: []].append(member)
+            }
+            statementsExecuted += 1
+            let byID = Dictionary(try await found(where: "\(targetMapping.table).id", pairs.values.joined()).map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
+            for backing in pending {
+                let members = (backing.id.flatMap { pairs[$0] } ?? []).compactMap { byID[$0] }
+                backing.relationships[index] = .toMany(.init(saved: members))
+            }
+        }
+    }
+
+    /// Loads the relationship `keyPath` names for one object.
+    public func load<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of object: Model) async throws {
+        try await load(keyPath, of: [object])
+    }
+
+    // MARK: - Statements
+
+    private func run(_ sql: String, _ bindings: PostgresBindings = PostgresBindings(), on connection: PostgresConnection) async throws -> PostgresRowSequence {
+        statementsExecuted += 1
+        return try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: container.logger)
+    }
+
+    /// A predicate's bindings, as the text of their types (the SQL casts each one).
+    private func bind(_ values: [SQLValue], _ kinds: [QueryValueKind], into bindings: inout PostgresBindings) throws {
+        for (value, kind) in zip(values, kinds) {
+            do {
+                bindings.append(try PostgresColumnType(kind).text(for: value))
+            } catch let error as PostgresColumnType.Unstorable {
+                throw ModelContextError.unsupportedPredicate("a value the predicate compares with: \(error.reason)")
+            }
+        }
+    }
+
+    private func register(_ backing: ModelBackingData) {
+        registries[ObjectIdentifier(backing.entity), default: [:]][backing.id!] = Registered(backing: backing)
+    }
+
+    /// PostgreSQL's errors in the schema's words (the error of a transaction's body, not its wrapper).
+    func translate(_ error: Error) -> Error {
+        if let error = error as? PostgresTransactionError {
+            return translate(error.closureError ?? error.beginError ?? error.commitError ?? error)
+        }
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return error }
+        let message = error.serverInfo?[.message] ?? "\(error)"
+        let detail = error.serverInfo?[.detail].map { " (\($0))" } ?? ""
+        switch state {
+        case "23505":
+            // "Key (name)=(x) already exists."
+            if let table = error.serverInfo?[.tableName], let detail = error.serverInfo?[.detail],
+               let open = detail.firstIndex(of: "("), let close = detail.firstIndex(of: ")"), open < close {
+                let column = String(detail[detail.index(after: open)..<close])
+                for mapping in container.mappings.values where SQLDialect.unquoted(mapping.table) == table {
+                    for (index, attribute) in mapping.attributeColumns.enumerated() where attribute.map({ SQLDialect.unquoted($0.column) }) == column {
+                        return ModelContextError.uniqueViolation(entity: mapping.entity.name, attribute: mapping.entity.attributes[index].name)
+                    }
+                }
+            }
+            return ModelContextError.constraintViolation(message + detail)
+        case "40001", "40P01":
+            return PostgresRetryableError(sqlState: state, message: message)
+        case "23001" where message.hasPrefix("delete refused"):
+            // Raised by a safe-deletion function: "… Author#1 → books (cascade) → Book#1 cannot be deleted: …".
+            let entity = message.split(separator: "\n").dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) }
+                .flatMap { $0.split(separator: "#").first.map(String.init) } ?? ""
+            return PostgresDeletionRefused(entity: entity, message: message)
+        case let state where state.hasPrefix("23"):
+            return ModelContextError.constraintViolation(message + detail)
+        default:
+            return error
+        }
+    }
+}
+
+@_spi(Backend) extension PostgresModelContext: ModelBackingContext {
+    public func didChange(_ backing: ModelBackingData) {
+        guard backing.id != nil, let object = backing.object, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
+        changed.append(object)
+    }
+
+    public func insertGraph(_ model: any PersistentModel) {
+        let backing = model.persistentBackingData
+        guard backing.id == nil, backing.context == nil || backing.context === self, insertedIdentities.insert(ObjectIdentifier(model)).inserted else { return }
+        backing.object = model
+        backing.context = self
+        inserted.append(model)
+        for state in backing.relationships {
+            switch state {
+            case let .toOne(object?): insertGraph(object)
+            case let .toMany(list): list.objects.forEach(insertGraph)
+            default: break
+            }
+        }
+    }
+
+    /// What the context holds without asking the server: a key on the object's row names a
+    /// registered object, or nil; anything else is not loaded.
+    public func load(_ index: Int, of backing: ModelBackingData, foreignID: Int64?) -> ModelBackingData.RelationshipState? {
+        let relationship = backing.entity.relationships[index]
+        guard case .column = relationship.storage else { return nil }
+        guard let foreignID else { return .toOne(nil) }
+        guard let target = container.modelTypes[relationship.target], let object = registries[ObjectIdentifier(target.entity)]?[foreignID]?.backing.object else { return nil }
+        return .toOne(object)
+    }
+
+    public func relationshipNotLoaded(_ index: Int, of backing: ModelBackingData) -> Never {
+        let name = backing.entity.relationships[index].name
+        preconditionFailure("\(backing.entity.name).\(name) of \(backing.entity.name)#\(backing.id.map(String.init) ?? "new") is not loaded: a PostgreSQL context loads relationships only when asked. "
+            + "Add \\.\(name) to the FetchDescriptor's relationshipKeyPathsForPrefetching, or `try await context.load(\\.\(name), of: objects)` before using it")
+    }
+
+    public func forget(_ backing: ModelBackingData, id: Int64) {
+        if registries[ObjectIdentifier(backing.entity)]?[id]?.backing === backing { registries[ObjectIdentifier(backing.entity)]?[id] = nil }
+    }
+
+    public var indexesPendingValues: Bool { false }
+
+    public func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLValue) {}
+}

@@ -1,0 +1,269 @@
+import Foundation
+import ModelGenPostgres
+import ModelGenRuntime
+import PostgresNIO
+import XCTest
+
+/// The generated models on a real PostgreSQL server (`ModelGenPostgres`), the same classes the
+/// SQLite tests use: values, relationships, fetches, saves and safe deletes.
+final class PostgresContextTests: XCTestCase {
+    func testEveryValueReadsBackExactlyAndComparesAndSortsAsInSwift() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            for seed in UInt64(1)...4 {
+                var random = SeededRandom(seed: seed)
+                let context = PostgresModelContext(container)
+                let originals = (0..<40).map { _ in Sample.random(&random, withNUL: false) }
+                let dates = originals.map(\.date)
+                for sample in originals { context.insert(sample) }
+                try await context.save()
+                for (sample, date) in zip(originals, dates) {
+                    XCTAssertLessThanOrEqual(abs(sample.date.timeIntervalSince(date)), 0.000_000_5 + abs(date.timeIntervalSinceReferenceDate) * 1e-15,
+                                             "seed \(seed): a saved Date is its value to the nearest microsecond")
+                }
+
+                let reader = PostgresModelContext(container)
+                let loaded = try await reader.fetch(FetchDescriptor<Sample>())
+                let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentModelID, $0) })
+                for original in originals {
+                    XCTAssertEqual(byID[original.persistentModelID]?.exactSnapshot, original.exactSnapshot, "seed \(seed): a value changed on its way through PostgreSQL")
+                }
+
+                let pivot = originals[Int.random(in: 0..<originals.count, using: &random)]
+                let (text, int, int16, double, float, date, amount, tier, note, price, bytes, uuid) =
+                    (pivot.text, pivot.int, pivot.int16, pivot.double, pivot.float, pivot.date, pivot.amount, pivot.tier, pivot.note, pivot.price, pivot.bytes, pivot.uuid)
+                let predicates: [(String, Predicate<Sample>)] = [
+                    ("text ==", #Predicate { $0.text == text }), ("text <", #Predicate { $0.text < text }),
+                    ("int ==", #Predicate { $0.int == int }), ("int >", #Predicate { $0.int > int }),
+                    ("int16 <=", #Predicate { $0.int16 <= int16 }),
+                    ("double ==", #Predicate { $0.double == double }), ("double <", #Predicate { $0.double < double }),
+                    ("float >=", #Predicate { $0.float >= float }),
+                    ("date ==", #Predicate { $0.date == date }), ("date <", #Predicate { $0.date < date }),
+                    ("amount ==", #Predicate { $0.amount == amount }), ("amount >", #Predicate { $0.amount > amount }),
+                    ("tier ==", #Predicate { $0.tier == tier }),
+                    ("note ==", #Predicate { $0.note == note }), ("note !=", #Predicate { $0.note != note }),
+                    ("note == nil", #Predicate { $0.note == nil }),
+                    ("price ??", #Predicate { ($0.price ?? 0) < amount }), ("price !=", #Predicate { $0.price != price }),
+                    ("bytes ==", #Predicate { $0.bytes == bytes }), ("uuid ==", #Predicate { $0.uuid == uuid }),
+                    ("text contains", #Predicate { $0.text.contains(text) }),
+                    ("text starts", #Predicate { $0.text.starts(with: text) }),
+                    ("!flag", #Predicate { !$0.flag }),
+                    ("flag || int", #Predicate { $0.flag || !($0.int < int) }),
+                ]
+                for (label, predicate) in predicates {
+                    let fetched = Set(try await reader.fetch(FetchDescriptor(predicate: predicate)).map(\.persistentModelID))
+                    let expected = Set(try loaded.filter { try predicate.evaluate($0) }.map(\.persistentModelID))
+                    XCTAssertEqual(fetched, expected, "seed \(seed), \(label): PostgreSQL selects what Swift selects")
+                    try await assertEqual(await reader.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, "seed \(seed), \(label): count")
+                }
+                try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int32)])).map(\.int32), loaded.map(\.int32).sorted())
+                try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.double)])).map(\.double), loaded.map(\.double).sorted())
+                try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.date)])).map(\.date), loaded.map(\.date).sorted())
+                try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.amount, order: .reverse)])).map(\.amount),
+                               loaded.map(\.amount).sorted(by: >), "seed \(seed): Decimal sorts by value")
+                try await reader.delete(model: Sample.self)
+            }
+        }
+    }
+
+    func testAValueTheServerCannotHoldIsRefusedAndNothingIsSaved() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            let context = PostgresModelContext(container)
+            var random = SeededRandom(seed: 9)
+            let fine = Sample.random(&random, withNUL: false), nul = Sample.random(&random, withNUL: false)
+            nul.text = "a\0b"
+            context.insert(fine)
+            context.insert(nul)
+            do {
+                try await context.save()
+                XCTFail("text with a NUL character was saved")
+            } catch let error as ModelContextError {
+                XCTAssertEqual(error, .unstorableValue(entity: "Sample", attribute: "text", reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data"))
+            }
+            XCTAssertNil(fine.persistentModelID.id, "a refused save gives no ids")
+            try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
+            nul.text = "a b"
+            try await context.save()
+            try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 2)
+        }
+    }
+
+    func testRelationshipsLoadWhenAskedAndSaveFromEitherSide() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            let context = PostgresModelContext(container)
+            let boss = Employee(name: "boss", level: 3)
+            let ann = Employee(name: "ann", level: 1), bob = Employee(name: "bob", level: 2)
+            let sales = Department(title: "sales"), lab = Department(title: "lab")
+            let apollo = Project(code: "apollo"), gemini = Project(code: "gemini")
+            ann.manager = boss
+            bob.manager = boss
+            sales.staff = [ann, boss]
+            bob.department = lab
+            ann.projects = [apollo, gemini]
+            gemini.members.append(bob)
+            context.insert(boss)
+            try await context.save()
+            XCTAssertEqual(context.statementsExecuted, 2 * 3 + 1, "ids and rows per entity, and the join rows")
+
+            let reader = PostgresModelContext(container)
+            var descriptor = FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])
+            descriptor.relationshipKeyPathsForPrefetching = [\.manager, \.reports, \.department, \.projects]
+            let people = try await reader.fetch(descriptor)
+            XCTAssertEqual(people.map(\.name), ["ann", "bob", "boss"])
+            let (readAnn, readBob, readBoss) = (people[0], people[1], people[2])
+            XCTAssertTrue(readAnn.manager === readBoss)
+            XCTAssertEqual(readBoss.reports.map(\.name), ["ann", "bob"])
+            XCTAssertEqual(readAnn.department?.title, "sales")
+            XCTAssertTrue(readAnn.department === readBoss.department, "one object per row")
+            XCTAssertEqual(readAnn.projects.map(\.code).sorted(), ["apollo", "gemini"])
+            XCTAssertEqual(readBob.projects.map(\.code), ["gemini"])
+            try await reader.load(\.members, of: readBob.projects)
+            XCTAssertEqual(readBob.projects[0].members.map(\.name).sorted(), ["ann", "bob"])
+
+            // Moving through the to-many side of a to-one whose other side is not loaded.
+            let departments = try await reader.fetch(FetchDescriptor<Department>(sortBy: [SortDescriptor(\.title)]))
+            try await reader.load(\.staff, of: departments)
+            let (readLab, readSales) = (departments[0], departments[1])
+            readLab.staff.append(readAnn)
+            XCTAssertEqual(readSales.staff.map(\.name), ["boss"], "the old department lets go in memory")
+            readAnn.projects = [readAnn.projects.first { $0.code == "apollo" }!]
+            try await reader.save()
+
+            let third = PostgresModelContext(container)
+            var check = FetchDescriptor<Department>(sortBy: [SortDescriptor(\.title)])
+            check.relationshipKeyPathsForPrefetching = [\.staff]
+            try await assertEqual(await third.fetch(check).map { $0.staff.map(\.name).sorted() }, [["ann", "bob"], ["boss"]])
+            try await assertEqual(await client.scalar("SELECT count(*) FROM employee_projects"), 2, "ann left gemini; bob stays")
+        }
+    }
+
+    func testFetchesSeeUnsavedChangesAndTheStoreNeverHoldsThem() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            let context = PostgresModelContext(container)
+            let saved = Employee(name: "saved", level: 1), gone = Employee(name: "gone", level: 1)
+            context.insert(saved)
+            context.insert(gone)
+            try await context.save()
+            let new = Employee(name: "new", level: 1)
+            context.insert(new)
+            saved.level = 2
+            context.delete(gone)
+            let levelOne = try await context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.level == 1 }))
+            XCTAssertEqual(levelOne.map(\.name), ["new"], "the inserted one matches, the changed and the deleted ones do not")
+            XCTAssertTrue(levelOne.first === new)
+            XCTAssertNil(new.persistentModelID.id, "the fetch gave no id for good")
+            try await assertEqual(await context.fetchCount(FetchDescriptor<Employee>()), 2)
+            var stored = FetchDescriptor<Employee>()
+            stored.includePendingChanges = false
+            try await assertEqual(await context.fetchCount(stored), 2)
+            try await assertEqual(await client.scalar("SELECT count(*) FROM employee WHERE level = 2"), 0, "nothing unsaved reached the store")
+            try await context.save()
+            try await assertEqual(await client.scalar("SELECT count(*) FROM employee"), 2)
+            XCTAssertNil(gone.modelContext)
+        }
+    }
+
+    func testARefusedDeleteChangesNothingAndADryRunReportsTheRealRun() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Lending.self, client: client)
+            let context = PostgresModelContext(container)
+            let author = Author(name: "Herbert")
+            let dune = Book(title: "Dune"), children = Book(title: "Children of Dune")
+            author.books = [dune, children]
+            let loan = Loan(borrower: "Ann")
+            loan.book = dune
+            let reader = Reader(name: "Ann")
+            reader.books = [dune, children]
+            context.insert(author)
+            context.insert(reader)
+            try await context.save()
+
+            context.delete(author)
+            do {
+                try await context.save()
+                XCTFail("the loan's deny rule let the author go")
+            } catch let refusal as PostgresDeletionRefused {
+                XCTAssertEqual(refusal.entity, "Author")
+                XCTAssertTrue(refusal.message.contains("Book.loans (deny) still refers to surviving Loan#"), refusal.message)
+            }
+            try await assertEqual(await client.scalar("SELECT count(*) FROM book"), 2, "a refused delete changes nothing")
+            context.rollback()
+
+            let dryRun = try await context.delete(model: Book.self, where: #Predicate { $0.title.starts(with: "Children") }, dryRun: true)
+            XCTAssertEqual(dryRun.deletedCount(of: "Book"), 1)
+            XCTAssertTrue(dryRun.isDryRun)
+            try await assertEqual(await client.scalar("SELECT count(*) FROM book"), 2, "a dry run changes nothing")
+            let report = try await context.delete(model: Book.self, where: #Predicate { $0.title.starts(with: "Children") })
+            XCTAssertEqual(report.json, dryRun.json.replacingOccurrences(of: "\"dryRun\": true", with: "\"dryRun\": false"))
+            XCTAssertNil(children.modelContext, "the deleted object leaves the context")
+            XCTAssertEqual(reader.books.map(\.title), ["Dune"], "loaded lists let it go")
+
+            context.delete(loan)
+            context.delete(author)
+            try await context.save()
+            try await assertEqual(await client.scalar("SELECT count(*) FROM book"), 0, "the author's books went with it")
+            try await assertEqual(await client.scalar("SELECT count(*) FROM book_readers"), 0)
+        }
+    }
+
+    func testUniqueViolationsAreTypedAndSavesTakeTheSameStatementsForAnyNumberOfObjects() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Zoo.self, client: client)
+            var counts: [Int] = []
+            for size in [3, 300] {
+                let context = PostgresModelContext(container)
+                for index in 0..<size {
+                    let category = AnimalCategory(name: "c\(size)-\(index)")
+                    category.animals = [Animal(name: "a\(index)"), Animal(name: "b\(index)", diet: .omnivorous)]
+                    context.insert(category)
+                }
+                try await context.save()
+                let before = context.statementsExecuted
+                for category in try await context.fetch(FetchDescriptor<AnimalCategory>(predicate: #Predicate { $0.name.starts(with: "c\(size)-") })) {
+                    category.name += "!"
+                }
+                try await context.save()
+                counts.append(context.statementsExecuted)
+                XCTAssertEqual(context.statementsExecuted - before, 2, "one fetch, one UPDATE")
+            }
+            XCTAssertEqual(counts[0], counts[1], "statements per save do not grow with the objects")
+
+            let context = PostgresModelContext(container)
+            context.insert(AnimalCategory(name: "c3-0!"))
+            do {
+                try await context.save()
+                XCTFail("a duplicate unique name was saved")
+            } catch let error as ModelContextError {
+                XCTAssertEqual(error, .uniqueViolation(entity: "AnimalCategory", attribute: "name"))
+            }
+        }
+    }
+
+    func testAContainerChecksTheSchemaTheDatabaseRecords() async throws {
+        try await PostgresTestServer.withClient { client in
+            // Two servers starting at once: one creates the schema, the other finds it.
+            async let first = PostgresModelContainer(for: Zoo.self, client: client)
+            async let second = PostgresModelContainer(for: Zoo.self, client: client)
+            _ = try await (first, second)
+            do {
+                _ = try await PostgresModelContainer(for: Lending.self, client: client)
+                XCTFail("a database of another schema was used")
+            } catch let error as PostgresModelContainerError {
+                guard case .storeHasOtherSchema(let schema, _, _) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(schema, "Lending")
+            }
+        }
+    }
+}
+
+extension Sample {
+    /// Every stored value, bit for bit (PostgreSQL keeps the sign of a zero, unlike SQLite).
+    var exactSnapshot: [String] {
+        [text, String(int), String(int64), String(int32), String(int16), String(double.bitPattern), String(float.bitPattern),
+         String(flag), String(date.timeIntervalSinceReferenceDate.bitPattern), uuid.uuidString, bytes.base64EncodedString(),
+         amount.description, link.absoluteString, tier.rawValue, note ?? "<nil>", price?.description ?? "<nil>"]
+    }
+}
