@@ -33,11 +33,11 @@ enum GeneratorBenchmark {
         }
         var postgresFunctions = ""
         time("PostgreSQL functions") {
-            postgresFunctions = PostgreSQLDeletionFunctions(schema: model, plans: plans).render(after: postgresDDL)
+            postgresFunctions = PostgreSQLDeletionFunctions(schema: model, plans: plans).functions().joined(separator: "\n\n")
             return postgresFunctions
         }
         time("+Models.swift") { SwiftModelsEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "") }
-        time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: sqliteDDL, postgreSQLDDL: postgresFunctions) }
+        time("+Schema.swift") { SwiftSchemaEmitter(schema: model, sourceFile: "Synthetic.yaml").render(header: "", sqliteDDL: sqliteDDL, postgreSQLTables: postgresDDL, postgreSQLFunctions: postgresFunctions) }
         time("+Deletion.swift") { SwiftDeletionEmitter(schema: model, plans: plans, sourceFile: "Synthetic.yaml").render(header: "") }
         print("stages at \(entities) entities: " + stages.map { "\($0.0) \(format($0.1)) s" }.joined(separator: ", "))
     }

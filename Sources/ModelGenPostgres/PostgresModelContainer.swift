@@ -1,20 +1,29 @@
 import Logging
+import ModelGenQuery
 @_spi(Backend) import ModelGenRuntime
 import ModelGenSchema
 import PostgresNIO
 
 /// A database that cannot serve a schema, saying why and what to do.
 public enum PostgresModelContainerError: Error, Equatable, CustomStringConvertible {
-    /// The database records another version of the schema (its canonical hash differs).
-    case storeHasOtherSchema(schema: String, storedHash: String, expectedHash: String)
+    /// The database records another schema (its name differs), which this one cannot migrate.
+    case storeHasOtherSchema(schema: String, storedSchema: String)
+    /// Migrating from the recorded version would lose data (`allowsMigrationDataLoss` is false) or
+    /// the data breaks a step: the server's message names each cause with its count.
+    case migrationRefused(schema: String, message: String)
+    /// Changes between the recorded version and this one that have no exact conversion.
+    case migrationUnsupported(schema: String, changes: [String])
     /// Tables of the schema exist, but the database records no schema: made by hand or by a tool.
     case tablesWithoutRecordedSchema(schema: String, tables: [String])
 
     public var description: String {
         switch self {
-        case let .storeHasOtherSchema(schema, stored, expected):
-            return "the database records another version of schema \(schema) (hash \(stored), this one is \(expected)); nothing was changed. "
-                + "Migrate it with `modelgen migrate NEW --from OLD --dialect postgresql` (the PostgreSQL container does not migrate at open yet), or connect to a new database"
+        case let .storeHasOtherSchema(schema, stored):
+            return "the database records schema \(stored), not \(schema); nothing was changed. Connect to the database (or schema) of \(schema)"
+        case let .migrationRefused(schema, message):
+            return "cannot migrate the database to this version of \(schema): \(message). Fix the data, or pass allowsMigrationDataLoss: true to drop what the schema no longer has"
+        case let .migrationUnsupported(schema, changes):
+            return "cannot migrate the database to this version of \(schema), nothing was changed: " + changes.joined(separator: "; ")
         case let .tablesWithoutRecordedSchema(schema, tables):
             return "the database has tables of schema \(schema) (\(tables.joined(separator: ", "))) but records no schema (no modelgen_schema table); nothing was changed. "
                 + "Connect to an empty database (or schema), or record the schema the tables were made from"
@@ -41,15 +50,19 @@ public final class PostgresModelContainer: Sendable {
     /// The model classes, by entity name.
     nonisolated(unsafe) let modelTypes: [String: any PersistentModel.Type]
 
-    /// Makes the container for `schema` on the database `client` connects to, holding an advisory
-    /// lock meanwhile (two servers starting at once do not both create the schema):
+    /// Makes the container for `schema` on the database `client` connects to, in one transaction
+    /// holding an advisory lock (two servers starting at once do not both create or migrate):
     /// - an empty database gets the schema's tables, indexes and safe-deletion functions, and the
     ///   schema is recorded in `modelgen_schema`;
     /// - a database that records this schema is used as it is;
+    /// - a database that records an earlier version is migrated (`modelgen migrate`'s PostgreSQL
+    ///   plan: checks first, tables changed in place, functions replaced), unless a check fails or
+    ///   data would be lost without `allowsMigrationDataLoss`;
     /// - otherwise the container throws `PostgresModelContainerError`, having changed nothing.
     ///
     /// Tables are created in the connection's current schema (its `search_path`).
-    public init(for schema: any ModelSchemaDefinition.Type, client: PostgresClient, logger: Logger = Logger(label: "ModelGenPostgres")) async throws {
+    public init(for schema: any ModelSchemaDefinition.Type, client: PostgresClient, allowsMigrationDataLoss: Bool = false,
+                logger: Logger = Logger(label: "ModelGenPostgres")) async throws {
         self.client = client
         self.logger = logger
         let canonical = try ModelSchema(canonicalJSON: schema.canonicalSchema)
@@ -66,42 +79,47 @@ public final class PostgresModelContainer: Sendable {
         let order = Self.insertionOrder(of: schema.models.map { $0.entity })
         insertionOrder = order.entities
         lateKeys = order.lateKeys
-        try await prepare(schema: schema, canonical: canonical)
+        try await prepare(schema: schema, canonical: canonical, allowsMigrationDataLoss: allowsMigrationDataLoss)
     }
 
-    /// Creates the schema in an empty database, or checks the one recorded.
+    /// Creates the schema in an empty database, or checks or migrates the one recorded.
     ///
     ///     SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.modelgen_schema'))
-    private func prepare(schema: any ModelSchemaDefinition.Type, canonical: ModelSchema) async throws {
-        let expectedHash = canonical.canonicalHash
+    private func prepare(schema: any ModelSchemaDefinition.Type, canonical: ModelSchema, allowsMigrationDataLoss: Bool) async throws {
         let tables = canonical.entities.map(\.tableName) + canonical.joinTables.map(\.name)
-        let json = schema.canonicalSchema, ddl = schema.postgreSQLDDL, name = schemaName
+        let (json, ddl, functions, name, logger) = (schema.canonicalSchema, schema.postgreSQLTables, schema.postgreSQLFunctions, schemaName, logger)
+        func run(_ sql: String, on connection: PostgresConnection) async throws {
+            _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+        }
         do {
-            try await createOrCheck(expectedHash: expectedHash, tables: tables, json: json, ddl: ddl, name: name)
+            try await client.withTransaction(logger: logger) { connection in
+                try await run("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.modelgen_schema'))", on: connection)
+                if try await connection.query("SELECT (to_regclass('modelgen_schema') IS NOT NULL)::text", logger: logger).firstText() == "true" {
+                    let stored = try await connection.query("SELECT schema FROM modelgen_schema WHERE id = 1", logger: logger).firstText() ?? ""
+                    guard stored != json else { return }
+                    let old = try ModelSchema(canonicalJSON: stored)
+                    guard old.name == canonical.name else { throw PostgresModelContainerError.storeHasOtherSchema(schema: name, storedSchema: old.name) }
+                    let (statements, unsupported) = MigrationPlanner.postgresqlStatements(from: old, to: canonical, allowDataLoss: allowsMigrationDataLoss)
+                    guard unsupported.isEmpty else { throw PostgresModelContainerError.migrationUnsupported(schema: name, changes: unsupported) }
+                    do {
+                        for statement in statements.flatMap(SQLScript.statements) + SQLScript.statements(functions) { try await run(statement, on: connection) }
+                    } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23514" {
+                        throw PostgresModelContainerError.migrationRefused(schema: name, message: error.serverInfo?[.message] ?? "\(error)")
+                    }
+                    try await run("UPDATE modelgen_schema SET hash = \(SQLDialect.postgresql.literal(canonical.canonicalHash)), schema = \(SQLDialect.postgresql.literal(json)) WHERE id = 1", on: connection)
+                    return
+                }
+                var existing: [String] = []
+                for try await table in try await connection.query("SELECT t FROM unnest(\(tables)::text[]) AS t WHERE to_regclass(quote_ident(t)) IS NOT NULL", logger: logger).decode(String.self) {
+                    existing.append(table)
+                }
+                guard existing.isEmpty else { throw PostgresModelContainerError.tablesWithoutRecordedSchema(schema: name, tables: existing) }
+                for statement in SQLScript.statements(ddl) + SQLScript.statements(functions) { try await run(statement, on: connection) }
+                try await run("CREATE TABLE modelgen_schema (id INTEGER PRIMARY KEY CHECK (id = 1), hash TEXT NOT NULL, schema TEXT NOT NULL)", on: connection)
+                _ = try await connection.query("INSERT INTO modelgen_schema (id, hash, schema) VALUES (1, \(canonical.canonicalHash), \(json))", logger: logger).collect()
+            }
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.beginError ?? error.commitError ?? error
-        }
-    }
-
-    private func createOrCheck(expectedHash: String, tables: [String], json: String, ddl: String, name: String) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            let logger = self.logger
-            _ = try await connection.query("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.modelgen_schema'))", logger: logger).collect()
-            if try await connection.query("SELECT (to_regclass('modelgen_schema') IS NOT NULL)::text", logger: logger).firstText() == "true" {
-                let stored = try await connection.query("SELECT hash FROM modelgen_schema WHERE id = 1", logger: logger).firstText() ?? ""
-                guard stored == expectedHash else { throw PostgresModelContainerError.storeHasOtherSchema(schema: name, storedHash: stored, expectedHash: expectedHash) }
-                return
-            }
-            var existing: [String] = []
-            for try await table in try await connection.query("SELECT t FROM unnest(\(tables)::text[]) AS t WHERE to_regclass(quote_ident(t)) IS NOT NULL", logger: logger).decode(String.self) {
-                existing.append(table)
-            }
-            guard existing.isEmpty else { throw PostgresModelContainerError.tablesWithoutRecordedSchema(schema: name, tables: existing) }
-            for statement in SQLScript.statements(ddl) {
-                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).collect()
-            }
-            _ = try await connection.query("CREATE TABLE modelgen_schema (id INTEGER PRIMARY KEY CHECK (id = 1), hash TEXT NOT NULL, schema TEXT NOT NULL)", logger: logger).collect()
-            _ = try await connection.query("INSERT INTO modelgen_schema (id, hash, schema) VALUES (1, \(expectedHash), \(json))", logger: logger).collect()
         }
     }
 

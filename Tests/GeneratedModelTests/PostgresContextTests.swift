@@ -252,8 +252,7 @@ final class PostgresContextTests: XCTestCase {
                 _ = try await PostgresModelContainer(for: Lending.self, client: client)
                 XCTFail("a database of another schema was used")
             } catch let error as PostgresModelContainerError {
-                guard case .storeHasOtherSchema(let schema, _, _) = error else { return XCTFail("\(error)") }
-                XCTAssertEqual(schema, "Lending")
+                XCTAssertEqual(error, .storeHasOtherSchema(schema: "Lending", storedSchema: "Zoo"))
             }
         }
     }

@@ -13,7 +13,7 @@ public struct SwiftSchemaEmitter {
         self.sourceFile = sourceFile
     }
 
-    public func render(header: String, sqliteDDL: String, postgreSQLDDL: String) -> String {
+    public func render(header: String, sqliteDDL: String, postgreSQLTables: String, postgreSQLFunctions: String) -> String {
         let q = SQLDialect.sqlite.quote
         var lines = ["// \(header)", "", "import ModelGenRuntime"]
         for entity in schema.entities {
@@ -52,8 +52,11 @@ public struct SwiftSchemaEmitter {
         lines.append("    /// The SQLite DDL (the same as `\(schema.sourceFile).sqlite.sql`).")
         lines.append("    public static let sqliteDDL = " + SwiftTypes.rawStringLiteral(sqliteDDL.hasSuffix("\n") ? String(sqliteDDL.dropLast()) : sqliteDDL))
         lines.append("")
-        lines.append("    /// The PostgreSQL DDL with the safe-deletion functions (the same as `\(schema.sourceFile).postgresql.sql`).")
-        lines.append("    public static let postgreSQLDDL = " + SwiftTypes.rawStringLiteral(postgreSQLDDL.hasSuffix("\n") ? String(postgreSQLDDL.dropLast()) : postgreSQLDDL))
+        lines.append("    /// The PostgreSQL tables and indexes (the first part of `\(schema.sourceFile).postgresql.sql`).")
+        lines.append("    public static let postgreSQLTables = " + SwiftTypes.rawStringLiteral(postgreSQLTables.hasSuffix("\n") ? String(postgreSQLTables.dropLast()) : postgreSQLTables))
+        lines.append("")
+        lines.append("    /// The PostgreSQL safe-deletion functions (the rest of `\(schema.sourceFile).postgresql.sql`).")
+        lines.append("    public static let postgreSQLFunctions = " + SwiftTypes.rawStringLiteral(postgreSQLFunctions))
         lines.append("")
         lines.append("    /// The schema in canonical form, recorded in every store so that a later version can migrate it.")
         lines.append("    public static let canonicalSchema = " + SwiftTypes.rawStringLiteral(schema.canonicalJSON))
