@@ -242,6 +242,30 @@ final class PostgresContextTests: XCTestCase {
         }
     }
 
+    /// The README's example on PostgreSQL, as written there but for the client's address.
+    func testTheREADMEExampleRuns() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Zoo.self, client: client)
+            let context = PostgresModelContext(container)
+
+            let mammal = AnimalCategory(name: "Mammal")
+            for name in ["Lion", "Zebra"] {
+                let animal = Animal(name: name, diet: name == "Lion" ? .carnivorous : .herbivorous)
+                animal.category = mammal
+                context.insert(animal)
+            }
+            try await context.save()
+
+            let carnivorous = Diet.carnivorous
+            let hunters = try await context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.diet == carnivorous }, sortBy: [SortDescriptor(\.name)]))
+            XCTAssertEqual(hunters.map(\.name), ["Lion"])
+
+            context.delete(mammal)
+            try await context.save()
+            try await assertEqual(await context.fetchCount(FetchDescriptor<Animal>()), 0)
+        }
+    }
+
     func testAContainerChecksTheSchemaTheDatabaseRecords() async throws {
         try await PostgresTestServer.withClient { client in
             // Two servers starting at once: one creates the schema, the other finds it.
