@@ -82,10 +82,15 @@ public final class PostgresModelContext {
         deleted.append(model)
     }
 
-    /// Discards unsaved inserts, changes and deletions.
+    /// Discards unsaved inserts, changes and deletions: every object this context holds takes its
+    /// saved values again and forgets its loaded relationships (a list may hold an unsaved change
+    /// of the object at its other end), which load again when asked.
     public func rollback() {
         for object in inserted { object.persistentBackingData.context = nil }
         for object in changed + deleted { object.persistentBackingData.revert() }
+        for registry in registries.values {
+            for entry in registry.values { entry.backing.revert() }
+        }
         clearPendingChanges()
     }
 
@@ -126,7 +131,7 @@ public final class PostgresModelContext {
         for (backing, index, value) in written.storedValues { backing.replaceValue(index, with: value) }
         for object in newObjects + changed { object.persistentBackingData.didSave() }
         for (backing, index, ids) in written.members { backing.didSaveMembers(index, ids) }
-        let hadDeletions = !deleted.isEmpty
+        let deletedIdentities = Set(deleted.map { ObjectIdentifier($0) })
         for object in deleted {
             let backing = object.persistentBackingData
             if let id = backing.id { registries[ObjectIdentifier(backing.entity)]?[id] = nil }
@@ -134,7 +139,7 @@ public final class PostgresModelContext {
             backing.context = nil
         }
         clearPendingChanges()
-        if hadDeletions { try await refreshAfterDeletion() }
+        if !deletedIdentities.isEmpty { try await refreshAfterDeletion(deletedObjects: deletedIdentities) }
     }
 
     /// What a write of the unsaved changes did, applied to the objects once the transaction commits.
@@ -368,12 +373,13 @@ public final class PostgresModelContext {
         return report
     }
 
-    /// After a delete ran in the database: objects whose rows are gone leave the context, and
-    /// every other object forgets them (its loaded relationships stay loaded, minus those objects);
+    /// After a delete ran in the database (`deletedObjects`: the objects the app deleted, which left the
+    /// context already): objects whose rows are gone leave the context, and every other object
+    /// forgets them (its loaded relationships stay loaded, minus those objects);
     /// relationships not loaded take the keys the store now holds. One query per entity with
     /// objects in memory.
-    private func refreshAfterDeletion() async throws {
-        var detached: Set<ObjectIdentifier> = []
+    private func refreshAfterDeletion(deletedObjects: Set<ObjectIdentifier> = []) async throws {
+        var detached = deletedObjects
         var survivors: [(ModelBackingData, [Int64?])] = []
         for (entity, registry) in registries where !registry.isEmpty {
             let mapping = container.mappings[entity]!
@@ -550,7 +556,8 @@ public final class PostgresModelContext {
     // MARK: - Loading relationships
 
     /// Loads the relationship `keyPath` names for every object of `objects` that has not loaded
-    /// it, in one query (two for a many-to-many relationship):
+    /// it, in one query (two for a many-to-many relationship), unsaved changes included as a
+    /// fetch includes them (an object moved to another department in memory is in that one's staff):
     ///
     ///     SELECT "volume".id, … FROM "volume" WHERE "volume"."writer_id" = ANY($1::bigint[]) ORDER BY "volume".id
     public func load<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of objects: [Model]) async throws {
@@ -562,52 +569,69 @@ public final class PostgresModelContext {
         guard !pending.isEmpty, let target = container.modelTypes[entity.relationships[index].target] else { return }
         let relationship = entity.relationships[index]
         let targetMapping = container.mapping(for: target.entity)
-        func found(where condition: String, _ ids: some Sequence<Int64>) async throws -> [any PersistentModel] {
+        let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
+        func found(where condition: String, _ ids: some Sequence<Int64>, on connection: PostgresConnection) async throws -> [any PersistentModel] {
             var bindings = PostgresBindings()
             bindings.append(Array(Set(ids)).sorted())
             let sql = targetMapping.selectSQL + " WHERE \(condition) = ANY($1::bigint[]) ORDER BY \(targetMapping.table).id"
-            var result: [any PersistentModel] = []
-            try await container.client.withConnection { connection in result = try await self.objects(target, targetMapping, sql, bindings, on: connection) }
-            return result
+            return try await self.objects(target, targetMapping, sql, bindings, on: connection)
         }
-        switch relationship.storage {
-        case .column:
-            let foreignIDs = pending.compactMap { backing -> Int64? in
-                if case let .unloaded(foreignID) = backing.relationship(index) { return foreignID }
-                return nil
-            }
-            let byID = Dictionary(try await found(where: "\(targetMapping.table).id", foreignIDs).map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
-            for backing in pending {
-                guard case let .unloaded(foreignID) = backing.relationship(index) else { continue }
-                backing.relationships[index] = .toOne(foreignID.flatMap { byID[$0] })
-            }
-        case let .inverseColumn(column):
-            let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { true } else { false } }
-            let members = try await found(where: "\(targetMapping.table).\(SQLDialect.postgresql.quote(SQLDialect.unquoted(column)))", pending.compactMap(\.id))
-            var byOwner: [Int64: [any PersistentModel]] = [:]
-            for member in members {
-                if let key, let owner = member.persistentBackingData.savedForeignID(key) { byOwner[owner, default: []].append(member) }
-            }
-            for backing in pending {
-                let list = backing.id.flatMap { byOwner[$0] } ?? []
-                backing.relationships[index] = relationship.isToMany ? .toMany(.init(list)) : .toOne(list.first)
-            }
-        case let .joinTable(table, own, other):
-            let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
+        func pairs(_ table: String, _ own: String, _ other: String, on connection: PostgresConnection) async throws -> [Int64: [Int64]] {
             var bindings = PostgresBindings()
             bindings.append(pending.compactMap(\.id))
             var pairs: [Int64: [Int64]] = [:]
             let sql = "SELECT \(quote(own)), \(quote(other)) FROM \(quote(table)) WHERE \(quote(own)) = ANY($1::bigint[]) ORDER BY \(quote(other))"
-            for try await (owner, member) in try await container.client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: container.logger).decode((Int64, Int64).self) {
-                pairs[owner, default: []].append(member)
-            }
-            statementsExecuted += 1
-            let byID = Dictionary(try await found(where: "\(targetMapping.table).id", pairs.values.joined()).map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
-            for backing in pending {
-                let members = (backing.id.flatMap { pairs[$0] } ?? []).compactMap { byID[$0] }
-                backing.relationships[index] = .toMany(.init(saved: members))
+            for try await (owner, member) in try await run(sql, bindings, on: connection).decode((Int64, Int64).self) { pairs[owner, default: []].append(member) }
+            return pairs
+        }
+        // A join table's saved members (what a save compares with) are the stored pairs.
+        var storedPairs: [Int64: [Int64]]?
+        if case let .joinTable(table, own, other) = relationship.storage, hasChanges {
+            try await container.client.withConnection { connection in storedPairs = try await pairs(table, own, other, on: connection) }
+        }
+        var states: [ModelBackingData.RelationshipState?] = []
+        try await withUnsavedRows(if: true) { connection in
+            switch relationship.storage {
+            case .column:
+                let foreignIDs = pending.map { backing -> Int64? in
+                    if case let .unloaded(foreignID) = backing.relationship(index) { return foreignID }
+                    return nil
+                }
+                let byID = Dictionary(try await found(where: "\(targetMapping.table).id", foreignIDs.compactMap { $0 }, on: connection).map { ($0.persistentBackingData.id!, $0) },
+                                      uniquingKeysWith: { first, _ in first })
+                states = foreignIDs.map { .toOne($0.flatMap { byID[$0] }) }
+            case let .inverseColumn(column):
+                // Members are grouped by the key they hold now (written into the rows just read).
+                let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { true } else { false } }
+                var byOwner: [Int64: [any PersistentModel]] = [:]
+                for member in try await found(where: "\(targetMapping.table).\(quote(column))", pending.compactMap(\.id), on: connection) {
+                    if let key, let owner = member.persistentBackingData.foreignID(key) { byOwner[owner, default: []].append(member) }
+                }
+                states = pending.map { backing in
+                    let list = backing.id.flatMap { byOwner[$0] } ?? []
+                    return relationship.isToMany ? .toMany(ModelBackingData.ModelList(list)) : .toOne(list.first)
+                }
+            case let .joinTable(table, own, other):
+                let current = try await pairs(table, own, other, on: connection)
+                let byID = Dictionary(try await found(where: "\(targetMapping.table).id", current.values.joined(), on: connection).map { ($0.persistentBackingData.id!, $0) },
+                                      uniquingKeysWith: { first, _ in first })
+                states = pending.map { backing in
+                    let members = (backing.id.flatMap { current[$0] } ?? []).compactMap { byID[$0] }
+                    var list = ModelBackingData.ModelList(members)
+                    list.savedIDs = MemberIDs((backing.id.flatMap { (storedPairs ?? current)[$0] } ?? []).compactMap { byID[$0] ?? self.registeredObject(target.entity, $0) })
+                    list.membersChanged = list.savedIDs != MemberIDs(members)
+                    return .toMany(list)
+                }
             }
         }
+        for (backing, state) in zip(pending, states) {
+            if let state { backing.relationships[index] = state }
+        }
+    }
+
+    /// The object registered for row `id` of `entity`, if any.
+    private func registeredObject(_ entity: EntityDescription, _ id: Int64) -> (any PersistentModel)? {
+        registries[ObjectIdentifier(entity)]?[id]?.backing.object
     }
 
     /// Loads the relationship `keyPath` names for one object.

@@ -1,0 +1,304 @@
+import Foundation
+import ModelGenPostgres
+import ModelGenRuntime
+import PostgresNIO
+import XCTest
+
+/// `ContextPropertyTests` on PostgreSQL: the same random sequences of what an app does to related
+/// objects, through the same generated Catalog models, on a `PostgresModelContext`, against the
+/// same plain Swift model. Relationships load only when asked here: an operation loads what it
+/// reads or replaces, and the check after a step (every other one, at random) loads every
+/// relationship of every object, with changes unsaved (the case a load must merge: an employee
+/// moved in memory is in its new department's staff, loaded afterwards). After every save the server holds the saved state,
+/// read by SQL, and a fresh context reads the same.
+final class PostgresContextPropertyTests: XCTestCase {
+    typealias World = ContextPropertyTests.World
+    typealias Objects = ContextPropertyTests.Objects
+
+    func testRandomWorkOnRelatedObjectsIsShownSavedAndReadBackExactly() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            for seed in UInt64(1)...40 {
+                for table in ["employee_projects", "employee", "department", "project"] { _ = try await client.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table)")).collect() }
+                try await self.run(seed: seed, steps: 60, container: container, client: client)
+                if self.testRun?.failureCount ?? 0 > 0 { return }
+            }
+        }
+    }
+
+    private func run(seed: UInt64, steps: Int, container: PostgresModelContainer, client: PostgresClient) async throws {
+        var random = SeededRandom(seed: seed)
+        let context = PostgresModelContext(container)
+        var current = World(), saved = World()
+        var objects = Objects()
+        var unsaved: Set<Int> = []
+        var next = 0
+        var log: [String] = []
+
+        func pick<T>(_ dictionary: [Int: T]) -> Int? { dictionary.keys.sorted().randomElement(using: &random) }
+
+        for _ in 0..<steps {
+            let operation = Int.random(in: 0..<19, using: &random)
+            switch operation {
+            case 0, 1:
+                next += 1
+                let person = World.Person(name: "p\(next)", level: Bool.random(using: &random) ? Int.random(in: -3...3, using: &random) : nil)
+                let employee = Employee(name: person.name, level: person.level)
+                current.people[next] = person
+                objects.people[next] = employee
+                unsaved.insert(next)
+                // Related before or after the insert, as an app may.
+                if Bool.random(using: &random), let department = pick(objects.departments) {
+                    employee.department = objects.departments[department]
+                    current.people[next]!.department = department
+                }
+                context.insert(employee)
+                log.append("insert person \(next)")
+            case 2:
+                next += 1
+                let title = "d\(next)"
+                let department = Department(title: title)
+                current.departments[next] = title
+                objects.departments[next] = department
+                unsaved.insert(next)
+                context.insert(department)
+                log.append("insert department \(next)")
+            case 3:
+                next += 1
+                let project = Project(code: "c\(next)")
+                current.projects[next] = "c\(next)"
+                objects.projects[next] = project
+                unsaved.insert(next)
+                context.insert(project)
+                log.append("insert project \(next)")
+            case 4:
+                guard let person = pick(objects.people) else { continue }
+                let level: Int? = Bool.random(using: &random) ? Int.random(in: -3...3, using: &random) : nil
+                objects.people[person]!.level = level
+                objects.people[person]!.name += "'"
+                current.people[person]!.level = level
+                current.people[person]!.name += "'"
+                log.append("edit \(person)")
+            case 5:
+                guard let person = pick(objects.people) else { continue }
+                let manager = Bool.random(using: &random) ? pick(objects.people).flatMap { $0 == person ? nil : $0 } : nil
+                objects.people[person]!.manager = manager.map { objects.people[$0]! }
+                current.people[person]!.manager = manager
+                log.append("\(person).manager = \(manager.map(String.init) ?? "nil")")
+            case 6:
+                guard let person = pick(objects.people) else { continue }
+                let department = Bool.random(using: &random) ? pick(objects.departments) : nil
+                objects.people[person]!.department = department.map { objects.departments[$0]! }
+                current.people[person]!.department = department
+                log.append("\(person).department = \(department.map(String.init) ?? "nil")")
+            case 7:
+                // The to-many side of a to-one: the employee leaves its old department.
+                guard let person = pick(objects.people), let department = pick(objects.departments) else { continue }
+                try await context.load(\.staff, of: objects.departments[department]!)
+                if !objects.departments[department]!.staff.contains(where: { $0 === objects.people[person]! }) {
+                    objects.departments[department]!.staff.append(objects.people[person]!)
+                }
+                current.people[person]!.department = department
+                log.append("\(department).staff.append(\(person))")
+            case 8:
+                guard let manager = pick(objects.people), let person = pick(objects.people), person != manager else { continue }
+                try await context.load(\.reports, of: objects.people[manager]!)
+                objects.people[manager]!.reports.removeAll { $0 === objects.people[person]! }
+                if current.people[person]!.manager == manager { current.people[person]!.manager = nil }
+                log.append("\(manager).reports.remove(\(person))")
+            case 9:
+                guard let person = pick(objects.people) else { continue }
+                try await context.load(\.projects, of: objects.people[person]!)
+                let chosen = Set(objects.projects.keys.filter { _ in Bool.random(using: &random) })
+                objects.people[person]!.projects = chosen.sorted().map { objects.projects[$0]! }
+                current.people[person]!.projects = chosen
+                log.append("\(person).projects = \(chosen.sorted())")
+            case 10:
+                guard let project = pick(objects.projects), let person = pick(objects.people) else { continue }
+                try await context.load(\.members, of: objects.projects[project]!)
+                if current.people[person]!.projects.contains(project) {
+                    objects.projects[project]!.members.removeAll { $0 === objects.people[person]! }
+                    current.people[person]!.projects.remove(project)
+                    log.append("\(project).members.remove(\(person))")
+                } else {
+                    objects.projects[project]!.members.append(objects.people[person]!)
+                    current.people[person]!.projects.insert(project)
+                    log.append("\(project).members.append(\(person))")
+                }
+            case 11:
+                // Delete one object and save: the deletion plan runs with the other changes.
+                let kind = min(Int.random(in: 0..<4, using: &random), 2)
+                if kind == 0, let person = pick(objects.people) {
+                    context.delete(objects.people[person]!)
+                    current.deletePerson(person)
+                    objects.people[person] = nil
+                    log.append("delete person \(person), save")
+                } else if kind == 1, let department = pick(objects.departments) {
+                    context.delete(objects.departments[department]!)
+                    current.deleteDepartment(department)
+                    objects.departments[department] = nil
+                    log.append("delete department \(department), save")
+                } else if let project = pick(objects.projects) {
+                    context.delete(objects.projects[project]!)
+                    current.deleteProject(project)
+                    objects.projects[project] = nil
+                    log.append("delete project \(project), save")
+                } else {
+                    continue
+                }
+                try await context.save()
+                saved = current
+                unsaved = []
+            case 16:
+                // A bulk delete runs at once on the stored rows (their stored level decides);
+                // unsaved changes of the other objects are kept.
+                let level = Int.random(in: -3...3, using: &random)
+                let doomed = saved.people.filter { $0.value.level == level }.keys.sorted()
+                try await context.delete(model: Employee.self, where: #Predicate { $0.level == level })
+                for person in doomed {
+                    saved.deletePerson(person)
+                    current.deletePerson(person)
+                    objects.people[person] = nil
+                }
+                log.append("delete people whose stored level is \(level): \(doomed)")
+            case 17, 18:
+                // A fetch sees the unsaved changes (SwiftData's includePendingChanges): by a level
+                // now, sorted by name with a page of them; or in id order (the order the numbers
+                // were given), by the level itself or by the manager's, with a limit.
+                let level: Int? = Bool.random(using: &random) ? Int.random(in: -3...3, using: &random) : nil
+                let kind = min(Int.random(in: 0..<4, using: &random), 2)
+                var descriptor: FetchDescriptor<Employee>
+                var matching: [Int]
+                switch kind {
+                case 0:
+                    descriptor = FetchDescriptor(predicate: #Predicate { $0.level == level }, sortBy: [SortDescriptor(\.name)])
+                    matching = current.people.filter { $0.value.level == level }.sorted { $0.value.name < $1.value.name }.map(\.key)
+                case 1:
+                    descriptor = FetchDescriptor(predicate: #Predicate { $0.level == level })
+                    matching = current.people.filter { $0.value.level == level }.map(\.key).sorted()
+                default:
+                    descriptor = FetchDescriptor(predicate: #Predicate { $0.manager?.level == level })
+                    matching = current.people.filter { $0.value.manager.flatMap { current.people[$0]!.level } == level }.map(\.key).sorted()
+                }
+                var expected = matching
+                if Bool.random(using: &random) {
+                    let offset = kind == 0 ? Int.random(in: 0...3, using: &random) : 0, limit = Int.random(in: 1...4, using: &random)
+                    if offset > 0 { descriptor.fetchOffset = offset }
+                    descriptor.fetchLimit = limit
+                    expected = Array(matching.dropFirst(offset).prefix(limit))
+                }
+                let fetched = try await context.fetch(descriptor).map { objects.number(of: $0) }
+                log.append("fetch \(kind) level \(level.map(String.init) ?? "nil")")
+                XCTAssertEqual(fetched, expected.map(Optional.some), "fetch (seed \(seed): \(log.suffix(12).joined(separator: "; ")))")
+                descriptor.fetchLimit = nil
+                descriptor.fetchOffset = nil
+                try await assertEqual(await context.fetchCount(descriptor), matching.count, "fetchCount (seed \(seed))")
+            case 12, 13:
+                try await context.save()
+                saved = current
+                unsaved = []
+                log.append("save")
+            case 14:
+                context.rollback()
+                current = saved
+                for number in unsaved {
+                    objects.people[number] = nil
+                    objects.departments[number] = nil
+                    objects.projects[number] = nil
+                }
+                // Objects deleted before the rollback come back: they are fetched again.
+                unsaved = []
+                objects = try await reload(context, keeping: objects)
+                log.append("rollback")
+            default:
+                // Let go of every saved object with no unsaved change and fetch them again.
+                guard !context.hasChanges else { continue }
+                objects = Objects()
+                objects = try await reload(context, keeping: objects)
+                log.append("let go and fetch again")
+            }
+            let trail = "seed \(seed): " + log.suffix(12).joined(separator: "; ")
+            // Checked after half the steps: relationships not loaded yet stay so into the next
+            // steps, whose changes to their other sides the loads must then bring in.
+            if Bool.random(using: &random) {
+                try await loadEverything(context, objects)
+                XCTAssertEqual(shown(objects, current, trail), current, "objects show what the app did (\(trail))")
+            }
+            if log.last?.hasSuffix("save") == true || operation == 16 {
+                try await assertEqual(await stored(client, objects), saved, "the server holds what was saved (\(trail))")
+                let freshContext = PostgresModelContext(container)
+                let fresh = try await reload(freshContext, keeping: Objects())
+                try await loadEverything(freshContext, fresh)
+                XCTAssertEqual(shown(fresh, saved, trail), saved, "a fresh context reads what was saved (\(trail))")
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+
+    /// Every relationship of every object held, loaded (those loaded already stay as they are).
+    private func loadEverything(_ context: PostgresModelContext, _ objects: Objects) async throws {
+        let people = Array(objects.people.values), departments = Array(objects.departments.values), projects = Array(objects.projects.values)
+        for keyPath: PartialKeyPath<Employee> in [\.manager, \.reports, \.department, \.projects] { try await context.load(keyPath, of: people) }
+        try await context.load(\.staff, of: departments)
+        try await context.load(\.members, of: projects)
+    }
+
+    /// Fetches every object and numbers it: the ones the app still holds (`kept`) by their number,
+    /// the others by the number in their name, code or title.
+    private func reload(_ context: PostgresModelContext, keeping kept: Objects) async throws -> Objects {
+        var objects = Objects()
+        for employee in try await context.fetch(FetchDescriptor<Employee>()) {
+            objects.people[kept.number(of: employee) ?? Int(employee.name.dropFirst().prefix { $0 != "'" })!] = employee
+        }
+        for project in try await context.fetch(FetchDescriptor<Project>()) {
+            objects.projects[kept.number(of: project) ?? Int(project.code.dropFirst())!] = project
+        }
+        for department in try await context.fetch(FetchDescriptor<Department>()) {
+            objects.departments[kept.number(of: department) ?? Int(department.title!.dropFirst())!] = department
+        }
+        return objects
+    }
+
+    /// What the objects show, in the world's terms; each inverse is checked against `world`.
+    private func shown(_ objects: Objects, _ world: World, _ trail: String) -> World {
+        var shown = World()
+        for (number, employee) in objects.people {
+            shown.people[number] = World.Person(name: employee.name, level: employee.level, manager: objects.number(of: employee.manager),
+                                                department: objects.number(of: employee.department),
+                                                projects: Set(employee.projects.compactMap { objects.number(of: $0) }))
+            XCTAssertEqual(objects.numbers(of: employee.reports), Set(world.reports(of: number).map(Optional.some)), "reports of \(number) (\(trail))")
+        }
+        for (number, department) in objects.departments {
+            shown.departments[number] = department.title
+            XCTAssertEqual(objects.numbers(of: department.staff), Set(world.staff(of: number).map(Optional.some)), "staff of department \(number) (\(trail))")
+        }
+        for (number, project) in objects.projects {
+            shown.projects[number] = project.code
+            XCTAssertEqual(objects.numbers(of: project.members), Set(world.members(of: number).map(Optional.some)), "members of project \(number) (\(trail))")
+        }
+        return shown
+    }
+
+    /// What the server holds, read by SQL, in the world's terms (rows matched to numbers by id).
+    private func stored(_ client: PostgresClient, _ objects: Objects) async throws -> World {
+        func numbers<T: PersistentModel>(_ objects: [Int: T]) -> [Int64: Int] {
+            Dictionary(objects.compactMap { entry in entry.value.persistentModelID.id.map { ($0, entry.key) } }, uniquingKeysWith: { first, _ in first })
+        }
+        let people = numbers(objects.people), departments = numbers(objects.departments), projects = numbers(objects.projects)
+        var world = World()
+        for try await (id, name, level, manager, department) in try await client.query("SELECT id, name, level, manager_id, department_id FROM employee").decode((Int64, String, Int64?, Int64?, Int64?).self) {
+            guard let number = people[id] else { world.people[-Int(id)] = .init(name: "unknown row"); continue }
+            world.people[number] = World.Person(name: name, level: level.map(Int.init), manager: manager.map { people[$0] ?? -1 }, department: department.map { departments[$0] ?? -1 })
+        }
+        for try await (id, title) in try await client.query("SELECT id, title FROM department").decode((Int64, String?).self) {
+            world.departments[departments[id] ?? -Int(id)] = title
+        }
+        for try await (id, code) in try await client.query("SELECT id, code FROM project").decode((Int64, String).self) {
+            world.projects[projects[id] ?? -Int(id)] = code
+        }
+        for try await (employee, project) in try await client.query("SELECT employee_id, project_id FROM employee_projects").decode((Int64, Int64).self) {
+            world.people[people[employee] ?? 0, default: .init(name: "dangling")].projects.insert(projects[project] ?? -1)
+        }
+        return world
+    }
+}
