@@ -661,6 +661,20 @@ public final class PostgresModelContext {
         registries[ObjectIdentifier(backing.entity), default: [:]][backing.id!] = Registered(backing: backing)
     }
 
+    /// `Entity.property` for a column of a table (an attribute's, or a to-one relationship's key).
+    private func property(table: String?, column: String?) -> String? {
+        guard let table, let column else { return nil }
+        for mapping in container.mappings.values where SQLDialect.unquoted(mapping.table) == table {
+            for (index, attribute) in mapping.attributeColumns.enumerated() where attribute.map({ SQLDialect.unquoted($0.column) }) == column {
+                return "\(mapping.entity.name).\(mapping.entity.attributes[index].name)"
+            }
+            for (position, key) in mapping.entity.foreignKeys.enumerated() where SQLDialect.unquoted(mapping.keyColumns[position]) == column {
+                return "\(mapping.entity.name).\(mapping.entity.relationships[key.index].name)"
+            }
+        }
+        return nil
+    }
+
     /// PostgreSQL's errors in the schema's words (the error of a transaction's body, not its wrapper).
     func translate(_ error: Error) -> Error {
         if let error = error as? PostgresTransactionError {
@@ -689,6 +703,20 @@ public final class PostgresModelContext {
             let entity = message.split(separator: "\n").dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) }
                 .flatMap { $0.split(separator: "#").first.map(String.init) } ?? ""
             return PostgresDeletionRefused(entity: entity, message: message)
+        case "23502":
+            // A required attribute or relationship left nil: named by the error's table and column.
+            if let property = property(table: error.serverInfo?[.tableName], column: error.serverInfo?[.columnName]) {
+                return ModelContextError.constraintViolation("\(property) is required and was nil (\(message))")
+            }
+            return ModelContextError.constraintViolation(message + detail)
+        case "23503":
+            // "Key (writer_id)=(5) is not present in table "writer"": a reference to a row another session deleted.
+            if let detail = error.serverInfo?[.detail], detail.contains("is not present in table"),
+               let open = detail.firstIndex(of: "("), let close = detail.firstIndex(of: ")"), open < close,
+               let property = property(table: error.serverInfo?[.tableName], column: String(detail[detail.index(after: open)..<close])) {
+                return ModelContextError.constraintViolation("\(property) refers to an object whose row is gone (\(detail)); fetch it again")
+            }
+            return ModelContextError.constraintViolation(message + detail)
         case let state where state.hasPrefix("23"):
             return ModelContextError.constraintViolation(message + detail)
         default:
