@@ -1,3 +1,4 @@
+import Foundation
 import ModelGenQuery
 import ModelGenSchema
 import NIOCore
@@ -57,20 +58,6 @@ enum PostgresColumnType: Equatable, Sendable {
         case .date: "((extract(epoch FROM \(column)) - 978307200) * 1000000)::bigint::text"
         case .bytes: "encode(\(column), 'hex')"
         default: "\(column)::text"
-        }
-    }
-
-    /// The cast from text to the column's type, for `unnest($1::text[])`.
-    var castName: String {
-        switch self {
-        case .integer: "bigint"
-        case .real: "double precision"
-        case .bool: "boolean"
-        case .date: "timestamptz"
-        case .decimal: "numeric"
-        case .uuid: "uuid"
-        case .bytes: "bytea"
-        case .text: "text"
         }
     }
 
@@ -214,27 +201,120 @@ struct PostgresTimestamp: Equatable {
     }
 }
 
-/// A `text[]` parameter whose elements may be NULL (PostgresNIO's arrays hold no optionals), in
-/// PostgreSQL's binary array format.
-struct NullableTextArray: PostgresEncodable {
-    var elements: [String?]
+/// One column's values as a PostgreSQL array parameter in the binary format, typed as the
+/// column (`int8[]`, `float8[]`, `boolean[]`, `timestamptz[]`, `uuid[]`, `bytea[]`; `text[]` for
+/// text and for decimals, which the statement casts to `numeric`): what `unnest` turns into rows,
+/// with no text to format here nor to parse on the server. Values are checked beforehand
+/// (`PostgresColumnType.checked(_:)`); NULL elements are allowed, which PostgresNIO's arrays lack.
+struct ColumnArray: PostgresDynamicTypeEncodable {
+    let type: PostgresColumnType
+    let values: [SQLValue]
 
-    static var psqlType: PostgresDataType { .textArray }
-    static var psqlFormat: PostgresFormat { .binary }
+    var psqlType: PostgresDataType {
+        switch type {
+        case .integer: .int8Array
+        case .real: .float8Array
+        case .bool: .boolArray
+        case .date: .timestamptzArray
+        case .uuid: .uuidArray
+        case .bytes: .byteaArray
+        case .decimal, .text: .textArray
+        }
+    }
+
+    var psqlFormat: PostgresFormat { .binary }
+
+    private var elementType: PostgresDataType {
+        switch type {
+        case .integer: .int8
+        case .real: .float8
+        case .bool: .bool
+        case .date: .timestamptz
+        case .uuid: .uuid
+        case .bytes: .bytea
+        case .decimal, .text: .text
+        }
+    }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
         buffer.writeInteger(Int32(1))  // dimensions
-        buffer.writeInteger(Int32(elements.contains(nil) ? 1 : 0))
-        buffer.writeInteger(PostgresDataType.text.rawValue)
-        buffer.writeInteger(Int32(elements.count))
+        buffer.writeInteger(Int32(values.contains(.null) ? 1 : 0))
+        buffer.writeInteger(elementType.rawValue)
+        buffer.writeInteger(Int32(values.count))
         buffer.writeInteger(Int32(1))  // lower bound
-        for element in elements {
-            guard let element else {
+        for value in values {
+            switch (type, value) {
+            case (_, .null):
                 buffer.writeInteger(Int32(-1))
-                continue
+            case (.real, let .integer(number)):
+                buffer.writeInteger(Int32(8))
+                buffer.writeInteger(Double(number).bitPattern)
+            case (.integer, let .integer(number)):
+                buffer.writeInteger(Int32(8))
+                buffer.writeInteger(number)
+            case (.bool, let .integer(number)):
+                buffer.writeInteger(Int32(1))
+                buffer.writeInteger(UInt8(number != 0 ? 1 : 0))
+            case (.real, let .real(number)):
+                buffer.writeInteger(Int32(8))
+                buffer.writeInteger(number.bitPattern)
+            case (.date, let .real(seconds)):
+                // Microseconds since 2000-01-01 (2000 had 366 days); checked and rounded already.
+                guard let stamp = try? PostgresTimestamp(secondsSince2001: seconds) else { preconditionFailure("dates are checked before they are encoded") }
+                buffer.writeInteger(Int32(8))
+                buffer.writeInteger(stamp.microsecondsSince2001 + 31_622_400_000_000)
+            case (.uuid, let .text(text)):
+                let uuid = UUID(uuidString: text)!.uuid
+                buffer.writeInteger(Int32(16))
+                buffer.writeBytes([uuid.0, uuid.1, uuid.2, uuid.3, uuid.4, uuid.5, uuid.6, uuid.7,
+                                   uuid.8, uuid.9, uuid.10, uuid.11, uuid.12, uuid.13, uuid.14, uuid.15])
+            case (_, let .blob(bytes)):
+                buffer.writeInteger(Int32(bytes.count))
+                buffer.writeBytes(bytes)
+            case (_, let .text(text)):
+                buffer.writeInteger(Int32(text.utf8.count))
+                buffer.writeString(text)
+            case (_, let .integer(number)):
+                let text = String(number)
+                buffer.writeInteger(Int32(text.utf8.count))
+                buffer.writeString(text)
+            case (_, let .real(number)):
+                let text = String(number)
+                buffer.writeInteger(Int32(text.utf8.count))
+                buffer.writeString(text)
             }
-            buffer.writeInteger(Int32(element.utf8.count))
-            buffer.writeString(element)
+        }
+    }
+}
+
+extension PostgresColumnType {
+    /// The array type a column's values travel in (`ColumnArray`).
+    var arrayTypeName: String {
+        switch self {
+        case .integer: "int8[]"
+        case .real: "float8[]"
+        case .bool: "boolean[]"
+        case .date: "timestamptz[]"
+        case .uuid: "uuid[]"
+        case .bytes: "bytea[]"
+        case .decimal, .text: "text[]"
+        }
+    }
+
+    /// What an element of that array is cast to for the column (a decimal's text to `numeric`).
+    var elementCast: String { self == .decimal ? "::numeric" : "" }
+
+    /// `value` if the column can hold it (throws `Unstorable` otherwise), a date as the seconds
+    /// the store keeps (whole microseconds).
+    func checked(_ value: SQLValue) throws -> SQLValue {
+        switch (self, value) {
+        case (.date, let .real(seconds)):
+            return .real(try PostgresTimestamp(secondsSince2001: seconds).secondsSince2001)
+        case (.uuid, let .text(text)) where UUID(uuidString: text) == nil:
+            throw Unstorable(reason: "\(text) is not a UUID")
+        default:
+            _ = try text(for: value)
+            return value
         }
     }
 }

@@ -19,10 +19,10 @@ struct PostgresEntityMapping: Sendable {
     let selectSQL: String
     /// Every column but `id`, in the order `selectSQL` reads them, with its type (keys are integers).
     let writtenColumns: [(column: String, type: PostgresColumnType)]
-    /// Inserts rows given as one text array per column:
+    /// Inserts rows given as one array per column (`ColumnArray`):
     ///
-    ///     INSERT INTO "volume" (id, "title", …)
-    ///     SELECT v1::bigint, v2::text, … FROM unnest($1::text[], $2::text[], …) AS v(v1, v2, …)
+    ///     INSERT INTO "volume" (id, "title", "price", "writer_id")
+    ///     SELECT v1, v2, v3, v4 FROM unnest($1::int8[], $2::text[], $3::float8[], $4::int8[]) AS v(v1, v2, v3, v4)
     let insertSQL: String
 
     init(entity: EntityDescription, schema: Entity) {
@@ -40,8 +40,8 @@ struct PostgresEntityMapping: Sendable {
         let columns = [("id", PostgresColumnType.integer)] + writtenColumns
         let names = columns.indices.map { "v\($0 + 1)" }
         insertSQL = "INSERT INTO \(table) (" + columns.map(\.0).joined(separator: ", ") + ") SELECT "
-            + zip(names, columns).map { "\($0)::\($1.1.castName)" }.joined(separator: ", ")
-            + " FROM unnest(" + names.indices.map { "$\($0 + 1)::text[]" }.joined(separator: ", ") + ") AS v(" + names.joined(separator: ", ") + ")"
+            + zip(names, columns).map { $0 + $1.1.elementCast }.joined(separator: ", ")
+            + " FROM unnest(" + columns.indices.map { "$\($0 + 1)::\(columns[$0].1.arrayTypeName)" }.joined(separator: ", ") + ") AS v(" + names.joined(separator: ", ") + ")"
     }
 
     /// The column of relationship `index`'s key on this table, quoted (nil when the key is elsewhere).

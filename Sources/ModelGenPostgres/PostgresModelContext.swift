@@ -44,6 +44,13 @@ public final class PostgresModelContext {
     private var changed: [any PersistentModel] = []
     private var changedIdentities: Set<ObjectIdentifier> = []
     private var deleted: [any PersistentModel] = []
+    /// Objects whose relationships were loaded while the context had unsaved changes (which the
+    /// loads include): a rollback unloads them.
+    private var loadedWithUnsavedChanges: [WeakBacking] = []
+
+    private struct WeakBacking {
+        weak var backing: ModelBackingData?
+    }
     /// Statements sent to the server by this context (each a round trip).
     public private(set) var statementsExecuted = 0
 
@@ -82,19 +89,19 @@ public final class PostgresModelContext {
         deleted.append(model)
     }
 
-    /// Discards unsaved inserts, changes and deletions: every object this context holds takes its
-    /// saved values again and forgets its loaded relationships (a list may hold an unsaved change
-    /// of the object at its other end), which load again when asked.
+    /// Discards unsaved inserts, changes and deletions: changed objects take their saved values
+    /// again and forget their loaded relationships, as do objects whose relationships were loaded
+    /// while changes were unsaved (a list loaded then may hold an unsaved change of the object at
+    /// its other end); they load again when asked.
     public func rollback() {
         for object in inserted { object.persistentBackingData.context = nil }
         for object in changed + deleted { object.persistentBackingData.revert() }
-        for registry in registries.values {
-            for entry in registry.values { entry.backing.revert() }
-        }
+        for entry in loadedWithUnsavedChanges { entry.backing?.revert() }
         clearPendingChanges()
     }
 
     private func clearPendingChanges() {
+        loadedWithUnsavedChanges = []
         inserted = []
         insertedIdentities = []
         changed = []
@@ -175,24 +182,27 @@ public final class PostgresModelContext {
             guard let backings = newByEntity[entity] else { continue }
             let mapping = container.mappings[entity]!
             let late = container.lateKeys[entity] ?? []
-            var columns = [[String?]](repeating: [], count: mapping.writtenColumns.count + 1)
+            var columns = [[SQLValue]](repeating: [], count: mapping.writtenColumns.count + 1)
+            for index in columns.indices { columns[index].reserveCapacity(backings.count) }
             for backing in backings {
-                columns[0].append(String(backing.id!))
+                columns[0].append(.integer(backing.id!))
                 var position = 1
                 for (index, attribute) in mapping.attributeColumns.enumerated() {
                     guard let attribute else { continue }
-                    columns[position].append(try text(of: backing, index, attribute.type, &written))
+                    columns[position].append(try stored(backing, index, attribute.type, &written))
                     position += 1
                 }
                 for key in mapping.entity.foreignKeys {
-                    columns[position].append(late.contains(key.index) ? nil : backing.foreignID(key.index).map(String.init))
+                    columns[position].append(late.contains(key.index) ? .null : backing.foreignID(key.index).map(SQLValue.integer) ?? .null)
                     position += 1
                 }
                 let lateKeys = late.filter { backing.foreignID($0) != nil }
                 if !lateKeys.isEmpty { updates[UpdateKey(entity: entity, attributes: [], keys: lateKeys.sorted()), default: []].append(backing) }
             }
             var bindings = PostgresBindings()
-            for column in columns { try bindings.append(NullableTextArray(elements: column)) }
+            for (values, column) in zip(columns, [(column: "id", type: PostgresColumnType.integer)] + mapping.writtenColumns) {
+                bindings.append(ColumnArray(type: column.type, values: values))
+            }
             _ = try await run(mapping.insertSQL, bindings, on: connection).collect()
         }
         for object in changed where !object.persistentBackingData.isDeleted {
@@ -221,41 +231,38 @@ public final class PostgresModelContext {
 
     /// One `UPDATE` for every object whose change writes the same columns:
     ///
-    ///     UPDATE "volume" SET "price" = v.v2::double precision
-    ///     FROM unnest($1::text[], $2::text[]) AS v(v1, v2) WHERE "volume".id = v.v1::bigint
+    ///     UPDATE "volume" SET "price" = v.v2
+    ///     FROM unnest($1::int8[], $2::float8[]) AS v(v1, v2) WHERE "volume".id = v.v1
     private func update(_ key: UpdateKey, _ backings: [ModelBackingData], on connection: PostgresConnection, _ written: inout WrittenChanges) async throws {
         let mapping = container.mappings[key.entity]!
         var assignments: [String] = []
-        var columns: [[String?]] = [backings.map { String($0.id!) }]
+        var columns = [ColumnArray(type: .integer, values: backings.map { .integer($0.id!) })]
         for index in key.attributes {
             let (column, type) = mapping.attributeColumns[index]!
-            assignments.append("\(column) = v.v\(columns.count + 1)::\(type.castName)")
-            columns.append(try backings.map { try text(of: $0, index, type, &written) })
+            assignments.append("\(column) = v.v\(columns.count + 1)\(type.elementCast)")
+            columns.append(ColumnArray(type: type, values: try backings.map { try stored($0, index, type, &written) }))
         }
         for index in key.keys {
-            assignments.append("\(mapping.keyColumn(of: index)!) = v.v\(columns.count + 1)::bigint")
-            columns.append(backings.map { $0.foreignID(index).map(String.init) })
+            assignments.append("\(mapping.keyColumn(of: index)!) = v.v\(columns.count + 1)")
+            columns.append(ColumnArray(type: .integer, values: backings.map { $0.foreignID(index).map(SQLValue.integer) ?? .null }))
         }
         let names = columns.indices.map { "v\($0 + 1)" }
         let sql = "UPDATE \(mapping.table) SET " + assignments.joined(separator: ", ")
-            + " FROM unnest(" + names.indices.map { "$\($0 + 1)::text[]" }.joined(separator: ", ") + ") AS v(" + names.joined(separator: ", ") + ")"
-            + " WHERE \(mapping.table).id = v.v1::bigint"
+            + " FROM unnest(" + columns.indices.map { "$\($0 + 1)::\(columns[$0].type.arrayTypeName)" }.joined(separator: ", ") + ") AS v(" + names.joined(separator: ", ") + ")"
+            + " WHERE \(mapping.table).id = v.v1"
         var bindings = PostgresBindings()
-        for column in columns { try bindings.append(NullableTextArray(elements: column)) }
+        for column in columns { bindings.append(column) }
         _ = try await run(sql, bindings, on: connection).collect()
     }
 
-    /// The text of attribute `index` of `backing` for its column; notes a date the store keeps
-    /// rounded to the microsecond.
-    private func text(of backing: ModelBackingData, _ index: Int, _ type: PostgresColumnType, _ written: inout WrittenChanges) throws -> String? {
+    /// The value of attribute `index` of `backing` as its column stores it (checked: throws for a
+    /// value the column cannot hold); notes a date the store keeps rounded to the microsecond.
+    private func stored(_ backing: ModelBackingData, _ index: Int, _ type: PostgresColumnType, _ written: inout WrittenChanges) throws -> SQLValue {
         let value = backing.values[index]
         do {
-            if type == .date, case let .real(seconds) = value {
-                let stored = try PostgresTimestamp(secondsSince2001: seconds)
-                if stored.secondsSince2001 != seconds { written.storedValues.append((backing, index, .real(stored.secondsSince2001))) }
-                return stored.text
-            }
-            return try type.text(for: value)
+            let stored = try type.checked(value)
+            if stored != value { written.storedValues.append((backing, index, stored)) }
+            return stored
         } catch let error as PostgresColumnType.Unstorable {
             throw ModelContextError.unstorableValue(entity: backing.entity.name, attribute: backing.entity.attributes[index].name, reason: error.reason)
         }
@@ -627,6 +634,7 @@ public final class PostgresModelContext {
         for (backing, state) in zip(pending, states) {
             if let state { backing.relationships[index] = state }
         }
+        if hasChanges { loadedWithUnsavedChanges += pending.map { WeakBacking(backing: $0) } }
     }
 
     /// The object registered for row `id` of `entity`, if any.
