@@ -54,20 +54,71 @@ final class ContextPropertyTests: XCTestCase {
         func numbers(of objects: [AnyObject]) -> Set<Int?> { Set(objects.map { number(of: $0) }) }
     }
 
-    func testRandomWorkOnRelatedObjectsIsShownSavedAndReadBackExactly() throws {
+    func testRandomWorkOnRelatedObjectsIsShownSavedAndReadBackExactly() async throws {
         for seed in UInt64(1)...400 {
-            try run(seed: seed, steps: 80)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-context-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let url = directory.appendingPathComponent("catalog.sqlite")
+            let container = try ModelContainer(for: Catalog.self, configurations: ModelConfiguration(url: url))
+            let run = ContextPropertyRun(seed: seed, steps: 80, checksEveryStep: true, context: ModelContext(container),
+                                         freshContext: { ModelContext(container) }, stored: { try Self.stored(url, $0) },
+                                         failed: { self.testRun?.failureCount ?? 0 > 0 })
+            try await run.run()
+            if testRun?.failureCount ?? 0 > 0 { return }
         }
     }
 
-    private func run(seed: UInt64, steps: Int) throws {
+    /// What the file holds, read by SQL, in the world's terms (rows matched to numbers by id).
+    private static func stored(_ url: URL, _ objects: Objects) throws -> World {
+        let database = try SQLiteDatabase(path: url.path, create: false)
+        func numbers<T: PersistentModel>(_ objects: [Int: T]) -> [Int64: Int] {
+            Dictionary(objects.compactMap { entry in entry.value.persistentModelID.id.map { ($0, entry.key) } }, uniquingKeysWith: { first, _ in first })
+        }
+        let people = numbers(objects.people), departments = numbers(objects.departments), projects = numbers(objects.projects)
+        var world = World()
+        for row in try database.query("SELECT id, name, level, manager_id, department_id FROM employee") {
+            guard let number = people[row[0].integer!] else { world.people[-Int(row[0].integer!)] = .init(name: "unknown row"); continue }
+            world.people[number] = World.Person(name: text(row[1])!, level: row[2].integer.map(Int.init),
+                                                manager: row[3].integer.map { people[$0] ?? -1 }, department: row[4].integer.map { departments[$0] ?? -1 })
+        }
+        for row in try database.query("SELECT id, title FROM department") {
+            world.departments[departments[row[0].integer!] ?? -Int(row[0].integer!)] = text(row[1])
+        }
+        for row in try database.query("SELECT id, code FROM project") {
+            world.projects[projects[row[0].integer!] ?? -Int(row[0].integer!)] = text(row[1])!
+        }
+        for row in try database.query("SELECT employee_id, project_id FROM employee_projects") {
+            world.people[people[row[0].integer!] ?? 0, default: .init(name: "dangling")].projects.insert(projects[row[1].integer!] ?? -1)
+        }
+        return world
+    }
+}
+
+/// One run of the context property: `steps` operations drawn from `seed`, done on the objects of
+/// `context` and on the world model, then checked. Relationships an operation reads or replaces
+/// are loaded first, and so is every relationship before a check (`SeedFlowContext.load`: nothing
+/// to do on SQLite, which loads on access).
+struct ContextPropertyRun {
+    typealias World = ContextPropertyTests.World
+    typealias Objects = ContextPropertyTests.Objects
+
+    let seed: UInt64
+    let steps: Int
+    /// True: the objects are checked after every step. False: after half the steps, at random, so
+    /// that relationships a context loads only when asked stay unloaded into the next steps, whose
+    /// changes to their other sides the loads must then bring in.
+    let checksEveryStep: Bool
+    let context: any SeedFlowContext
+    /// A new context over the same store, to read back what was saved.
+    let freshContext: () -> any SeedFlowContext
+    /// What the store holds, read without the runtime, numbered as `objects` number them.
+    let stored: (Objects) async throws -> World
+    /// Whether the test has failed (a run stops at its first failing step).
+    let failed: () -> Bool
+
+    func run() async throws {
         var random = SeededRandom(seed: seed)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-context-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("catalog.sqlite")
-        let container = try ModelContainer(for: Catalog.self, configurations: ModelConfiguration(url: url))
-        let context = ModelContext(container)
         var current = World(), saved = World()
         var objects = Objects()
         var unsaved: Set<Int> = []
@@ -133,6 +184,7 @@ final class ContextPropertyTests: XCTestCase {
             case 7:
                 // The to-many side of a to-one: the employee leaves its old department.
                 guard let person = pick(objects.people), let department = pick(objects.departments) else { continue }
+                try await context.load(\.staff, of: [objects.departments[department]!])
                 if !objects.departments[department]!.staff.contains(where: { $0 === objects.people[person]! }) {
                     objects.departments[department]!.staff.append(objects.people[person]!)
                 }
@@ -140,17 +192,20 @@ final class ContextPropertyTests: XCTestCase {
                 log.append("\(department).staff.append(\(person))")
             case 8:
                 guard let manager = pick(objects.people), let person = pick(objects.people), person != manager else { continue }
+                try await context.load(\.reports, of: [objects.people[manager]!])
                 objects.people[manager]!.reports.removeAll { $0 === objects.people[person]! }
                 if current.people[person]!.manager == manager { current.people[person]!.manager = nil }
                 log.append("\(manager).reports.remove(\(person))")
             case 9:
                 guard let person = pick(objects.people) else { continue }
+                try await context.load(\.projects, of: [objects.people[person]!])
                 let chosen = Set(objects.projects.keys.filter { _ in Bool.random(using: &random) })
                 objects.people[person]!.projects = chosen.sorted().map { objects.projects[$0]! }
                 current.people[person]!.projects = chosen
                 log.append("\(person).projects = \(chosen.sorted())")
             case 10:
                 guard let project = pick(objects.projects), let person = pick(objects.people) else { continue }
+                try await context.load(\.members, of: [objects.projects[project]!])
                 if current.people[person]!.projects.contains(project) {
                     objects.projects[project]!.members.removeAll { $0 === objects.people[person]! }
                     current.people[person]!.projects.remove(project)
@@ -181,7 +236,7 @@ final class ContextPropertyTests: XCTestCase {
                 } else {
                     continue
                 }
-                try context.save()
+                try await context.save()
                 saved = current
                 unsaved = []
             case 16:
@@ -189,7 +244,7 @@ final class ContextPropertyTests: XCTestCase {
                 // unsaved changes of the other objects are kept.
                 let level = Int.random(in: -3...3, using: &random)
                 let doomed = saved.people.filter { $0.value.level == level }.keys.sorted()
-                try context.delete(model: Employee.self, where: #Predicate { $0.level == level })
+                try await context.delete(model: Employee.self, where: #Predicate { $0.level == level }, dryRun: false)
                 for person in doomed {
                     saved.deletePerson(person)
                     current.deletePerson(person)
@@ -222,14 +277,14 @@ final class ContextPropertyTests: XCTestCase {
                     descriptor.fetchLimit = limit
                     expected = Array(matching.dropFirst(offset).prefix(limit))
                 }
-                let fetched = try context.fetch(descriptor).map { objects.number(of: $0) }
+                let fetched = try await context.fetch(descriptor).map { objects.number(of: $0) }
                 log.append("fetch \(kind) level \(level.map(String.init) ?? "nil")")
                 XCTAssertEqual(fetched, expected.map(Optional.some), "fetch (seed \(seed): \(log.suffix(12).joined(separator: "; ")))")
                 descriptor.fetchLimit = nil
                 descriptor.fetchOffset = nil
-                XCTAssertEqual(try context.fetchCount(descriptor), matching.count, "fetchCount (seed \(seed))")
+                try await assertEqual(await context.fetchCount(descriptor), matching.count, "fetchCount (seed \(seed))")
             case 12, 13:
-                try context.save()
+                try await context.save()
                 saved = current
                 unsaved = []
                 log.append("save")
@@ -243,46 +298,57 @@ final class ContextPropertyTests: XCTestCase {
                 }
                 // Objects deleted before the rollback come back: they are fetched again.
                 unsaved = []
-                objects = try reload(context, keeping: objects)
+                objects = try await reload(context, keeping: objects)
                 log.append("rollback")
             default:
                 // Let go of every saved object with no unsaved change and fetch them again.
                 guard !context.hasChanges else { continue }
                 objects = Objects()
-                objects = try reload(context, keeping: objects)
+                objects = try await reload(context, keeping: objects)
                 log.append("let go and fetch again")
             }
             let trail = "seed \(seed): " + log.suffix(12).joined(separator: "; ")
-            XCTAssertEqual(try shown(objects, current, trail), current, "objects show what the app did (\(trail))")
-            if log.last?.hasSuffix("save") == true || operation == 16 {
-                XCTAssertEqual(try stored(url, objects), saved, "the store holds what was saved (\(trail))")
-                let freshContext = ModelContext(container)
-                let fresh = try reload(freshContext, keeping: Objects())
-                XCTAssertEqual(try shown(fresh, saved, trail), saved, "a fresh context reads what was saved (\(trail))")
+            if checksEveryStep || Bool.random(using: &random) {
+                try await loadEverything(context, objects)
+                XCTAssertEqual(shown(objects, current, trail), current, "objects show what the app did (\(trail))")
             }
-            if testRun?.failureCount ?? 0 > 0 { return }
+            if log.last?.hasSuffix("save") == true || operation == 16 {
+                try await assertEqual(await stored(objects), saved, "the store holds what was saved (\(trail))")
+                let fresh = freshContext()
+                let freshObjects = try await reload(fresh, keeping: Objects())
+                try await loadEverything(fresh, freshObjects)
+                XCTAssertEqual(shown(freshObjects, saved, trail), saved, "a fresh context reads what was saved (\(trail))")
+            }
+            if failed() { return }
         }
+    }
+
+    /// Every relationship of every object held, loaded (those loaded already stay as they are).
+    private func loadEverything(_ context: any SeedFlowContext, _ objects: Objects) async throws {
+        let people = Array(objects.people.values)
+        for keyPath: PartialKeyPath<Employee> in [\.manager, \.reports, \.department, \.projects] { try await context.load(keyPath, of: people) }
+        try await context.load(\.staff, of: Array(objects.departments.values))
+        try await context.load(\.members, of: Array(objects.projects.values))
     }
 
     /// Fetches every object and numbers it: the ones the app still holds (`kept`) by their number,
     /// the others by the number in their name, code or title.
-    private func reload(_ context: ModelContext, keeping kept: Objects) throws -> Objects {
+    private func reload(_ context: any SeedFlowContext, keeping kept: Objects) async throws -> Objects {
         var objects = Objects()
-        for employee in try context.fetch(FetchDescriptor<Employee>()) {
-            let number = kept.number(of: employee) ?? Int(employee.name.dropFirst().prefix { $0 != "'" })!
-            objects.people[number] = employee
+        for employee in try await context.fetch(FetchDescriptor<Employee>()) {
+            objects.people[kept.number(of: employee) ?? Int(employee.name.dropFirst().prefix { $0 != "'" })!] = employee
         }
-        for project in try context.fetch(FetchDescriptor<Project>()) {
+        for project in try await context.fetch(FetchDescriptor<Project>()) {
             objects.projects[kept.number(of: project) ?? Int(project.code.dropFirst())!] = project
         }
-        for department in try context.fetch(FetchDescriptor<Department>()) {
+        for department in try await context.fetch(FetchDescriptor<Department>()) {
             objects.departments[kept.number(of: department) ?? Int(department.title!.dropFirst())!] = department
         }
         return objects
     }
 
     /// What the objects show, in the world's terms; each inverse is checked against `world`.
-    private func shown(_ objects: Objects, _ world: World, _ trail: String) throws -> World {
+    private func shown(_ objects: Objects, _ world: World, _ trail: String) -> World {
         var shown = World()
         for (number, employee) in objects.people {
             shown.people[number] = World.Person(name: employee.name, level: employee.level, manager: objects.number(of: employee.manager),
@@ -299,31 +365,6 @@ final class ContextPropertyTests: XCTestCase {
             XCTAssertEqual(objects.numbers(of: project.members), Set(world.members(of: number).map(Optional.some)), "members of project \(number) (\(trail))")
         }
         return shown
-    }
-
-    /// What the file holds, read by SQL, in the world's terms (rows matched to numbers by id).
-    private func stored(_ url: URL, _ objects: Objects) throws -> World {
-        let database = try SQLiteDatabase(path: url.path, create: false)
-        func numbers<T: PersistentModel>(_ objects: [Int: T]) -> [Int64: Int] {
-            Dictionary(objects.compactMap { entry in entry.value.persistentModelID.id.map { ($0, entry.key) } }, uniquingKeysWith: { first, _ in first })
-        }
-        let people = numbers(objects.people), departments = numbers(objects.departments), projects = numbers(objects.projects)
-        var world = World()
-        for row in try database.query("SELECT id, name, level, manager_id, department_id FROM employee") {
-            guard let number = people[row[0].integer!] else { world.people[-Int(row[0].integer!)] = .init(name: "unknown row"); continue }
-            world.people[number] = World.Person(name: text(row[1])!, level: row[2].integer.map(Int.init),
-                                                manager: row[3].integer.map { people[$0] ?? -1 }, department: row[4].integer.map { departments[$0] ?? -1 })
-        }
-        for row in try database.query("SELECT id, title FROM department") {
-            world.departments[departments[row[0].integer!] ?? -Int(row[0].integer!)] = text(row[1])
-        }
-        for row in try database.query("SELECT id, code FROM project") {
-            world.projects[projects[row[0].integer!] ?? -Int(row[0].integer!)] = text(row[1])!
-        }
-        for row in try database.query("SELECT employee_id, project_id FROM employee_projects") {
-            world.people[people[row[0].integer!] ?? 0, default: .init(name: "dangling")].projects.insert(projects[row[1].integer!] ?? -1)
-        }
-        return world
     }
 }
 

@@ -33,27 +33,7 @@ final class StorageAndPredicateTests: XCTestCase {
             }
 
             let pivot = loaded[Int.random(in: 0..<loaded.count, using: &random)]
-            let (text, int, int16, double, float, date, amount, tier, note, price, bytes, uuid) =
-                (pivot.text, pivot.int, pivot.int16, pivot.double, pivot.float, pivot.date, pivot.amount, pivot.tier, pivot.note, pivot.price, pivot.bytes, pivot.uuid)
-            let predicates: [(String, Predicate<Sample>)] = [
-                ("text ==", #Predicate { $0.text == text }), ("text <", #Predicate { $0.text < text }),
-                ("int ==", #Predicate { $0.int == int }), ("int >", #Predicate { $0.int > int }),
-                ("int16 <=", #Predicate { $0.int16 <= int16 }),
-                ("double ==", #Predicate { $0.double == double }), ("double <", #Predicate { $0.double < double }),
-                ("float >=", #Predicate { $0.float >= float }),
-                ("date ==", #Predicate { $0.date == date }), ("date <", #Predicate { $0.date < date }),
-                ("amount ==", #Predicate { $0.amount == amount }), ("amount >", #Predicate { $0.amount > amount }),
-                ("amount <=", #Predicate { $0.amount <= amount }),
-                ("tier ==", #Predicate { $0.tier == tier }),
-                ("note ==", #Predicate { $0.note == note }), ("note !=", #Predicate { $0.note != note }),
-                ("note == nil", #Predicate { $0.note == nil }),
-                ("price ??", #Predicate { ($0.price ?? 0) < amount }), ("price !=", #Predicate { $0.price != price }),
-                ("bytes ==", #Predicate { $0.bytes == bytes }), ("uuid ==", #Predicate { $0.uuid == uuid }),
-                ("text contains", #Predicate { $0.text.contains(text) }),
-                ("text starts", #Predicate { $0.text.starts(with: text) }),
-                ("!flag", #Predicate { !$0.flag }),
-                ("flag || int", #Predicate { $0.flag || !($0.int < int) }),
-            ]
+            let predicates = Sample.predicates(around: pivot)
             for (label, predicate) in predicates {
                 try assertAgrees(predicate, loaded, context, "seed \(seed), \(label)")
             }
@@ -248,6 +228,31 @@ extension Sample {
         [text, String(int), String(int64), String(int32), String(int16), String((double == 0 ? 0 : double).bitPattern), String((float == 0 ? 0 : float).bitPattern),
          String(flag), String(date.timeIntervalSinceReferenceDate.bitPattern), uuid.uuidString, bytes.base64EncodedString(),
          amount.description, link.absoluteString, tier.rawValue, note ?? "<nil>", price?.description ?? "<nil>"]
+    }
+
+    /// Predicates of every shape the renderers write, on values of `pivot`, with a label each.
+    static func predicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
+        let (text, int, int16, double, float, date, amount, tier, note, price, bytes, uuid) =
+            (pivot.text, pivot.int, pivot.int16, pivot.double, pivot.float, pivot.date, pivot.amount, pivot.tier, pivot.note, pivot.price, pivot.bytes, pivot.uuid)
+        return [
+            ("text ==", #Predicate { $0.text == text }), ("text <", #Predicate { $0.text < text }),
+            ("int ==", #Predicate { $0.int == int }), ("int >", #Predicate { $0.int > int }),
+            ("int16 <=", #Predicate { $0.int16 <= int16 }),
+            ("double ==", #Predicate { $0.double == double }), ("double <", #Predicate { $0.double < double }),
+            ("float >=", #Predicate { $0.float >= float }),
+            ("date ==", #Predicate { $0.date == date }), ("date <", #Predicate { $0.date < date }),
+            ("amount ==", #Predicate { $0.amount == amount }), ("amount >", #Predicate { $0.amount > amount }),
+            ("amount <=", #Predicate { $0.amount <= amount }),
+            ("tier ==", #Predicate { $0.tier == tier }),
+            ("note ==", #Predicate { $0.note == note }), ("note !=", #Predicate { $0.note != note }),
+            ("note == nil", #Predicate { $0.note == nil }),
+            ("price ??", #Predicate { ($0.price ?? 0) < amount }), ("price !=", #Predicate { $0.price != price }),
+            ("bytes ==", #Predicate { $0.bytes == bytes }), ("uuid ==", #Predicate { $0.uuid == uuid }),
+            ("text contains", #Predicate { $0.text.contains(text) }),
+            ("text starts", #Predicate { $0.text.starts(with: text) }),
+            ("!flag", #Predicate { !$0.flag }),
+            ("flag || int", #Predicate { $0.flag || !($0.int < int) }),
+        ]
     }
 
     /// A sample of random values, edge cases often; texts hold NUL characters unless `withNUL` is
