@@ -745,13 +745,7 @@ public final class PostgresModelContext {
         backing.object = model
         backing.context = self
         inserted.append(model)
-        for state in backing.relationships {
-            switch state {
-            case let .toOne(object?): insertGraph(object)
-            case let .toMany(list): list.objects.forEach(insertGraph)
-            default: break
-            }
-        }
+        backing.forEachLoadedRelatedObject(insertGraph)
     }
 
     /// What the context holds without asking the server: a key on the object's row names a

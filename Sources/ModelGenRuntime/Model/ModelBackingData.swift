@@ -255,6 +255,18 @@ public final class ModelBackingData {
         markChanged()
     }
 
+    /// Calls `body` with each object a loaded relationship refers to (what an insert takes along).
+    @_spi(Backend) public func forEachLoadedRelatedObject(_ body: (any PersistentModel) -> Void) {
+        guard let relationshipStates else { return }
+        for state in relationshipStates {
+            switch state {
+            case let .toOne(object?): body(object)
+            case let .toMany(list): list.objects.forEach(body)
+            default: break
+            }
+        }
+    }
+
     /// The object goes before it was ever saved: the objects it is related to forget it, as
     /// they would had it been saved and deleted.
     @_spi(Backend) public func detachFromRelated() {

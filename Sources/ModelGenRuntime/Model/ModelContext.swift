@@ -138,13 +138,7 @@ public final class ModelContext {
         backing.context = self
         inserted.append(model)
         indexPending(model)
-        for state in backing.relationships {
-            switch state {
-            case let .toOne(object?): insertGraph(object)
-            case let .toMany(list): list.objects.forEach(insertGraph)
-            default: break
-            }
-        }
+        backing.forEachLoadedRelatedObject(insertGraph)
     }
 
     /// Marks an object for deletion when the context saves: `isDeleted` is true until then.
