@@ -15,6 +15,7 @@ import PostgresNIO
 // a new PostgreSQL schema with fresh tables; methods interleave; medians of the repetitions.
 //
 //   swift run -c release postgres-runtime-bench --postgres postgresql://postgres@127.0.0.1:5432/postgres [--sizes 10000,100000] [--repetitions 3]
+//       [--workloads insert,fetch,traverse,delete] [--methods raw,runtime,fluent]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func option(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } }
@@ -24,6 +25,8 @@ guard let url = option("--postgres").flatMap(URLComponents.init(string:)), let h
 }
 let sizes = option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [10_000, 100_000]
 let repetitions = Int(option("--repetitions") ?? "") ?? 3
+let workloads = option("--workloads").map { $0.split(separator: ",").compactMap { Workload(rawValue: String($0)) } } ?? Workload.allCases
+let methods = option("--methods").map { $0.split(separator: ",").compactMap { Method(rawValue: String($0)) } } ?? Method.allCases
 let tagCount = 50
 let logger: Logger = {
     var logger = Logger(label: "postgres-runtime-bench")
@@ -180,12 +183,12 @@ try await withThrowingTaskGroup(of: Void.self) { group in
     print("workload".padding(toLength: 10, withPad: " ", startingAt: 0) + "N".padding(toLength: 8, withPad: " ", startingAt: 0)
           + "raw s     runtime s  fluent s   runtime/raw  fluent/raw  fluent/runtime")
     for books in sizes {
-        for workload in Workload.allCases {
+        for workload in workloads {
             var times: [Method: [Double]] = [:]
             for _ in 0..<repetitions {
-                for method in Method.allCases { times[method, default: []].append(try await measure(workload, method, books: books, admin: admin)) }
+                for method in methods { times[method, default: []].append(try await measure(workload, method, books: books, admin: admin)) }
             }
-            func median(_ method: Method) -> Double { times[method]!.sorted()[repetitions / 2] }
+            func median(_ method: Method) -> Double { times[method].map { $0.sorted()[repetitions / 2] } ?? .nan }
             let (raw, runtime, fluent) = (median(.raw), median(.runtime), median(.fluent))
             func cell(_ value: Double, _ width: Int) -> String { String(format: "%.3f", value).padding(toLength: width, withPad: " ", startingAt: 0) }
             print(workload.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0) + String(books).padding(toLength: 8, withPad: " ", startingAt: 0)
