@@ -51,13 +51,30 @@ enum PostgresColumnType: Equatable, Sendable {
         }
     }
 
-    /// What a `SELECT` reads for `column` (quoted): text the type's reader takes back exactly.
+    /// What a `SELECT` reads for `column` (quoted), in PostgreSQL's binary format: integers as
+    /// `int8`, reals as `float8` (a `REAL`'s value exactly), a date as its microseconds since 2001
+    /// (`extract(epoch …)` is exact, numeric, since PostgreSQL 14; 978,307,200 s is 1970 → 2001), a
+    /// decimal as its digits; the others as they are.
     func selectExpression(_ column: String) -> String {
         switch self {
-        // extract(epoch …) is exact (numeric) since PostgreSQL 14; 978307200 s is 1970 → 2001.
-        case .date: "((extract(epoch FROM \(column)) - 978307200) * 1000000)::bigint::text"
-        case .bytes: "encode(\(column), 'hex')"
-        default: "\(column)::text"
+        case .integer: "\(column)::int8"
+        case .real: "\(column)::float8"
+        case .date: "((extract(epoch FROM \(column)) - 978307200) * 1000000)::int8"
+        case .decimal: "\(column)::text"
+        case .bool, .uuid, .bytes, .text: column
+        }
+    }
+
+    /// The value the model holds for a cell a `SELECT` of `selectExpression` read.
+    func value(of cell: PostgresCell) throws -> SQLValue {
+        switch self {
+        case .integer: return try cell.decode(Int64?.self).map(SQLValue.integer) ?? .null
+        case .real: return try cell.decode(Double?.self).map(SQLValue.real) ?? .null
+        case .bool: return try cell.decode(Bool?.self).map { .integer($0 ? 1 : 0) } ?? .null
+        case .date: return try cell.decode(Int64?.self).map { .real(PostgresTimestamp(microsecondsSince2001: $0).secondsSince2001) } ?? .null
+        case .uuid: return try cell.decode(UUID?.self).map { .text($0.uuidString) } ?? .null
+        case .bytes: return try cell.decode(ByteBuffer?.self).map { .blob(Array($0.readableBytesView)) } ?? .null
+        case .decimal, .text: return try cell.decode(String?.self).map(SQLValue.text) ?? .null
         }
     }
 
@@ -83,35 +100,6 @@ enum PostgresColumnType: Equatable, Sendable {
                 return byte < 16 ? "0" + digits : digits
             }.joined()
         }
-    }
-
-    /// The value the model holds for the text a `SELECT` of `selectExpression` read.
-    func value(fromText text: String?) -> SQLValue {
-        guard let text else { return .null }
-        switch self {
-        case .integer: return Int64(text).map(SQLValue.integer) ?? .null
-        case .real: return Double(text).map(SQLValue.real) ?? .null
-        case .bool: return .integer(text == "t" || text == "true" ? 1 : 0)
-        case .date: return Int64(text).map { .real(PostgresTimestamp(microsecondsSince2001: $0).secondsSince2001) } ?? .null
-        case .bytes: return .blob(Self.bytes(fromHex: text))
-        case .decimal, .uuid, .text: return .text(text)
-        }
-    }
-
-    private static func bytes(fromHex hex: String) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hex.utf8.count / 2)
-        var high: UInt8?
-        for character in hex.utf8 {
-            let nibble = character <= 57 ? character - 48 : (character | 0x20) - 87
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return bytes
     }
 
     /// A value a PostgreSQL column cannot hold, and why.

@@ -15,7 +15,7 @@ struct PostgresEntityMapping: Sendable {
     let keyColumns: [String]
     /// Reads `id`, then the stored attributes, then the keys (the layout of a backing's values):
     ///
-    ///     SELECT "volume".id, "volume"."title"::text, … FROM "volume"
+    ///     SELECT "volume".id, "volume"."title", "volume"."price"::float8, "volume"."writer_id" FROM "volume"
     let selectSQL: String
     /// Every column but `id`, in the order `selectSQL` reads them, with its type (keys are integers).
     let writtenColumns: [(column: String, type: PostgresColumnType)]

@@ -436,7 +436,7 @@ public final class PostgresModelContext {
     /// The objects matching the descriptor, one object per row for this context, with the
     /// relationships it names for prefetching loaded (one query each).
     ///
-    ///     SELECT "volume".id, "volume"."title"::text, … FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
+    ///     SELECT "volume".id, "volume"."title", "volume"."price"::float8, … FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
     ///
     /// Unsaved changes count, as in SwiftData (`includePendingChanges`): the query runs on the
     /// rows of the unsaved objects written into a transaction that is then rolled back, so
@@ -549,11 +549,11 @@ public final class PostgresModelContext {
                     values.append(.null)
                     continue
                 }
-                values.append(column.type.value(fromText: try cells[position].decode(String?.self)))
+                values.append(try column.type.value(of: cells[position]))
                 position += 1
             }
             for _ in entity.foreignKeys {
-                values.append(try cells[position].decode(String?.self).flatMap(Int64.init).map(SQLValue.integer) ?? .null)
+                values.append(try cells[position].decode(Int64?.self).map(SQLValue.integer) ?? .null)
                 position += 1
             }
             let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
