@@ -81,11 +81,11 @@ public final class PostgresModelContext {
         if insertedIdentities.remove(ObjectIdentifier(model)) != nil {
             inserted.removeAll { $0 === model }
             backing.detachFromRelated()
-            backing.context = nil
+            backing.managingContext = nil
             return
         }
-        guard backing.context === self, !backing.isDeleted else { return }
-        backing.isDeleted = true
+        guard backing.managingContext === self, !backing.isMarkedDeleted else { return }
+        backing.isMarkedDeleted = true
         deleted.append(model)
     }
 
@@ -94,7 +94,7 @@ public final class PostgresModelContext {
     /// while changes were unsaved (a list loaded then may hold an unsaved change of the object at
     /// its other end); they load again when asked.
     public func rollback() {
-        for object in inserted { object.persistentBackingData.context = nil }
+        for object in inserted { object.persistentBackingData.managingContext = nil }
         for object in changed + deleted { object.persistentBackingData.revert() }
         for entry in loadedWithUnsavedChanges { entry.backing?.revert() }
         clearPendingChanges()
@@ -142,8 +142,8 @@ public final class PostgresModelContext {
         for object in deleted {
             let backing = object.persistentBackingData
             if let id = backing.id { registries[ObjectIdentifier(backing.entity)]?[id] = nil }
-            backing.isDeleted = false
-            backing.context = nil
+            backing.isMarkedDeleted = false
+            backing.managingContext = nil
         }
         clearPendingChanges()
         if !deletedIdentities.isEmpty { try await refreshAfterDeletion(deletedObjects: deletedIdentities) }
@@ -205,10 +205,10 @@ public final class PostgresModelContext {
             }
             _ = try await run(mapping.insertSQL, bindings, on: connection).collect()
         }
-        for object in changed where !object.persistentBackingData.isDeleted {
+        for object in changed where !object.persistentBackingData.isMarkedDeleted {
             let backing = object.persistentBackingData
             let entity = backing.entity
-            let attributes = backing.changedAttributes.filter { entity.attributes[$0].column != nil }.sorted()
+            let attributes = backing.changedAttributeIndexes.filter { entity.attributes[$0].column != nil }.sorted()
             let keys = entity.foreignKeys.map(\.index).filter { backing.foreignID($0) != backing.savedForeignID($0) }
             guard !attributes.isEmpty || !keys.isEmpty else { continue }
             updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys), default: []].append(backing)
@@ -258,7 +258,7 @@ public final class PostgresModelContext {
     /// The value of attribute `index` of `backing` as its column stores it (checked: throws for a
     /// value the column cannot hold); notes a date the store keeps rounded to the microsecond.
     private func stored(_ backing: ModelBackingData, _ index: Int, _ type: PostgresColumnType, _ written: inout WrittenChanges) throws -> SQLValue {
-        let value = backing.values[index]
+        let value = backing.storedValues[index]
         do {
             let stored = try type.checked(value)
             if stored != value { written.storedValues.append((backing, index, stored)) }
@@ -413,9 +413,9 @@ public final class PostgresModelContext {
                     survivors.append((backing, foreignIDs))
                 } else {
                     registries[entity]?[id] = nil
-                    backing.isDeleted = false
-                    backing.context = nil
-                    if let object = backing.object { detached.insert(ObjectIdentifier(object)) }
+                    backing.isMarkedDeleted = false
+                    backing.managingContext = nil
+                    if let object = backing.model { detached.insert(ObjectIdentifier(object)) }
                 }
             }
         }
@@ -481,7 +481,7 @@ public final class PostgresModelContext {
     public func model(for identifier: PersistentIdentifier) async throws -> (any PersistentModel)? {
         guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
         guard let type = container.modelTypes[identifier.entity] else { return nil }
-        if let object = registries[ObjectIdentifier(type.entity)]?[id]?.backing.object { return object }
+        if let object = registries[ObjectIdentifier(type.entity)]?[id]?.backing.model { return object }
         let mapping = container.mapping(for: type.entity)
         var bindings = PostgresBindings()
         bindings.append(id)
@@ -496,7 +496,7 @@ public final class PostgresModelContext {
     public func registeredModel<Model: PersistentModel>(for identifier: PersistentIdentifier) -> Model? {
         guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } as? Model }
         guard let type = container.modelTypes[identifier.entity] else { return nil }
-        return registries[ObjectIdentifier(type.entity)]?[id]?.backing.object as? Model
+        return registries[ObjectIdentifier(type.entity)]?[id]?.backing.model as? Model
     }
 
     /// Runs `body` on a connection; when asked and the context has unsaved changes, inside a
@@ -537,7 +537,7 @@ public final class PostgresModelContext {
         for try await row in try await run(sql, bindings, on: connection) {
             let cells = row.makeRandomAccess()
             let id = try cells[0].decode(Int64.self)
-            if let existing = registries[ObjectIdentifier(entity)]?[id]?.backing.object {
+            if let existing = registries[ObjectIdentifier(entity)]?[id]?.backing.model {
                 result.append(existing)
                 continue
             }
@@ -558,7 +558,7 @@ public final class PostgresModelContext {
             }
             let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
             let model = type.init(backingData: backing)
-            backing.object = model
+            backing.model = model
             register(backing)
             result.append(model)
         }
@@ -637,14 +637,14 @@ public final class PostgresModelContext {
             }
         }
         for (backing, state) in zip(pending, states) {
-            if let state { backing.relationships[index] = state }
+            if let state { backing.setRelationship(index, state) }
         }
         if hasChanges { loadedWithUnsavedChanges += pending.map { WeakBacking(backing: $0) } }
     }
 
     /// The object registered for row `id` of `entity`, if any.
     private func registeredObject(_ entity: EntityDescription, _ id: Int64) -> (any PersistentModel)? {
-        registries[ObjectIdentifier(entity)]?[id]?.backing.object
+        registries[ObjectIdentifier(entity)]?[id]?.backing.model
     }
 
     /// Loads the relationship `keyPath` names for one object.
@@ -740,15 +740,15 @@ public final class PostgresModelContext {
 
 @_spi(Backend) extension PostgresModelContext: ModelBackingContext {
     public func didChange(_ backing: ModelBackingData) {
-        guard backing.id != nil, let object = backing.object, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
+        guard backing.id != nil, let object = backing.model, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
         changed.append(object)
     }
 
     public func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
-        guard backing.id == nil, backing.context == nil || backing.context === self, insertedIdentities.insert(ObjectIdentifier(model)).inserted else { return }
-        backing.object = model
-        backing.context = self
+        guard backing.id == nil, backing.managingContext == nil || backing.managingContext === self, insertedIdentities.insert(ObjectIdentifier(model)).inserted else { return }
+        backing.model = model
+        backing.managingContext = self
         inserted.append(model)
         backing.forEachLoadedRelatedObject(insertGraph)
     }
@@ -759,7 +759,7 @@ public final class PostgresModelContext {
         let relationship = backing.entity.relationships[index]
         guard case .column = relationship.storage else { return nil }
         guard let foreignID else { return .toOne(nil) }
-        guard let target = container.modelTypes[relationship.target], let object = registries[ObjectIdentifier(target.entity)]?[foreignID]?.backing.object else { return nil }
+        guard let target = container.modelTypes[relationship.target], let object = registries[ObjectIdentifier(target.entity)]?[foreignID]?.backing.model else { return nil }
         return .toOne(object)
     }
 

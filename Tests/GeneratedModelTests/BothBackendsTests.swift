@@ -46,7 +46,7 @@ final class BothBackendsTests: XCTestCase {
 
     /// Whether `context` manages `object` (SwiftData's `modelContext`, for either kind of context).
     private func isManaged(_ object: any PersistentModel, by context: any SeedFlowContext) -> Bool {
-        object.persistentBackingData.context === context
+        object.persistentBackingData.managingContext === context
     }
 
     func testAddEditCancelAndCascadeAsTheSeedsDescribe() async throws {

@@ -2,17 +2,21 @@
 /// its row id and its context. Generated accessors read and write through it; it keeps inverse
 /// relationships in sync in memory.
 public final class ModelBackingData {
+    // Stored properties are internal (the backend reads and sets them through the `Backend` SPI
+    // accessors below): the optimizer then sees every access and drops the dynamic exclusivity
+    // checks that public stored properties of a class need. Their order packs the two flags into
+    // the padding after `id`.
     public let entity: EntityDescription
     /// The row id, once saved or loaded.
     public internal(set) var id: Int64?
+    var isDeleted = false
+    var isChanged = false
     /// The context managing the object: nil before it is inserted and after its deletion is saved.
-    @_spi(Backend) public weak var context: (any ModelBackingContext)?
-    @_spi(Backend) public var isDeleted = false
-    @_spi(Backend) public internal(set) var isChanged = false
+    weak var context: (any ModelBackingContext)?
     /// Values of all attributes (transient ones too), in schema order, then one slot per key
     /// column (`EntityDescription.keySlots`): a row's columns but its id, in one array. The key
     /// slots hold the keys as last saved or loaded; the keys now live in `relationships`.
-    @_spi(Backend) public internal(set) var values: [SQLiteValue]
+    var values: [SQLiteValue]
     /// Values and keys as last saved or loaded, for rollback and for the keys of relationships
     /// not loaded; empty for an object never saved (a copy of its defaults would be one more array
     /// per new object, and rollback discards it anyway).
@@ -23,7 +27,7 @@ public final class ModelBackingData {
     private var relationshipStates: [RelationshipState]?
 
     /// The state of each relationship; changing one makes the array of states.
-    @_spi(Backend) public var relationships: [RelationshipState] {
+    var relationships: [RelationshipState] {
         get { relationshipStates ?? unloadedStates() }
         set { relationshipStates = newValue }
         _modify {
@@ -53,6 +57,35 @@ public final class ModelBackingData {
         savedValues[slot] = foreignID.map(SQLiteValue.integer) ?? .null
     }
 
+    // MARK: - What a backend reads and sets
+
+    /// The context managing the object (nil before it is inserted and after its deletion is saved).
+    @_spi(Backend) public var managingContext: (any ModelBackingContext)? {
+        get { context }
+        set { context = newValue }
+    }
+
+    /// The model object of this backing data.
+    @_spi(Backend) public var model: (any PersistentModel)? {
+        get { object }
+        set { object = newValue }
+    }
+
+    /// Whether the object is marked for deletion at the next save.
+    @_spi(Backend) public var isMarkedDeleted: Bool {
+        get { isDeleted }
+        set { isDeleted = newValue }
+    }
+
+    /// Attribute values and keys (the layout of `values`).
+    @_spi(Backend) public var storedValues: [SQLiteValue] { values }
+
+    /// The attributes set since the last save or load.
+    @_spi(Backend) public var changedAttributeIndexes: Set<Int> { changedAttributes }
+
+    /// Relationship `index` takes `state` (a backend that loaded it).
+    @_spi(Backend) public func setRelationship(_ index: Int, _ state: RelationshipState) { relationships[index] = state }
+
     /// Gives the object its row id (a save that assigns ids), or takes it back (nil).
     @_spi(Backend) public func assignID(_ id: Int64?) { self.id = id }
 
@@ -73,7 +106,7 @@ public final class ModelBackingData {
     @_spi(Backend) public func unloadRelationships() { relationshipStates = nil }
     /// Attributes set since the last save or load: an update writes only their columns (a new
     /// object, whose insert writes every column, keeps none).
-    @_spi(Backend) public internal(set) var changedAttributes: Set<Int> = []
+    var changedAttributes: Set<Int> = []
     @_spi(Backend) public enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
         case unloaded(foreignID: Int64?)
@@ -354,7 +387,7 @@ public final class ModelBackingData {
     /// init). Unowned, not weak: the model owns its backing data, so it outlives every use here,
     /// and a weak reference would give every model a side table, which sends each of its retains
     /// and releases down the runtime's slow path.
-    @_spi(Backend) public unowned var object: (any PersistentModel)?
+    unowned var object: (any PersistentModel)?
 
     deinit { modelDidEnd() }
 
