@@ -39,11 +39,11 @@ public final class PostgresModelContext {
     public let container: PostgresModelContainer
     /// Loaded and saved objects, by entity and row id; an entry leaves when its model goes.
     private var registries: [ObjectIdentifier: [Int64: Registered]] = [:]
-    private var inserted: [any PersistentModel] = []
-    private var insertedIdentities: Set<ObjectIdentifier> = []
-    private var changed: [any PersistentModel] = []
-    private var changedIdentities: Set<ObjectIdentifier> = []
-    private var deleted: [any PersistentModel] = []
+    /// The unsaved inserts, changes and deletions.
+    private var pending = PendingChanges()
+    private var inserted: [any PersistentModel] { pending.inserted }
+    private var changed: [any PersistentModel] { pending.changed }
+    private var deleted: [any PersistentModel] { pending.deleted }
     /// Objects whose relationships were loaded while the context had unsaved changes (which the
     /// loads include): a rollback unloads them.
     private var loadedWithUnsavedChanges: [WeakBacking] = []
@@ -62,7 +62,7 @@ public final class PostgresModelContext {
         self.container = container
     }
 
-    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+    public var hasChanges: Bool { !pending.isEmpty }
     public var insertedModelsArray: [any PersistentModel] { inserted }
     public var changedModelsArray: [any PersistentModel] { changed }
     public var deletedModelsArray: [any PersistentModel] { deleted }
@@ -78,15 +78,14 @@ public final class PostgresModelContext {
     /// function (cascades, deny checks, nullification). An inserted object simply leaves.
     public func delete<Model: PersistentModel>(_ model: Model) {
         let backing = model.persistentBackingData
-        if insertedIdentities.remove(ObjectIdentifier(model)) != nil {
-            inserted.removeAll { $0 === model }
+        if pending.removeInserted(model) {
             backing.detachFromRelated()
             backing.managingContext = nil
             return
         }
         guard backing.managingContext === self, !backing.isMarkedDeleted else { return }
         backing.isMarkedDeleted = true
-        deleted.append(model)
+        pending.delete(model)
     }
 
     /// Discards unsaved inserts, changes and deletions: changed objects take their saved values
@@ -102,11 +101,7 @@ public final class PostgresModelContext {
 
     private func clearPendingChanges() {
         loadedWithUnsavedChanges = []
-        inserted = []
-        insertedIdentities = []
-        changed = []
-        changedIdentities = []
-        deleted = []
+        pending.removeAll()
     }
 
     // MARK: - Save
@@ -424,11 +419,7 @@ public final class PostgresModelContext {
             backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
         }
         for object in inserted { object.persistentBackingData.forgetRelated(detached, storedForeignIDs: nil) }
-        if !detached.isEmpty {
-            changed.removeAll { detached.contains(ObjectIdentifier($0)) }
-            changedIdentities.subtract(detached)
-            deleted.removeAll { detached.contains(ObjectIdentifier($0)) }
-        }
+        pending.forget(detached)
     }
 
     // MARK: - Fetch
@@ -740,16 +731,15 @@ public final class PostgresModelContext {
 
 @_spi(Backend) extension PostgresModelContext: ModelBackingContext {
     public func didChange(_ backing: ModelBackingData) {
-        guard backing.id != nil, let object = backing.model, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
-        changed.append(object)
+        guard backing.id != nil, let object = backing.model else { return }
+        _ = pending.change(object)
     }
 
     public func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
-        guard backing.id == nil, backing.managingContext == nil || backing.managingContext === self, insertedIdentities.insert(ObjectIdentifier(model)).inserted else { return }
+        guard backing.id == nil, backing.managingContext == nil || backing.managingContext === self, pending.insert(model) else { return }
         backing.model = model
         backing.managingContext = self
-        inserted.append(model)
         backing.forEachLoadedRelatedObject(insertGraph)
     }
 

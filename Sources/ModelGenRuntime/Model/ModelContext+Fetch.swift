@@ -70,8 +70,8 @@ extension ModelContext {
         var stored = descriptor
         // The changed objects among the saved rows may no longer match: the page of saved rows is
         // longer by their number, so that it still holds the first rows that did not change.
-        if let limit = descriptor.fetchLimit { stored.fetchLimit = limit + changedCounts[ObjectIdentifier(entity), default: 0] }
-        var result = try storedMatches(stored, excluding: deletedIDs).filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
+        if let limit = descriptor.fetchLimit { stored.fetchLimit = limit + pending.changedCounts[ObjectIdentifier(entity), default: 0] }
+        var result = try storedMatches(stored, excluding: deletedIDs).filter { try !pending.changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
         let candidates: [any PersistentModel]
         if let predicate = descriptor.predicate, let term = try PredicateTranslator<Model>.condition(predicate).requiredEquality,
            PendingValueIndex.indexes(term.kind), let attribute = entity.attributes.firstIndex(where: { $0.column.map(SQLDialect.unquoted) == term.column }) {
@@ -89,7 +89,7 @@ extension ModelContext {
         if !joining.isEmpty {
             result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
         }
-        result += new.sorted { insertionOrder[ObjectIdentifier($0)] ?? 0 < insertionOrder[ObjectIdentifier($1)] ?? 0 }
+        result += new.sorted { pending.insertionOrder[ObjectIdentifier($0)] ?? 0 < pending.insertionOrder[ObjectIdentifier($1)] ?? 0 }
         if let limit = descriptor.fetchLimit { result = Array(result.prefix(limit)) }
         return result
     }

@@ -81,13 +81,11 @@ public final class ModelContext {
         var entity: ObjectIdentifier
         var index: Int
     }
-    var inserted: [any PersistentModel] = []
-    var changed: [any PersistentModel] = []
-    var deleted: [any PersistentModel] = []
-    /// Membership of `inserted` and `changed`, so that tracking stays linear in the objects touched.
-    /// Each inserted object's place in the order of insertion (the order its id will have).
-    var insertionOrder: [ObjectIdentifier: Int] = [:]
-    private var insertions = 0
+    /// The unsaved inserts, changes and deletions.
+    var pending = PendingChanges()
+    var inserted: [any PersistentModel] { pending.inserted }
+    var changed: [any PersistentModel] { pending.changed }
+    var deleted: [any PersistentModel] { pending.deleted }
     /// Unsaved objects by entity and attribute value, for fetches that ask for one value.
     private var pendingIndexes: [PendingIndexKey: PendingValueIndex] = [:]
 
@@ -95,9 +93,6 @@ public final class ModelContext {
         var entity: ObjectIdentifier
         var attribute: Int
     }
-    var changedIdentities: Set<ObjectIdentifier> = []
-    /// How many objects of each entity (by `ObjectIdentifier` of its description) are in `changed`.
-    var changedCounts: [ObjectIdentifier: Int] = [:]
     /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
     /// `delete` save at once.
     public var autosaveEnabled = false
@@ -115,7 +110,7 @@ public final class ModelContext {
         modelTypes = Dictionary(schema.models.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+    public var hasChanges: Bool { !pending.isEmpty }
     public var insertedModelsArray: [any PersistentModel] { inserted }
     public var changedModelsArray: [any PersistentModel] { changed }
     public var deletedModelsArray: [any PersistentModel] { deleted }
@@ -131,12 +126,9 @@ public final class ModelContext {
     /// Inserts `model` if it is new and in no context, and the new objects it refers to.
     @_spi(Backend) public func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
-        guard backing.id == nil, backing.context == nil || backing.context === self, insertionOrder[ObjectIdentifier(model)] == nil else { return }
-        insertionOrder[ObjectIdentifier(model)] = insertions
-        insertions += 1
+        guard backing.id == nil, backing.context == nil || backing.context === self, pending.insert(model) else { return }
         backing.object = model
         backing.context = self
-        inserted.append(model)
         indexPending(model)
         backing.forEachLoadedRelatedObject(insertGraph)
     }
@@ -145,8 +137,7 @@ public final class ModelContext {
     /// Saving runs the entity's safe-deletion plan: cascades, deny checks, nullification.
     public func delete<Model: PersistentModel>(_ model: Model) {
         let backing = model.persistentBackingData
-        if insertionOrder.removeValue(forKey: ObjectIdentifier(model)) != nil {
-            inserted.removeAll { $0 === model }
+        if pending.removeInserted(model) {
             for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(backing.entity) {
                 index.remove(model, value: backing.values[index.attribute])
             }
@@ -156,7 +147,7 @@ public final class ModelContext {
         }
         guard backing.context === self, !backing.isDeleted else { return }
         backing.isDeleted = true
-        deleted.append(model)
+        pending.delete(model)
         if autosaveEnabled { try? save() }
     }
 
@@ -182,9 +173,7 @@ public final class ModelContext {
     }
 
     @_spi(Backend) public func didChange(_ backing: ModelBackingData) {
-        guard backing.id != nil, let object = backing.object, changedIdentities.insert(ObjectIdentifier(object)).inserted else { return }
-        changed.append(object)
-        changedCounts[ObjectIdentifier(backing.entity), default: 0] += 1
+        guard backing.id != nil, let object = backing.object, pending.change(object) else { return }
         indexPending(object)
     }
 
@@ -194,7 +183,7 @@ public final class ModelContext {
     /// An unsaved object's attribute changed from `old`: the indexes of that attribute follow.
     @_spi(Backend) public func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLiteValue) {
         guard let object = backing.object, let index = pendingIndexes[PendingIndexKey(entity: ObjectIdentifier(backing.entity), attribute: attribute)],
-              insertionOrder[ObjectIdentifier(object)] != nil || changedIdentities.contains(ObjectIdentifier(object)) else { return }
+              pending.isInserted(object) || pending.changedIdentities.contains(ObjectIdentifier(object)) else { return }
         index.move(object, from: old)
     }
 
@@ -276,12 +265,7 @@ public final class ModelContext {
     }
 
     private func clearPendingChanges() {
-        inserted = []
-        changed = []
-        deleted = []
-        insertionOrder = [:]
-        changedIdentities = []
-        changedCounts = [:]
+        pending.removeAll()
         pendingIndexes = [:]
     }
 
@@ -400,10 +384,7 @@ public final class ModelContext {
         }
         for object in inserted { object.persistentBackingData.forgetRelated(detached, storedForeignIDs: nil) }
         if !detached.isEmpty {
-            changed.removeAll { detached.contains(ObjectIdentifier($0)) }
-            deleted.removeAll { detached.contains(ObjectIdentifier($0)) }
-            changedIdentities.subtract(detached)
-            changedCounts = changed.reduce(into: [:]) { counts, object in counts[ObjectIdentifier(object.persistentBackingData.entity), default: 0] += 1 }
+            pending.forget(detached)
             pendingIndexes = [:]
         }
     }

@@ -1,0 +1,62 @@
+/// A context's unsaved work: the objects inserted (in the order of insertion, which their ids
+/// will follow), changed and deleted, each listed once, with membership answered in constant time
+/// so that tracking stays linear in the objects touched. The SQLite and PostgreSQL contexts keep
+/// their work in one.
+@_spi(Backend) public struct PendingChanges {
+    public private(set) var inserted: [any PersistentModel] = []
+    public private(set) var changed: [any PersistentModel] = []
+    public private(set) var deleted: [any PersistentModel] = []
+    /// Each inserted object's place in the order of insertion.
+    public private(set) var insertionOrder: [ObjectIdentifier: Int] = [:]
+    private var insertions = 0
+    /// Membership of `changed`.
+    public private(set) var changedIdentities: Set<ObjectIdentifier> = []
+    /// How many objects of each entity (by `ObjectIdentifier` of its description) are in `changed`.
+    public private(set) var changedCounts: [ObjectIdentifier: Int] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deleted.isEmpty }
+
+    /// Whether `model` is an inserted object.
+    public func isInserted(_ model: AnyObject) -> Bool { insertionOrder[ObjectIdentifier(model)] != nil }
+
+    /// Adds an inserted object; false when it is one already.
+    public mutating func insert(_ model: any PersistentModel) -> Bool {
+        guard insertionOrder[ObjectIdentifier(model)] == nil else { return false }
+        insertionOrder[ObjectIdentifier(model)] = insertions
+        insertions += 1
+        inserted.append(model)
+        return true
+    }
+
+    /// Takes an inserted object back (deleted before it was saved); false when it is not one.
+    public mutating func removeInserted(_ model: any PersistentModel) -> Bool {
+        guard insertionOrder.removeValue(forKey: ObjectIdentifier(model)) != nil else { return false }
+        inserted.removeAll { $0 === model }
+        return true
+    }
+
+    /// Adds a saved object with a change; false when it is one already.
+    public mutating func change(_ model: any PersistentModel) -> Bool {
+        guard changedIdentities.insert(ObjectIdentifier(model)).inserted else { return false }
+        changed.append(model)
+        changedCounts[ObjectIdentifier(model.persistentBackingData.entity), default: 0] += 1
+        return true
+    }
+
+    /// Adds an object to delete at the save.
+    public mutating func delete(_ model: any PersistentModel) { deleted.append(model) }
+
+    /// Objects whose rows a delete removed are no longer changed nor to be deleted.
+    public mutating func forget(_ detached: Set<ObjectIdentifier>) {
+        guard !detached.isEmpty else { return }
+        changed.removeAll { detached.contains(ObjectIdentifier($0)) }
+        deleted.removeAll { detached.contains(ObjectIdentifier($0)) }
+        changedIdentities.subtract(detached)
+        changedCounts = changed.reduce(into: [:]) { counts, object in counts[ObjectIdentifier(object.persistentBackingData.entity), default: 0] += 1 }
+    }
+
+    /// Everything saved or rolled back.
+    public mutating func removeAll() { self = PendingChanges() }
+}
