@@ -91,8 +91,7 @@ enum PostgresColumnType: Equatable, Sendable {
             if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
             return String(number)
         case let .text(string):
-            // PostgreSQL text holds no NUL character (SQLite does).
-            if string.utf8.contains(0) { throw Unstorable(reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data") }
+            if string.utf8.contains(0) { throw Self.nulCharacter }
             return string
         case let .blob(bytes):
             return "\\x" + bytes.map { byte in
@@ -300,9 +299,13 @@ extension PostgresColumnType {
             return .real(try PostgresTimestamp(secondsSince2001: seconds).secondsSince2001)
         case (.uuid, let .text(text)) where UUID(uuidString: text) == nil:
             throw Unstorable(reason: "\(text) is not a UUID")
+        case (_, let .text(text)) where text.utf8.contains(0):
+            throw Self.nulCharacter
         default:
-            _ = try text(for: value)
             return value
         }
     }
+
+    /// PostgreSQL text holds no NUL character (SQLite does).
+    static let nulCharacter = Unstorable(reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data")
 }

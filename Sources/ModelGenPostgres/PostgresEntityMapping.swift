@@ -19,6 +19,8 @@ struct PostgresEntityMapping: Sendable {
     let selectSQL: String
     /// Every column but `id`, in the order `selectSQL` reads them, with its type (keys are integers).
     let writtenColumns: [(column: String, type: PostgresColumnType)]
+    /// The columns `insertSQL` takes, one array each: `id`, then `writtenColumns`.
+    let insertedColumns: [(column: String, type: PostgresColumnType)]
     /// Inserts rows given as one array per column (`ColumnArray`):
     ///
     ///     INSERT INTO "volume" (id, "title", "price", "writer_id")
@@ -37,7 +39,8 @@ struct PostgresEntityMapping: Sendable {
         writtenColumns = attributeColumns.compactMap { $0 } + keyColumns.map { ($0, .integer) }
         let table = table, writtenColumns = writtenColumns
         selectSQL = "SELECT \(table).id" + writtenColumns.map { ", " + $0.type.selectExpression("\(table).\($0.column)") }.joined() + " FROM \(table)"
-        let columns = [("id", PostgresColumnType.integer)] + writtenColumns
+        insertedColumns = [("id", .integer)] + writtenColumns
+        let columns = insertedColumns
         let names = columns.indices.map { "v\($0 + 1)" }
         insertSQL = "INSERT INTO \(table) (" + columns.map(\.0).joined(separator: ", ") + ") SELECT "
             + zip(names, columns).map { $0 + $1.1.elementCast }.joined(separator: ", ")

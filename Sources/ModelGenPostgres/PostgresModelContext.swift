@@ -177,7 +177,7 @@ public final class PostgresModelContext {
             guard let backings = newByEntity[entity] else { continue }
             let mapping = container.mappings[entity]!
             let late = container.lateKeys[entity] ?? []
-            var columns = [[SQLValue]](repeating: [], count: mapping.writtenColumns.count + 1)
+            var columns = [[SQLValue]](repeating: [], count: mapping.insertedColumns.count)
             for index in columns.indices { columns[index].reserveCapacity(backings.count) }
             for backing in backings {
                 columns[0].append(.integer(backing.id!))
@@ -195,7 +195,7 @@ public final class PostgresModelContext {
                 if !lateKeys.isEmpty { updates[UpdateKey(entity: entity, attributes: [], keys: lateKeys.sorted()), default: []].append(backing) }
             }
             var bindings = PostgresBindings()
-            for (values, column) in zip(columns, [(column: "id", type: PostgresColumnType.integer)] + mapping.writtenColumns) {
+            for (values, column) in zip(columns, mapping.insertedColumns) {
                 bindings.append(ColumnArray(type: column.type, values: values))
             }
             _ = try await run(mapping.insertSQL, bindings, on: connection).collect()
@@ -208,7 +208,12 @@ public final class PostgresModelContext {
             guard !attributes.isEmpty || !keys.isEmpty else { continue }
             updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys), default: []].append(backing)
         }
-        for (key, backings) in updates.sorted(by: { $0.key.order < $1.key.order }) {
+        // In a fixed order, rows by id within each statement: two saves, in any processes, take
+        // the locks of the rows they both change in the same order.
+        let orderedUpdates = updates.map { key, backings in
+            (key: key, order: "\(container.mappings[key.entity]!.entity.name)|\(key.attributes)|\(key.keys)", backings: backings.sorted { $0.id! < $1.id! })
+        }.sorted { $0.order < $1.order }
+        for (key, _, backings) in orderedUpdates {
             try await update(key, backings, on: connection, &written)
         }
         written.members = try await writeJoinRows(of: newObjects + changed, on: connection)
@@ -220,8 +225,6 @@ public final class PostgresModelContext {
         var entity: ObjectIdentifier
         var attributes: [Int]
         var keys: [Int]
-        /// A fixed order of statements (entity, then columns), so that two saves lock rows alike.
-        var order: String { "\(entity.hashValue)|\(attributes)|\(keys)" }
     }
 
     /// One `UPDATE` for every object whose change writes the same columns:
