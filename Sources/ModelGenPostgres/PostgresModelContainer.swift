@@ -91,11 +91,15 @@ public final class PostgresModelContainer: Sendable {
         func run(_ sql: String, on connection: PostgresConnection) async throws {
             _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
         }
+        func text(_ sql: String, on connection: PostgresConnection) async throws -> String? {
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).firstText()
+        }
         do {
             try await client.withTransaction(logger: logger) { connection in
-                try await run("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.modelgen_schema'))", on: connection)
-                if try await connection.query("SELECT (to_regclass('modelgen_schema') IS NOT NULL)::text", logger: logger).firstText() == "true" {
-                    let stored = try await connection.query("SELECT schema FROM modelgen_schema WHERE id = 1", logger: logger).firstText() ?? ""
+                let record = ModelSchema.recordTable
+                try await run("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.\(record)'))", on: connection)
+                if try await text("SELECT (to_regclass('\(record)') IS NOT NULL)::text", on: connection) == "true" {
+                    let stored = try await text("SELECT schema FROM \(record) WHERE id = 1", on: connection) ?? ""
                     guard stored != json else { return }
                     let old = try ModelSchema(canonicalJSON: stored)
                     guard old.name == canonical.name else { throw PostgresModelContainerError.storeHasOtherSchema(schema: name, storedSchema: old.name) }
@@ -106,7 +110,7 @@ public final class PostgresModelContainer: Sendable {
                     } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23514" {
                         throw PostgresModelContainerError.migrationRefused(schema: name, message: error.serverInfo?[.message] ?? "\(error)")
                     }
-                    try await run("UPDATE modelgen_schema SET hash = \(SQLDialect.postgresql.literal(canonical.canonicalHash)), schema = \(SQLDialect.postgresql.literal(json)) WHERE id = 1", on: connection)
+                    try await run("UPDATE \(record) SET hash = \(SQLDialect.postgresql.literal(canonical.canonicalHash)), schema = \(SQLDialect.postgresql.literal(json)) WHERE id = 1", on: connection)
                     return
                 }
                 var existing: [String] = []
@@ -115,11 +119,11 @@ public final class PostgresModelContainer: Sendable {
                 }
                 guard existing.isEmpty else { throw PostgresModelContainerError.tablesWithoutRecordedSchema(schema: name, tables: existing) }
                 for statement in SQLScript.statements(ddl) + SQLScript.statements(functions) { try await run(statement, on: connection) }
-                try await run("CREATE TABLE modelgen_schema (id INTEGER PRIMARY KEY CHECK (id = 1), hash TEXT NOT NULL, schema TEXT NOT NULL)", on: connection)
-                _ = try await connection.query("INSERT INTO modelgen_schema (id, hash, schema) VALUES (1, \(canonical.canonicalHash), \(json))", logger: logger).collect()
+                try await run(ModelSchema.recordTableDefinition, on: connection)
+                _ = try await connection.query("INSERT INTO \(unescaped: record) (id, hash, schema) VALUES (1, \(canonical.canonicalHash), \(json))", logger: logger).collect()
             }
         } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            throw error.underlyingError
         }
     }
 
@@ -163,4 +167,9 @@ extension PostgresRowSequence {
         for try await value in decode(String.self) { return value }
         return nil
     }
+}
+
+extension PostgresTransactionError {
+    /// What failed: the transaction's body, else its `BEGIN` or `COMMIT`.
+    var underlyingError: any Error { closureError ?? beginError ?? commitError ?? self }
 }

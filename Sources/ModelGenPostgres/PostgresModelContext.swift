@@ -685,7 +685,7 @@ public final class PostgresModelContext {
     /// PostgreSQL's errors in the schema's words (the error of a transaction's body, not its wrapper).
     func translate(_ error: Error) -> Error {
         if let error = error as? PostgresTransactionError {
-            return translate(error.closureError ?? error.beginError ?? error.commitError ?? error)
+            return translate(error.underlyingError)
         }
         guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return error }
         let message = error.serverInfo?[.message] ?? "\(error)"

@@ -52,3 +52,11 @@ extension ModelSchema: Codable {
         self = try JSONDecoder().decode(ModelSchema.self, from: Data(canonicalJSON.utf8))
     }
 }
+
+extension ModelSchema {
+    /// The table a store records its schema in (both dialects): one row, id 1, with the canonical
+    /// hash and JSON.
+    public static let recordTable = "modelgen_schema"
+    /// `CREATE TABLE` of `recordTable`, the same in both dialects.
+    public static let recordTableDefinition = "CREATE TABLE \(recordTable) (id INTEGER PRIMARY KEY CHECK (id = 1), hash TEXT NOT NULL, schema TEXT NOT NULL)"
+}

@@ -87,7 +87,7 @@ public struct SQLiteMigrator {
     }
 
     /// The table that records the schema a store is at: one row, its hash and canonical JSON.
-    static let schemaTable = "modelgen_schema"
+    static let schemaTable = ModelSchema.recordTable
 
     /// The schema recorded in the store, if any: its hash and canonical JSON.
     public func storedSchema() throws -> (hash: String, json: String)? {
@@ -99,7 +99,7 @@ public struct SQLiteMigrator {
 
     /// Records `canonicalJSON` as the schema the store is at (inside the caller's transaction, if any).
     public func recordSchema(_ canonicalJSON: String) throws {
-        try database.execute("CREATE TABLE IF NOT EXISTS \(Self.schemaTable) (id INTEGER PRIMARY KEY CHECK (id = 1), hash TEXT NOT NULL, schema TEXT NOT NULL)")
+        try database.execute(ModelSchema.recordTableDefinition.replacingOccurrences(of: "CREATE TABLE ", with: "CREATE TABLE IF NOT EXISTS "))
         try database.run("INSERT OR REPLACE INTO \(Self.schemaTable) (id, hash, schema) VALUES (1, ?, ?)", [.text(ModelSchema.hash(canonicalJSON)), .text(canonicalJSON)])
     }
 
