@@ -363,9 +363,12 @@ public final class PostgresModelContext {
         var seed = "NULL"
         var bindings = PostgresBindings()
         if predicate != nil {
-            let clauses = try FetchDescriptor<Model>(predicate: predicate).sqlClauses(dialect: .postgresql)
-            seed = "ARRAY(SELECT \(mapping.table).id FROM \(mapping.table)\(clauses.sql))"
-            try bind(clauses.bindings, clauses.kinds, into: &bindings)
+            // The rows the store holds, as the function deletes them.
+            var descriptor = FetchDescriptor<Model>(predicate: predicate)
+            descriptor.includePendingChanges = false
+            let clauses: String
+            (clauses, bindings) = try sqlClauses(descriptor)
+            seed = "ARRAY(SELECT \(mapping.table).id FROM \(mapping.table)\(clauses))"
         }
         let sql = "SELECT \(safeDeleteFunction(of: Model.entity))(\(seed), \(dryRun))::text"
         var json = "{}"
@@ -437,11 +440,8 @@ public final class PostgresModelContext {
     /// predicates, order, offset and limit mean what they mean for saved rows.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [Model] {
         let mapping = container.mapping(for: Model.entity)
-        let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
-        let clauses = try descriptor.sqlClauses(dialect: .postgresql, excluding: excluded)
-        var bindings = PostgresBindings()
-        try bind(clauses.bindings, clauses.kinds, into: &bindings)
-        let sql = mapping.selectSQL + clauses.sql
+        let (clauses, bindings) = try sqlClauses(descriptor)
+        let sql = mapping.selectSQL + clauses
         let result = try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
             try await self.objects(Model.self, mapping, sql, bindings, on: connection)
         }.map { unsafeDowncast($0, to: Model.self) }
@@ -457,16 +457,23 @@ public final class PostgresModelContext {
     ///     SELECT count(*) FROM (SELECT "volume".id FROM "volume" WHERE … LIMIT … OFFSET …) AS matches
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> Int {
         let mapping = container.mapping(for: Model.entity)
-        let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
-        let clauses = try descriptor.sqlClauses(dialect: .postgresql, excluding: excluded)
-        var bindings = PostgresBindings()
-        try bind(clauses.bindings, clauses.kinds, into: &bindings)
-        let sql = "SELECT count(*) FROM (SELECT \(mapping.table).id FROM \(mapping.table)\(clauses.sql)) AS matches"
+        let (clauses, bindings) = try sqlClauses(descriptor)
+        let sql = "SELECT count(*) FROM (SELECT \(mapping.table).id FROM \(mapping.table)\(clauses)) AS matches"
         return try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
             var count = 0
             for try await value in try await self.run(sql, bindings, on: connection).decode(Int64.self) { count = Int(value) }
             return count
         }
+    }
+
+    /// The descriptor's ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings; when unsaved
+    /// changes count, the rows of objects deleted but not saved are left out.
+    private func sqlClauses<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> (String, PostgresBindings) {
+        let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
+        let clauses = try descriptor.sqlClauses(dialect: .postgresql, excluding: excluded)
+        var bindings = PostgresBindings()
+        try bind(clauses.bindings, clauses.kinds, into: &bindings)
+        return (clauses.sql, bindings)
     }
 
     /// The object with this identifier: the one registered, else loaded (nil when its row is gone).
