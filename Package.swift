@@ -99,7 +99,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelGenCoreTests",
-            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload", "CSQLite"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]

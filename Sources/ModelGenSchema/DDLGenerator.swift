@@ -59,11 +59,30 @@ public struct DDLGenerator {
         }
     }
 
-    /// An index: its name, table and `CREATE INDEX` statement.
+    /// An index: its name, table, columns (ascending, default collation, not unique, not partial)
+    /// and `CREATE INDEX` statement.
     public struct IndexDefinition: Equatable, Sendable {
         public var name: String
         public var table: String
+        public var columns: [String]
         public var sql: String
+
+        init(name: String, table: String, columns: [String], dialect: SQLDialect) {
+            self.name = name
+            self.table = table
+            self.columns = columns
+            self.sql = Self.createStatement(dialect: dialect, name: name, table: table, columns: columns)
+        }
+
+        /// The `CREATE INDEX` statement of the same columns under another name, on another table
+        /// (a rebuild's new table, whose indexes the copy fills).
+        public func createStatement(dialect: SQLDialect, as name: String, on table: String) -> String {
+            Self.createStatement(dialect: dialect, name: name, table: table, columns: columns)
+        }
+
+        private static func createStatement(dialect: SQLDialect, name: String, table: String, columns: [String]) -> String {
+            "CREATE INDEX \(dialect.quote(name)) ON \(dialect.quote(table)) (\(columns.map(dialect.quote).joined(separator: ", ")));"
+        }
     }
 
     /// The entity's table as the SQLite DDL defines it (foreign keys inline).
@@ -91,7 +110,7 @@ public struct DDLGenerator {
         }
         for table in schema.joinTables {
             let name = indexNames.allocate(table.name + "_" + table.targetColumn + "_idx")
-            definitions.append(IndexDefinition(name: name, table: table.name, sql: "CREATE INDEX \(q(name)) ON \(q(table.name)) (\(q(table.targetColumn)));"))
+            definitions.append(IndexDefinition(name: name, table: table.name, columns: [table.targetColumn], dialect: dialect))
         }
         return definitions
     }
@@ -193,7 +212,7 @@ public struct DDLGenerator {
             // `indexed: true` and `indexes: [a]` ask for the same index: it is created once.
             guard indexed.insert(columns.map { $0.lowercased() }).inserted else { return }
             let name = names.allocate(entity.tableName + "_" + columns.joined(separator: "_") + "_idx")
-            statements.append(IndexDefinition(name: name, table: entity.tableName, sql: "CREATE INDEX \(q(name)) ON \(q(entity.tableName)) (\(columns.map(q).joined(separator: ", ")));"))
+            statements.append(IndexDefinition(name: name, table: entity.tableName, columns: columns, dialect: dialect))
         }
         for foreignKey in foreignKeysByEntity[entity.name] ?? [] where !foreignKey.isUnique {
             index([foreignKey.column])

@@ -157,13 +157,20 @@ public struct SQLiteMigrator {
                 for table in plan.countedTables where try tableExists(table) {
                     countsBefore[table] = try database.scalar("SELECT count(*) FROM \(SQLDialect.sqlite.quote(table))")
                 }
+                var carried: [(index: DDLGenerator.IndexDefinition, temporaryName: String)] = []
                 for (position, statement) in plan.statements.enumerated() {
                     if let copy = plan.wholeRowCopies[position], try columns(of: copy.table) == copy.columns {
+                        for index in try carriableIndexes(of: copy, among: plan.indexes) {
+                            let temporaryName = SQLNames.shortened("modelgen_new_" + index.name)
+                            try database.execute(index.createStatement(dialect: .sqlite, as: temporaryName, on: copy.temporaryTable))
+                            carried.append((index, temporaryName))
+                        }
                         try database.execute(copy.sql)
                     } else {
                         try database.execute(statement)
                     }
                 }
+                try giveSchemaNames(to: carried)
                 try applyIndexes(plan.indexes)
                 for table in plan.checkedTables {
                     let dangling = try database.query("SELECT \"table\", rowid FROM pragma_foreign_key_check(?)", [.text(table)])
@@ -201,6 +208,49 @@ public struct SQLiteMigrator {
 
     private func tableExists(_ table: String) throws -> Bool {
         try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) > 0
+    }
+
+    /// The new schema's indexes on a rebuilt table, when the file's table has an index of the same
+    /// columns for each: made on the new table before the whole-row copy, they are filled by it in
+    /// key order (SQLite's transfer optimization copies indexes too), which costs less than sorting
+    /// for `CREATE INDEX` afterwards. Otherwise none: the copy would then maintain them row by row.
+    private func carriableIndexes(of copy: MigrationPlan.WholeRowCopy, among indexes: [DDLGenerator.IndexDefinition]) throws -> [DDLGenerator.IndexDefinition] {
+        let wanted = indexes.filter { $0.table == copy.table }
+        guard !wanted.isEmpty else { return [] }
+        var existing: Set<[String]> = []
+        let plainIndexes = "SELECT name FROM pragma_index_list(?) WHERE origin = 'c' AND partial = 0 AND \"unique\" = 0"
+        for row in try database.query(plainIndexes, [.text(copy.table)]) {
+            guard case let .text(name) = row[0] else { continue }
+            let keys = try database.query("SELECT name, coll, desc FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", [.text(name)])
+            guard keys.allSatisfy({ $0[1] == .text("BINARY") && $0[2] == .integer(0) }) else { continue }
+            existing.insert(keys.compactMap { key in if case let .text(column) = key[0] { column } else { nil } })
+        }
+        return wanted.allSatisfy { existing.contains($0.columns) } ? wanted : []
+    }
+
+    /// Gives indexes made under temporary names (a rebuilt table's, while the old table's indexes
+    /// still held the schema's names) the names and statements of the schema. SQLite cannot rename
+    /// an index; this is its documented procedure for a schema change that leaves stored content as
+    /// it is (lang_altertable.html): the definitions are edited in `sqlite_master` with
+    /// `writable_schema` on, and the schema version incremented, so every connection reloads the
+    /// schema. Where editing is refused (`SQLITE_DBCONFIG_DEFENSIVE`), an index keeps its temporary
+    /// name and `applyIndexes` replaces it by the schema's.
+    private func giveSchemaNames(to carried: [(index: DDLGenerator.IndexDefinition, temporaryName: String)]) throws {
+        guard !carried.isEmpty else { return }
+        let version = try database.scalar("PRAGMA schema_version")
+        var renamed = 0
+        try database.execute("PRAGMA writable_schema = ON")
+        for (index, temporaryName) in carried {
+            let statement = index.sql.hasSuffix(";") ? String(index.sql.dropLast()) : index.sql
+            do {
+                renamed += try database.run("UPDATE sqlite_master SET name = ?, sql = ? WHERE type = 'index' AND name = ?",
+                                            [.text(index.name), .text(statement), .text(temporaryName)])
+            } catch {
+                break
+            }
+        }
+        if renamed > 0 { try database.execute("PRAGMA schema_version = \(version + 1)") }
+        try database.execute("PRAGMA writable_schema = OFF")
     }
 
     /// Drops every index the new schema does not have (by name and definition) and creates the missing ones.

@@ -78,6 +78,8 @@ public struct MigrationPlan: Equatable, Sendable {
     public struct WholeRowCopy: Equatable, Sendable {
         public var table: String
         public var columns: [String]
+        /// The rebuild's new table, renamed to `table` after the old one is dropped.
+        public var temporaryTable: String
         public var sql: String
     }
 

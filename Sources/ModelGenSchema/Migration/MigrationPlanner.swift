@@ -343,7 +343,7 @@ public struct MigrationPlanner {
         plan.statements.append(table.definition.createStatement(dialect: dialect, as: temporary))
         if !copies.isEmpty {
             if copies.map(\.expression) == previous.definition.columns.map({ q($0.name) }), copies.map(\.column) == table.definition.columns.map(\.name) {
-                plan.wholeRowCopies[plan.statements.count] = .init(table: name, columns: previous.definition.columns.map(\.name),
+                plan.wholeRowCopies[plan.statements.count] = .init(table: name, columns: previous.definition.columns.map(\.name), temporaryTable: temporary,
                                                                    sql: "INSERT INTO \(q(temporary)) SELECT * FROM \(q(name));")
             }
             plan.statements.append("INSERT INTO \(q(temporary)) (\(copies.map { q($0.column) }.joined(separator: ", "))) SELECT \(copies.map(\.expression).joined(separator: ", ")) FROM \(q(name));")
