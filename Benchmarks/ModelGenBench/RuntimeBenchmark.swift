@@ -11,15 +11,17 @@ enum RuntimeBenchmark {
         /// Build everything in memory as an app would (`volume.tags = […]`), then one save.
         case insert
         /// The books cheaper than 50, by title (`#Predicate` and `SortDescriptor`; raw: the same
-        /// `SELECT … WHERE price < 50 ORDER BY title`), reading every title.
+        /// `SELECT … WHERE price < 50 ORDER BY title` read into an array of structs), reading every title.
         case fetch
-        /// Every writer's books through the relationship (lazy loads; raw: one join).
+        /// Every writer's books through the relationship (lazy loads; raw: one join read into
+        /// writers holding arrays of book structs).
         case traverse
         /// The same with `relationshipKeyPathsForPrefetching = [\.books]` (one query for all books).
         case prefetch
-        /// Change the price of every tenth book, then one save.
+        /// Fetch every book, change the price of every tenth, then one save (raw: the books read into
+        /// structs, the changed ones written by a prepared `UPDATE` each, one transaction).
         case update
-        /// 1,000 objects by identifier (`model(for:)`; raw: `SELECT … WHERE id = ?`).
+        /// 1,000 objects by identifier, twice (`model(for:)`; raw: `SELECT … WHERE id = ?` read into a struct).
         case lookup
         /// About half the writers (named before `writer5`) deleted with their books and their books' tag links
         /// (`delete(model:where:)`, the generated plan; raw: one `DELETE` and SQLite's own cascade).
@@ -145,11 +147,11 @@ enum RuntimeBenchmark {
             precondition(cheap.reduce(0) { $0 + $1.title.utf8.count } > 0)
         case (.fetch, .raw):
             let database = try RawDatabase(path)
-            var titles = 0
+            var cheap: [RawBook] = []
             try database.each("SELECT id, title, price, writer_id FROM volume WHERE price < 50 ORDER BY title, id") { statement in
-                titles += String(cString: sqlite3_column_text(statement, 1)).utf8.count
+                cheap.append(RawBook(statement))
             }
-            precondition(titles > 0)
+            precondition(cheap.reduce(0) { $0 + $1.title.utf8.count } > 0)
         case (.delete, .runtime):
             let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
             // Writers are named writer0, writer1, …: those before writer5 are about half.
@@ -164,9 +166,15 @@ enum RuntimeBenchmark {
             }
         case (.traverse, .raw), (.prefetch, .raw):
             let database = try RawDatabase(path)
+            var writers: [RawWriter] = []
+            try database.each("SELECT w.id, w.name, v.id, v.title, v.price, v.writer_id FROM writer w JOIN volume v ON v.writer_id = w.id ORDER BY w.id") { statement in
+                let id = sqlite3_column_int64(statement, 0)
+                if writers.last?.id != id { writers.append(RawWriter(id: id, name: String(cString: sqlite3_column_text(statement, 1)), books: [])) }
+                writers[writers.count - 1].books.append(RawBook(statement, from: 2))
+            }
             var titles = 0
-            try database.each("SELECT w.id, w.name, v.id, v.title FROM writer w JOIN volume v ON v.writer_id = w.id ORDER BY w.id") { statement in
-                titles += Int(sqlite3_column_bytes(statement, 3))
+            for writer in writers {
+                for book in writer.books { titles += book.title.utf8.count }
             }
             precondition(titles > 0)
         case (.update, .runtime):
@@ -176,10 +184,18 @@ enum RuntimeBenchmark {
             try context.save()
         case (.update, .raw):
             let database = try RawDatabase(path)
+            var all: [RawBook] = []
+            try database.each("SELECT id, title, price, writer_id FROM volume") { statement in all.append(RawBook(statement)) }
+            var changed: [Int] = []
+            for index in all.indices where index % 10 == 0 {
+                all[index].price += 1
+                changed.append(index)
+            }
             try database.transaction {
-                let update = try database.prepare("UPDATE volume SET price = price + 1 WHERE id = ?")
-                for id in stride(from: 1, through: books, by: 10) {
-                    sqlite3_bind_int64(update, 1, Int64(id))
+                let update = try database.prepare("UPDATE volume SET price = ? WHERE id = ?")
+                for index in changed {
+                    sqlite3_bind_double(update, 1, all[index].price)
+                    sqlite3_bind_int64(update, 2, all[index].id)
                     try database.step(update)
                 }
                 sqlite3_finalize(update)
@@ -233,16 +249,16 @@ enum RuntimeBenchmark {
         case (.lookup, .raw):
             let database = try RawDatabase(path)
             let select = try database.prepare("SELECT id, title, price, writer_id FROM volume WHERE id = ?")
-            var found = 0
+            var found: [RawBook] = []
             for round in 0..<2 {
                 for index in 0..<1_000 {
                     sqlite3_bind_int64(select, 1, Int64((index * 7_919 + round) % books + 1))
-                    if sqlite3_step(select) == SQLITE_ROW { found += 1 }
+                    if sqlite3_step(select) == SQLITE_ROW { found.append(RawBook(select)) }
                     sqlite3_reset(select)
                 }
             }
             sqlite3_finalize(select)
-            precondition(found == 2_000)
+            precondition(found.count == 2_000)
         }
         return (Measure.elapsed(since: start), Measure.peakKilobytes() ?? 0)
     }
@@ -295,6 +311,29 @@ enum RuntimeBenchmark {
             [tag, writer, book, link].forEach { sqlite3_finalize($0) }
         }
     }
+}
+
+/// A book as a hand-written data layer returns it: every column the runtime's `Volume` holds.
+struct RawBook {
+    var id: Int64
+    var title: String
+    var price: Double
+    var writerID: Int64?
+
+    /// Reads the columns `id, title, price, writer_id` from `column` on of the statement's row.
+    init(_ statement: OpaquePointer, from column: Int32 = 0) {
+        id = sqlite3_column_int64(statement, column)
+        title = String(cString: sqlite3_column_text(statement, column + 1))
+        price = sqlite3_column_double(statement, column + 2)
+        writerID = sqlite3_column_type(statement, column + 3) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, column + 3)
+    }
+}
+
+/// A writer with its books, as a hand-written data layer builds them from one join.
+struct RawWriter {
+    var id: Int64
+    var name: String
+    var books: [RawBook]
 }
 
 /// The SQLite C API with nothing in between, as a careful hand-written data layer uses it.
