@@ -22,6 +22,7 @@ final class RandomSchemaTests: XCTestCase {
         }
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let lint = try postgresURL.map(installLinter) ?? false
         var accepted: [(seed: UInt64, compilation: Compilation)] = []
         var rejected = 0
         for seed in UInt64(1)...UInt64(Self.schemaCount) {
@@ -39,7 +40,7 @@ final class RandomSchemaTests: XCTestCase {
             }
             accepted.append((seed, compilation))
             try checkSQLite(compilation, seed: seed)
-            if let postgresURL { try checkPostgreSQL(compilation, seed: seed, url: postgresURL) }
+            if let postgresURL { try checkPostgreSQL(compilation, seed: seed, url: postgresURL, lint: lint) }
         }
         // The pools are tuned so that both outcomes are common; a generator that only produced
         // rejected schemas would test nothing.
@@ -71,19 +72,53 @@ final class RandomSchemaTests: XCTestCase {
     }
 
     /// The PostgreSQL file (tables, indexes, deletion functions) applies in a schema of its own, and
-    /// every function runs (PL/pgSQL checks a body's statements only when they first run).
-    private func checkPostgreSQL(_ compilation: Compilation, seed: UInt64, url: String) throws {
+    /// every function runs (PL/pgSQL checks a body's statements only when they first run); where the
+    /// server has the `plpgsql_check` extension (CI installs it), every function passes its checks
+    /// with the extra warnings on: no error, no type mismatch, no unused or never-read variable.
+    private func checkPostgreSQL(_ compilation: Compilation, seed: UInt64, url: String, lint: Bool) throws {
         let schema = try XCTUnwrap(compilation.schema)
         var script = compilation.files[1].contents
+        if lint {
+            // The checker resolves each statement's tables: the closure tables must exist, as they
+            // do while a function runs.
+            for entity in schema.entities {
+                let table = SQLDialect.postgresql.quote(SQLNames.closureTable(of: entity.tableName))
+                script += "\nCREATE TEMP TABLE IF NOT EXISTS \(table) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);"
+            }
+        }
         for entity in schema.entities {
             let function = PostgreSQLDeletionFunctions.functionName(for: entity)
             script += "\nSELECT \(function)(ARRAY[]::bigint[]);\nSELECT \(function)(ARRAY[1]::bigint[]);"
         }
+        if lint {
+            script += """
+
+                SELECT 'finding: ' || p.proname || ' line ' || coalesce(c.lineno::text, '?') || ': ' || c.level || ': ' || c.message
+                FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace,
+                     LATERAL public.plpgsql_check_function_tb(p.oid, extra_warnings => true, other_warnings => true, performance_warnings => false) AS c
+                WHERE n.nspname = current_schema();
+                """
+        }
         do {
-            try PostgresServer.psql(url, schema: "mg_random", script)
+            let output = try PostgresServer.psql(url, schema: "mg_random", script)
+            let findings = output.split(separator: "\n").filter { $0.hasPrefix("finding: ") }
+            XCTAssertTrue(findings.isEmpty, "seed \(seed): plpgsql_check finds\n\(findings.joined(separator: "\n"))\n\(RandomSchema.yaml(seed: seed))")
         } catch {
             XCTFail("seed \(seed): the PostgreSQL output of an accepted schema fails: \(error)\n\(RandomSchema.yaml(seed: seed))")
         }
+    }
+
+    /// Whether the server can lint PL/pgSQL (`plpgsql_check`, installed in schema `public`); in CI it must.
+    private func installLinter(_ url: String) throws -> Bool {
+        let available = try PostgresServer.psqlRaw(url, "SELECT count(*) FROM pg_available_extensions WHERE name = 'plpgsql_check';")
+        guard available.trimmingCharacters(in: .whitespacesAndNewlines) == "1" else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" {
+                XCTFail("CI=true but the server has no plpgsql_check: .ci/run must install postgresql-15-plpgsql-check")
+            }
+            return false
+        }
+        try PostgresServer.psqlRaw(url, "SET client_min_messages = warning;\nCREATE EXTENSION IF NOT EXISTS plpgsql_check SCHEMA public;")
+        return true
     }
 
     /// The Swift files compile against the built runtime, and a program creates, saves and deletes

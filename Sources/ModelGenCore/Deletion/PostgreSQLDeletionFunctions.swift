@@ -42,6 +42,24 @@ public struct PostgreSQLDeletionFunctions {
 
     private func literal(_ text: String) -> String { SQLDialect.postgresql.literal(text) }
 
+    /// The function's variables, those its body uses only, each line indented and ended.
+    private func declarations(of program: DeletionProgram, hasCycles: Bool, relocks: Bool) -> String {
+        var variables = ["report jsonb;", "changed bigint;", "deleted jsonb := '{}'::jsonb;", "nullified bigint := 0;"]
+        if hasCycles {
+            variables += ["added bigint;", "modelgen_previous_round integer := 0;", "modelgen_current_round integer := 0;",
+                          "collected bigint := 0;", "analyzed bigint := 1;"]
+        }
+        if relocks { variables.append("relocked bigint;") }
+        if !program.checks.isEmpty {
+            variables += ["blocker record;", "blocked_entities text[] := '{}'::text[];", "blocked_ids bigint[] := '{}'::bigint[];",
+                          "blocked_reasons text[] := '{}'::text[];", "path text;", "problems text := '';"]
+            if !program.edges.isEmpty {
+                variables += ["walk_entity text;", "walk_id bigint;", "walk_parent bigint;", "walk_edge integer;"]
+            }
+        }
+        return variables.map { "    " + $0 + "\n" }.joined()
+    }
+
     private func function(for entity: Entity, program: DeletionProgram) -> String {
         // The body's lines, each indented by four spaces and ended by a line break.
         var body = ""
@@ -50,9 +68,11 @@ public struct PostgreSQLDeletionFunctions {
             body += text
             body += "\n"
         }
+        // The round column serves cycles, collected round by round from each round's additions.
+        let hasCycles = program.collections.contains { if case .untilStable = $0 { true } else { false } }
         for target in program.targets {
             line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;")
-            line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);")
+            if hasCycles { line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);") }
             line("DELETE FROM \(target.closureTable);")
         }
         line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
@@ -108,15 +128,20 @@ public struct PostgreSQLDeletionFunctions {
         // until nothing new turns up.
         // Rows that nothing can refer to (no foreign key or join table points at their table) gain
         // no reference while the delete runs: they need no lock of their own.
+        // Without collections (nothing cascades from the entity) nothing can be added: one lock suffices.
         let referenced = Set(schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] })
-        line("LOOP")
+        let relocks = !program.collections.isEmpty
+        let lockIndent = relocks ? "    " : ""
+        if relocks { line("LOOP") }
         for target in program.targets where referenced.contains(target.entity) {
-            line("    PERFORM 1 FROM \(target.table) AS t JOIN \(target.closureTable) AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
+            line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(target.closureTable) AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
         }
-        line("    relocked := 0;")
-        collect(counting: "relocked", indent: "    ")
-        line("    EXIT WHEN relocked = 0;")
-        line("END LOOP;")
+        if relocks {
+            line("    relocked := 0;")
+            collect(counting: "relocked", indent: "    ")
+            line("    EXIT WHEN relocked = 0;")
+            line("END LOOP;")
+        }
         // Every check's blockers first; then, once for all of them, the cascade path that reached
         // each, walked back through the closure tables' parent_id and edge (`Artist#3 → albums
         // (cascade) → Album#2`).
@@ -135,28 +160,27 @@ public struct PostgreSQLDeletionFunctions {
         if !program.checks.isEmpty {
             line("FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP")
             line("    path := blocked_entities[blocked] || '#' || blocked_ids[blocked];")
-            line("    walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];")
-            line("    FOR step IN 1..64 LOOP")
-            line("        walk_parent := NULL;")
-            line("        CASE walk_entity")
-            for target in program.targets {
-                line("        WHEN \(literal(target.entity)) THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM \(target.closureTable) AS c WHERE c.id = walk_id;")
-            }
-            line("        ELSE NULL;")
-            line("        END CASE;")
-            line("        EXIT WHEN walk_parent IS NULL;")
-            if program.edges.isEmpty {
-                line("        EXIT;")
-            } else {
+            // Without cascade edges every blocker is one of the ids given: its path is itself.
+            if !program.edges.isEmpty {
+                line("    walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];")
+                line("    FOR step IN 1..64 LOOP")
+                line("        walk_parent := NULL;")
+                line("        CASE walk_entity")
+                for target in program.targets {
+                    line("        WHEN \(literal(target.entity)) THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM \(target.closureTable) AS c WHERE c.id = walk_id;")
+                }
+                line("        ELSE NULL;")
+                line("        END CASE;")
+                line("        EXIT WHEN walk_parent IS NULL;")
                 line("        CASE walk_edge")
                 for (index, edge) in program.edges.enumerated() {
                     line("        WHEN \(index) THEN walk_entity := \(literal(edge.source)); path := \(literal(edge.source + "#")) || walk_parent || \(literal(" → \(edge.relationship) (cascade) → ")) || path;")
                 }
                 line("        ELSE EXIT;")
                 line("        END CASE;")
+                line("        walk_id := walk_parent;")
+                line("    END LOOP;")
             }
-            line("        walk_id := walk_parent;")
-            line("    END LOOP;")
             line("    problems := problems || format(\(literal("\n  %s cannot be deleted: %s")), path, blocked_reasons[blocked]);")
             line("END LOOP;")
             line("IF problems <> '' THEN")
@@ -199,27 +223,7 @@ public struct PostgreSQLDeletionFunctions {
         LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS \(tag)
         #variable_conflict use_column
         DECLARE
-            report jsonb;
-            added bigint;
-            modelgen_previous_round integer := 0;
-            modelgen_current_round integer := 0;
-            relocked bigint;
-            collected bigint := 0;
-            analyzed bigint := 1;
-            path text;
-            blocked_entities text[] := '{}';
-            blocked_ids bigint[] := '{}';
-            blocked_reasons text[] := '{}';
-            walk_entity text;
-            walk_id bigint;
-            walk_parent bigint;
-            walk_edge integer;
-            changed bigint;
-            deleted jsonb := '{}'::jsonb;
-            nullified bigint := 0;
-            blocker record;
-            problems text := '';
-        BEGIN
+        \(declarations(of: program, hasCycles: hasCycles, relocks: relocks))BEGIN
         \(body)EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
             RETURN report;
         END

@@ -16,35 +16,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_country_round" ON pg_temp.modelgen_delete_country (round);
     DELETE FROM pg_temp.modelgen_delete_country;
     INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_country;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM country WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_country);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;

@@ -86,31 +86,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
+    relocked bigint;
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_user_profile (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_user_profile_round" ON pg_temp.modelgen_delete_sd_user_profile (round);
     DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_user_profile;
@@ -165,35 +148,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_dietary_and_activity_preferences_round" ON pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (round);
     DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
     INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
@@ -215,35 +177,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_progress_entry_round" ON pg_temp.modelgen_delete_sd_progress_entry (round);
     DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
     INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_progress_entry;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_progress_entry);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
@@ -265,36 +206,15 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_session_round" ON pg_temp.modelgen_delete_sd_sleep_session (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
-    LOOP
-        PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
+    PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
     DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
@@ -319,35 +239,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_sleep_stage_round" ON pg_temp.modelgen_delete_sd_sleep_stage (round);
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
     INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_sleep_stage;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_stage);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
@@ -369,35 +268,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_activity_snapshot_round" ON pg_temp.modelgen_delete_sd_activity_snapshot (round);
     DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
     INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_activity_snapshot;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_activity_snapshot);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
@@ -419,35 +297,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_physical_attribute_round" ON pg_temp.modelgen_delete_sd_physical_attribute (round);
     DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
     INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_physical_attribute;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_physical_attribute);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
@@ -469,35 +326,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_sd_outbox_event_round" ON pg_temp.modelgen_delete_sd_outbox_event (round);
     DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
     INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_outbox_event;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM sd_outbox_event WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_outbox_event);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDOutboxEvent', changed); END IF;

@@ -39,36 +39,15 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_order_round" ON pg_temp.modelgen_delete_order (round);
     DELETE FROM pg_temp.modelgen_delete_order;
     INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_order;
-    LOOP
-        PERFORM 1 FROM "order" AS t JOIN pg_temp.modelgen_delete_order AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
+    PERFORM 1 FROM "order" AS t JOIN pg_temp.modelgen_delete_order AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
     DELETE FROM order_tags WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
     DELETE FROM "select" WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
     GET DIAGNOSTICS changed = ROW_COUNT;
@@ -94,35 +73,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_select_round" ON pg_temp.modelgen_delete_select (round);
     DELETE FROM pg_temp.modelgen_delete_select;
     INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_select;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM "select" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_select);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
@@ -144,36 +102,15 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_table_round" ON pg_temp.modelgen_delete_table (round);
     DELETE FROM pg_temp.modelgen_delete_table;
     INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_table;
-    LOOP
-        PERFORM 1 FROM "table" AS t JOIN pg_temp.modelgen_delete_table AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
+    PERFORM 1 FROM "table" AS t JOIN pg_temp.modelgen_delete_table AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
     DELETE FROM order_tags WHERE table_id IN (SELECT id FROM pg_temp.modelgen_delete_table);
     DELETE FROM "table" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_table);
     GET DIAGNOSTICS changed = ROW_COUNT;

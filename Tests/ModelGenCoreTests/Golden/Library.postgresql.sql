@@ -69,31 +69,24 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
+    changed bigint;
+    deleted jsonb := '{}'::jsonb;
+    nullified bigint := 0;
     relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
+    blocker record;
+    blocked_entities text[] := '{}'::text[];
+    blocked_ids bigint[] := '{}'::bigint[];
+    blocked_reasons text[] := '{}'::text[];
     path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
+    problems text := '';
     walk_entity text;
     walk_id bigint;
     walk_parent bigint;
     walk_edge integer;
-    changed bigint;
-    deleted jsonb := '{}'::jsonb;
-    nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_author (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_author_round" ON pg_temp.modelgen_delete_author (round);
     DELETE FROM pg_temp.modelgen_delete_author;
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_author;
@@ -173,35 +166,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_portrait_round" ON pg_temp.modelgen_delete_portrait (round);
     DELETE FROM pg_temp.modelgen_delete_portrait;
     INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_portrait;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM portrait WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_portrait);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
@@ -223,36 +195,21 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     blocker record;
+    blocked_entities text[] := '{}'::text[];
+    blocked_ids bigint[] := '{}'::bigint[];
+    blocked_reasons text[] := '{}'::text[];
+    path text;
     problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_book_round" ON pg_temp.modelgen_delete_book (round);
     DELETE FROM pg_temp.modelgen_delete_book;
     INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_book;
-    LOOP
-        PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
+    PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
     FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
         blocked_entities := blocked_entities || 'Book'::text;
         blocked_ids := blocked_ids || blocker.subject::bigint;
@@ -260,17 +217,6 @@ BEGIN
     END LOOP;
     FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
         path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
-        walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];
-        FOR step IN 1..64 LOOP
-            walk_parent := NULL;
-            CASE walk_entity
-            WHEN 'Book' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM pg_temp.modelgen_delete_book AS c WHERE c.id = walk_id;
-            ELSE NULL;
-            END CASE;
-            EXIT WHEN walk_parent IS NULL;
-            EXIT;
-            walk_id := walk_parent;
-        END LOOP;
         problems := problems || format('
   %s cannot be deleted: %s', path, blocked_reasons[blocked]);
     END LOOP;
@@ -305,35 +251,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_loan_round" ON pg_temp.modelgen_delete_loan (round);
     DELETE FROM pg_temp.modelgen_delete_loan;
     INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_loan;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM loan WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_loan);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Loan', changed); END IF;
@@ -355,28 +280,12 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
+    relocked bigint;
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_shelves_round" ON pg_temp.modelgen_delete_shelves (round);
     DELETE FROM pg_temp.modelgen_delete_shelves;
     INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_shelves;

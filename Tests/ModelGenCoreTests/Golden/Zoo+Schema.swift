@@ -95,36 +95,15 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal_category (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_category_round" ON pg_temp.modelgen_delete_animal_category (round);
     DELETE FROM pg_temp.modelgen_delete_animal_category;
     INSERT INTO pg_temp.modelgen_delete_animal_category (id) SELECT DISTINCT t.id FROM animal_category AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_animal_category;
-    LOOP
-        PERFORM 1 FROM animal_category AS t JOIN pg_temp.modelgen_delete_animal_category AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
+    PERFORM 1 FROM animal_category AS t JOIN pg_temp.modelgen_delete_animal_category AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
     DELETE FROM animal WHERE category_id IN (SELECT id FROM pg_temp.modelgen_delete_animal_category);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Animal', changed); END IF;
@@ -149,35 +128,14 @@ LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT 
 #variable_conflict use_column
 DECLARE
     report jsonb;
-    added bigint;
-    modelgen_previous_round integer := 0;
-    modelgen_current_round integer := 0;
-    relocked bigint;
-    collected bigint := 0;
-    analyzed bigint := 1;
-    path text;
-    blocked_entities text[] := '{}';
-    blocked_ids bigint[] := '{}';
-    blocked_reasons text[] := '{}';
-    walk_entity text;
-    walk_id bigint;
-    walk_parent bigint;
-    walk_edge integer;
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    blocker record;
-    problems text := '';
 BEGIN
     CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_animal (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    CREATE INDEX IF NOT EXISTS "modelgen_delete_animal_round" ON pg_temp.modelgen_delete_animal (round);
     DELETE FROM pg_temp.modelgen_delete_animal;
     INSERT INTO pg_temp.modelgen_delete_animal (id) SELECT DISTINCT t.id FROM animal AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_animal;
-    LOOP
-        relocked := 0;
-        EXIT WHEN relocked = 0;
-    END LOOP;
     DELETE FROM animal WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_animal);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN deleted := deleted || jsonb_build_object('Animal', changed); END IF;
