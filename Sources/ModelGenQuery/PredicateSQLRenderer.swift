@@ -55,7 +55,7 @@ public struct PredicateSQLRenderer {
     /// An `ORDER BY` term: nil sorts before every value going forward (as Swift's optional order), in both dialects.
     public mutating func ordering(_ path: QueryPath, ascending: Bool) -> String {
         var term = expression(.path(path))
-        if dialect == .sqlite && path.kind == .decimal { term += " COLLATE \(Self.decimalCollation)" }
+        term += collation(comparing: path.kind)
         term += ascending ? " ASC" : " DESC"
         if dialect == .postgresql { term += ascending ? " NULLS FIRST" : " NULLS LAST" }
         return term
@@ -78,12 +78,23 @@ public struct PredicateSQLRenderer {
     /// The SQLite collation that compares `Decimal` digits by value; the runtime registers it on every connection.
     public static let decimalCollation = "modelgen_decimal"
 
+    /// The collation an ordering of values of `kind` needs, to order as Swift does: `Decimal` digits
+    /// by value in SQLite; text by code point in PostgreSQL, whose databases mostly order text by a
+    /// linguistic collation ("a" < "B" there, not in Swift), where `"C"` compares UTF-8 bytes, which
+    /// is code point order (SQLite's `BINARY` does the same). Equality needs none: a deterministic
+    /// collation finds two texts equal only when their bytes are.
+    private func collation(comparing kinds: QueryValueKind?...) -> String {
+        if dialect == .sqlite && kinds.contains(.decimal) { return " COLLATE \(Self.decimalCollation)" }
+        if dialect == .postgresql && kinds.contains(.text) { return " COLLATE \"C\"" }
+        return ""
+    }
+
     // MARK: - Pieces
 
     private mutating func compare(_ lhs: QueryExpression, _ comparison: QueryComparison, _ rhs: QueryExpression) -> String {
         let left = expression(lhs), right = expression(rhs)
-        let isDecimal = kind(of: lhs) == .decimal || kind(of: rhs) == .decimal
-        let collation = dialect == .sqlite && isDecimal ? " COLLATE \(Self.decimalCollation)" : ""
+        let orders = comparison != .equal && comparison != .notEqual
+        let collation = orders || dialect == .sqlite ? self.collation(comparing: kind(of: lhs), kind(of: rhs)) : ""
         // Equal to a value that is not nil: `=`, which an index serves (`IS NOT DISTINCT FROM`
         // is the same then, since NULL reads as false everywhere here: negation is `IS NOT TRUE`).
         let equalsValue = [lhs, rhs].contains { if case let .value(value, _) = $0 { value != .null } else { false } }

@@ -7,8 +7,18 @@ import XCTest
 /// The generated models on a real PostgreSQL server (`ModelGenPostgres`), the same classes the
 /// SQLite tests use: values, relationships, fetches, saves and safe deletes.
 final class PostgresContextTests: XCTestCase {
+    /// In the server's default database and in one of a linguistic collation ("a" < "B" there, not
+    /// in Swift): text compares and sorts as Swift's `String` does, by code point, in both.
     func testEveryValueReadsBackExactlyAndComparesAndSortsAsInSwift() async throws {
-        try await PostgresTestServer.withClient { client in
+        for linguistic in [false, true] {
+            try await PostgresTestServer.withClient(linguistic: linguistic) { client in
+                try await self.checkValuesComparisonsAndSorts(client, linguistic: linguistic)
+            }
+        }
+    }
+
+    private func checkValuesComparisonsAndSorts(_ client: PostgresClient, linguistic: Bool) async throws {
+        do {
             let container = try await PostgresModelContainer(for: Catalog.self, client: client)
             for seed in UInt64(1)...4 {
                 var random = SeededRandom(seed: seed)
@@ -34,9 +44,11 @@ final class PostgresContextTests: XCTestCase {
                 for (label, predicate) in predicates {
                     let fetched = Set(try await reader.fetch(FetchDescriptor(predicate: predicate)).map(\.persistentModelID))
                     let expected = Set(try loaded.filter { try predicate.evaluate($0) }.map(\.persistentModelID))
-                    XCTAssertEqual(fetched, expected, "seed \(seed), \(label): PostgreSQL selects what Swift selects")
+                    XCTAssertEqual(fetched, expected, "seed \(seed), linguistic \(linguistic), \(label): PostgreSQL selects what Swift selects")
                     try await assertEqual(await reader.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, "seed \(seed), \(label): count")
                 }
+                try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.text)])).map(\.text), loaded.map(\.text).sorted(),
+                                      "seed \(seed), linguistic \(linguistic): text sorts as Swift sorts it")
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int32)])).map(\.int32), loaded.map(\.int32).sorted())
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.double)])).map(\.double), loaded.map(\.double).sorted())
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.date)])).map(\.date), loaded.map(\.date).sorted())
