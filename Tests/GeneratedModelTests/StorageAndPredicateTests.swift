@@ -234,8 +234,15 @@ extension Sample {
     static func predicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
         let (text, int, int16, double, float, date, amount, tier, note, price, bytes, uuid) =
             (pivot.text, pivot.int, pivot.int16, pivot.double, pivot.float, pivot.date, pivot.amount, pivot.tier, pivot.note, pivot.price, pivot.bytes, pivot.uuid)
+        let (int32, int64, link) = (pivot.int32, pivot.int64, pivot.link)
         return [
             ("text ==", #Predicate { $0.text == text }), ("text <", #Predicate { $0.text < text }),
+            ("text >=", #Predicate { $0.text >= text }), ("text != ", #Predicate { $0.text != text }),
+            ("note >", #Predicate { ($0.note ?? "") > text }),
+            ("int32 >", #Predicate { $0.int32 > int32 }), ("int64 <=", #Predicate { $0.int64 <= int64 }),
+            ("float ==", #Predicate { $0.float == float }), ("double >=", #Predicate { $0.double >= double }),
+            ("date >=", #Predicate { $0.date >= date }), ("uuid !=", #Predicate { $0.uuid != uuid }),
+            ("link ==", #Predicate { $0.link == link }),
             ("int ==", #Predicate { $0.int == int }), ("int >", #Predicate { $0.int > int }),
             ("int16 <=", #Predicate { $0.int16 <= int16 }),
             ("double ==", #Predicate { $0.double == double }), ("double <", #Predicate { $0.double < double }),
