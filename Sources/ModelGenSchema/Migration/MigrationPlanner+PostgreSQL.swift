@@ -43,10 +43,18 @@ extension MigrationPlanner {
             statements.append("DROP FUNCTION IF EXISTS \(function)(bigint[], boolean);")
             statements.append("DROP FUNCTION IF EXISTS \(function)(bigint[]);")
         }
-        // 3. Old indexes go; the new schema's are created at the end.
-        for index in DDLGenerator(schema: old, dialect: pg).indexDefinitions() {
+        // 3. An index the new version has too (same table, same columns) stays, renamed if its name
+        //    changes, in two steps so that names may be exchanged: rebuilding every index of a large
+        //    database would take about as long as copying it, blocking writes meanwhile. The others
+        //    go; the new version's missing ones are created at the end.
+        let kept = indexesKept(olds: olds, news: news, originalNames: originalNames)
+        let keptOldNames = Set(kept.map(\.old))
+        for index in DDLGenerator(schema: old, dialect: pg).indexDefinitions() where !keptOldNames.contains(index.name) {
             statements.append("DROP INDEX IF EXISTS \(q(index.name));")
         }
+        let renamedIndexes = kept.filter { $0.old != $0.new }
+        for (index, rename) in renamedIndexes.enumerated() { statements.append("ALTER INDEX \(q(rename.old)) RENAME TO \(q("modelgen_index_\(index)"));") }
+        for (index, rename) in renamedIndexes.enumerated() { statements.append("ALTER INDEX \(q("modelgen_index_\(index)")) RENAME TO \(q(rename.new));") }
         // 4. Tables that go.
         for table in olds where !newKeys.contains(table.key) {
             statements.append("DROP TABLE \(q(originalNames[table.key] ?? table.definition.name)) CASCADE;")
@@ -73,8 +81,30 @@ extension MigrationPlanner {
         }
         // 7. Foreign keys, once every table they name exists; then the indexes.
         statements += foreignKeys
-        statements += DDLGenerator(schema: new, dialect: pg).indexDefinitions().map(\.sql)
+        let keptNewNames = Set(kept.map(\.new))
+        statements += DDLGenerator(schema: new, dialect: pg).indexDefinitions().filter { !keptNewNames.contains($0.name) }.map(\.sql)
         return statements
+    }
+
+    /// The old version's indexes that the new version has too — on the table of the same identity,
+    /// over the columns of the same identities, in the same order — each with its name in either.
+    private func indexesKept(olds: [Table], news: [Table], originalNames: [String: String]) -> [(old: String, new: String)] {
+        let pg = SQLDialect.postgresql
+        let oldTableKeys = Dictionary(originalNames.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        let newTableKeys = Dictionary(news.map { ($0.definition.name, $0.key) }, uniquingKeysWith: { first, _ in first })
+        func identity(_ index: DDLGenerator.IndexDefinition, tableKey: String?, in tables: [Table]) -> [String]? {
+            guard let tableKey, let table = tables.first(where: { $0.key == tableKey }) else { return nil }
+            return [tableKey] + index.columns.map { table.columnKeys[$0] ?? $0 }
+        }
+        var newNames: [[String]: String] = [:]
+        for index in DDLGenerator(schema: new, dialect: pg).indexDefinitions() {
+            if let identity = identity(index, tableKey: newTableKeys[index.table], in: news) { newNames[identity] = index.name }
+        }
+        return DDLGenerator(schema: old, dialect: pg).indexDefinitions().compactMap { index in
+            guard let identity = identity(index, tableKey: oldTableKeys[index.table], in: olds),
+                  let name = newNames.removeValue(forKey: identity) else { return nil }
+            return (index.name, name)
+        }
     }
 
     /// `ALTER TABLE` statements that turn the old table (already under its new name) into the new one.
