@@ -247,10 +247,16 @@ public final class PostgresModelContext {
         let names = columns.indices.map { "v\($0 + 1)" }
         let sql = "UPDATE \(mapping.table) SET " + assignments.joined(separator: ", ")
             + " FROM unnest(" + columns.indices.map { "$\($0 + 1)::\(columns[$0].type.arrayTypeName)" }.joined(separator: ", ") + ") AS v(" + names.joined(separator: ", ") + ")"
-            + " WHERE \(mapping.table).id = v.v1"
+            + " WHERE \(mapping.table).id = v.v1 RETURNING \(mapping.table).id"
         var bindings = PostgresBindings()
         for column in columns { bindings.append(column) }
-        _ = try await run(sql, bindings, on: connection).collect()
+        var updated: Set<Int64> = []
+        for try await id in try await run(sql, bindings, on: connection).decode(Int64.self) { updated.insert(id) }
+        // A row missing: another session deleted it since it was read, and the changes would be
+        // lost without a word.
+        if updated.count < backings.count, let missing = backings.first(where: { !updated.contains($0.id!) }) {
+            throw ModelContextError.deletedFromStore(entity: missing.entity.name, id: missing.id!)
+        }
     }
 
     /// The value of attribute `index` of `backing` as its column stores it (checked: throws for a

@@ -47,6 +47,28 @@ final class ContextBookkeepingTests: XCTestCase {
         XCTAssertEqual(try pairs(container), ["ann-gemini", "bob-gemini"], "a loaded relationship's removal deletes just that row")
     }
 
+    /// Changes to an object whose row another context deleted have nowhere to go: the save throws,
+    /// naming the object, and writes nothing (not even the other changes it holds).
+    func testChangesToAnObjectDeletedElsewhereAreRefusedNotLost() throws {
+        let container = try container()
+        let setup = ModelContext(container)
+        setup.insert(Employee(name: "ann"))
+        setup.insert(Employee(name: "bob"))
+        try setup.save()
+        let context = ModelContext(container)
+        let staff = try context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+        let other = ModelContext(container)
+        try other.delete(model: Employee.self, where: #Predicate { $0.name == "ann" })
+        staff[0].level = 3
+        staff[1].level = 4
+        let annID = try XCTUnwrap(staff[0].persistentModelID.id)
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual(error as? ModelContextError, .deletedFromStore(entity: "Employee", id: annID))
+        }
+        XCTAssertTrue(context.hasChanges, "the changes are still the context's, to roll back or redo")
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Employee>()).map(\.level), [nil], "bob's change was not written either")
+    }
+
     func testAnUpdateWritesOnlyTheColumnsThatChanged() throws {
         let container = try container()
         let first = container.mainContext

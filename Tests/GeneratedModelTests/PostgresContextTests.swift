@@ -132,6 +132,32 @@ final class PostgresContextTests: XCTestCase {
         }
     }
 
+    /// Changes to an object whose row another session deleted have nowhere to go: the save throws,
+    /// naming the object, and writes nothing.
+    func testChangesToAnObjectDeletedElsewhereAreRefusedNotLost() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            let setup = PostgresModelContext(container)
+            setup.insert(Employee(name: "ann"))
+            setup.insert(Employee(name: "bob"))
+            try await setup.save()
+            let context = PostgresModelContext(container)
+            let staff = try await context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+            try await PostgresModelContext(container).delete(model: Employee.self, where: #Predicate { $0.name == "ann" })
+            staff[0].level = 3
+            staff[1].level = 4
+            let annID = try XCTUnwrap(staff[0].persistentModelID.id)
+            do {
+                try await context.save()
+                XCTFail("the save wrote the changes of a deleted row into nothing")
+            } catch {
+                XCTAssertEqual(error as? ModelContextError, .deletedFromStore(entity: "Employee", id: annID))
+            }
+            XCTAssertTrue(context.hasChanges, "the changes are still the context's, to roll back or redo")
+            try await assertEqual(await client.scalar("SELECT count(*) FROM employee WHERE level IS NOT NULL"), 0, "bob's change was not written either")
+        }
+    }
+
     func testFetchesSeeUnsavedChangesAndTheStoreNeverHoldsThem() async throws {
         try await PostgresTestServer.withClient { client in
             let container = try await PostgresModelContainer(for: Catalog.self, client: client)

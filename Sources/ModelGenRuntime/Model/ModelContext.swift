@@ -10,6 +10,9 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
     case unsupportedPredicate(String)
     /// A value the store cannot hold exactly (a `Double` or `Float` NaN, which SQLite stores as NULL).
     case unstorableValue(entity: String, attribute: String, reason: String)
+    /// A changed object's row is no longer in the store (another context or process deleted it
+    /// after this one read it): its changes have nowhere to go.
+    case deletedFromStore(entity: String, id: Int64)
 
     public var description: String {
         switch self {
@@ -19,6 +22,8 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
             return "cannot save: \(message); nothing was saved"
         case let .unstorableValue(entity, attribute, reason):
             return "cannot save \(entity).\(attribute): \(reason); nothing was saved"
+        case let .deletedFromStore(entity, id):
+            return "cannot save the changes of \(entity)#\(id): its row was deleted from the store after this context read it; nothing was saved (roll back, or insert the object anew)"
         case let .unsupportedPredicate(construct):
             return "cannot translate \(construct) to SQL; rewrite the predicate with comparisons, &&, ||, !, nil checks, contains or hasPrefix"
         }
@@ -323,7 +328,11 @@ public final class ModelContext {
         }
         guard !columns.isEmpty else { return }
         let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
-        try database.run("UPDATE \(entity.table) SET \(assignments) WHERE id = ?", values + [.integer(backing.id!)])
+        // No row changed: another context or process deleted it since it was read, and the
+        // changes would be lost without a word.
+        guard try database.run("UPDATE \(entity.table) SET \(assignments) WHERE id = ?", values + [.integer(backing.id!)]) == 1 else {
+            throw ModelContextError.deletedFromStore(entity: entity.name, id: backing.id!)
+        }
     }
 
     /// SQLite's constraint messages, in the schema's words.
