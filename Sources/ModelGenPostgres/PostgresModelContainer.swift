@@ -82,6 +82,28 @@ public final class PostgresModelContainer: Sendable {
         try await prepare(schema: schema, canonical: canonical, allowsMigrationDataLoss: allowsMigrationDataLoss)
     }
 
+    /// Deletes every object of every entity (SwiftData's `deleteAllData()`) in one statement, and so
+    /// in one transaction: a failure deletes nothing. Every row goes, so no reference can dangle,
+    /// and the foreign keys, checked when the statement ends, find every row gone whatever their
+    /// actions and cycles:
+    ///
+    ///     WITH modelgen_1 AS (DELETE FROM "book_readers"), modelgen_2 AS (DELETE FROM "author") DELETE FROM "book"
+    ///
+    /// Contexts made before keep the objects they hold, now without rows: start a new context.
+    public func deleteAllData() async throws {
+        var tables: Set<String> = []
+        for model in modelTypes.values {
+            tables.insert(model.entity.table)
+            for relationship in model.entity.relationships {
+                if case let .joinTable(table, _, _) = relationship.storage { tables.insert(table) }
+            }
+        }
+        let deletions = tables.sorted().map { "DELETE FROM \($0)" }
+        let ctes = deletions.dropLast().enumerated().map { "modelgen_\($0.offset + 1) AS (\($0.element))" }
+        let sql = (ctes.isEmpty ? "" : "WITH " + ctes.joined(separator: ", ") + " ") + deletions.last!
+        _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+    }
+
     /// Creates the schema in an empty database, or checks or migrates the one recorded.
     ///
     ///     SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.modelgen_schema'))

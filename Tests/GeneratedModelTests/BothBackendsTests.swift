@@ -30,17 +30,27 @@ extension ModelContext: SeedFlowContext {
 
 extension PostgresModelContext: SeedFlowContext {}
 
+/// One new database of a schema on one backend: its name, and what a flow does with its container.
+struct SeedFlowBackend {
+    let name: String
+    /// A new context over the database.
+    let makeContext: () -> any SeedFlowContext
+    /// The container's `deleteAllData()`.
+    let deleteAllData: () async throws -> Void
+}
+
+/// The seeds' flows (the examples' schemas), each from one test body on SQLite and on PostgreSQL.
 final class BothBackendsTests: XCTestCase {
-    /// Runs `flow` with a way to make contexts over one new database of `schema`, on SQLite and on PostgreSQL.
-    private func onBothBackends(_ schema: any ModelSchemaDefinition.Type, _ flow: (_ backend: String, _ makeContext: () -> any SeedFlowContext) async throws -> Void) async throws {
+    /// Runs `flow` on one new database of `schema` on SQLite, then on PostgreSQL.
+    private func onBothBackends(_ schema: any ModelSchemaDefinition.Type, _ flow: (_ backend: SeedFlowBackend) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-both-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let sqlite = try ModelContainer(for: schema, configurations: ModelConfiguration(url: directory.appendingPathComponent("store.sqlite")))
-        try await flow("SQLite") { ModelContext(sqlite) }
+        try await flow(SeedFlowBackend(name: "SQLite", makeContext: { ModelContext(sqlite) }, deleteAllData: { try sqlite.deleteAllDataThrowing() }))
         try await PostgresTestServer.withClient { client in
             let container = try await PostgresModelContainer(for: schema, client: client)
-            try await flow("PostgreSQL") { PostgresModelContext(container) }
+            try await flow(SeedFlowBackend(name: "PostgreSQL", makeContext: { PostgresModelContext(container) }, deleteAllData: { try await container.deleteAllData() }))
         }
     }
 
@@ -50,7 +60,8 @@ final class BothBackendsTests: XCTestCase {
     }
 
     func testAddEditCancelAndCascadeAsTheSeedsDescribe() async throws {
-        try await onBothBackends(Zoo.self) { backend, makeContext in
+        try await onBothBackends(Zoo.self) { flow in
+            let (backend, makeContext) = (flow.name, flow.makeContext)
             let context = makeContext()
             let mammal = AnimalCategory(name: "Mammal")
             let lion = Animal(name: "Lion", diet: .carnivorous)
@@ -104,7 +115,8 @@ final class BothBackendsTests: XCTestCase {
     }
 
     func testARefusedDeleteChangesNothingAndManyToManyMembershipIsSaved() async throws {
-        try await onBothBackends(Lending.self) { backend, makeContext in
+        try await onBothBackends(Lending.self) { flow in
+            let (backend, makeContext) = (flow.name, flow.makeContext)
             let context = makeContext()
             let author = Author(name: "Herbert")
             let dune = Book(title: "Dune"), second = Book(title: "Second")
@@ -148,6 +160,51 @@ final class BothBackendsTests: XCTestCase {
             try await context.save()
             try await assertEqual(await reader.fetchCount(FetchDescriptor<Book>()), 0, backend)
             XCTAssertFalse(self.isManaged(dune, by: context), backend)
+        }
+    }
+    func testDeleteVisitedCountriesWithAPredicate() async throws {
+        try await onBothBackends(Countries.self) { flow in
+            let context = flow.makeContext()
+            for (name, visited) in [("France", true), ("Peru", false), ("Japan", true)] {
+                context.insert(Country(name: name, visited: visited))
+            }
+            try await context.save()
+            try await context.delete(model: Country.self, where: #Predicate { $0.visited }, dryRun: false)
+            try await assertEqual(await context.fetch(FetchDescriptor<Country>()).map(\.name), ["Peru"], flow.name)
+            try await context.delete(model: Country.self, where: nil, dryRun: false)
+            try await assertEqual(await context.fetchCount(FetchDescriptor<Country>()), 0, flow.name)
+        }
+    }
+
+    /// FitIQ's deletions need no manual relationship breaking; `deleteAllData()` empties the store.
+    func testDeletingAProfileWithAOneToOneNeedsNoManualBreaking() async throws {
+        try await onBothBackends(FitIQ.self) { flow in
+            let context = flow.makeContext()
+            let profile = SDUserProfile(userID: "u1", name: "Ada", createdAt: Date(timeIntervalSince1970: 0))
+            let preferences = SDDietaryAndActivityPreferences(dailyCalorieGoal: 2_000)
+            profile.dietaryAndActivityPreferences = preferences
+            XCTAssertTrue(preferences.userProfile === profile, flow.name)
+            let session = SDSleepSession(startDate: Date(), endDate: Date())
+            session.stages = [SDSleepStage(stage: "deep", startDate: Date(), endDate: Date())]
+            profile.sleepSessions = [session]
+            profile.progressEntries = [SDProgressEntry(userID: "u1", metric: "weight", value: 70, date: Date())]
+            context.insert(profile)
+            context.insert(SDOutboxEvent(eventType: "sync", payload: Data([1]), createdAt: Date()))
+            try await context.save()
+
+            context.delete(profile)
+            try await context.save()
+            try await assertEqual(await context.fetchCount(FetchDescriptor<SDSleepStage>()), 0, flow.name)
+            try await assertEqual(await context.fetchCount(FetchDescriptor<SDDietaryAndActivityPreferences>()), 0, flow.name)
+            try await assertEqual(await context.fetchCount(FetchDescriptor<SDOutboxEvent>()), 1, "\(flow.name): standalone events survive")
+            XCTAssertFalse(self.isManaged(preferences, by: context), flow.name)
+
+            context.insert(SDUserProfile(userID: "u2", name: "Bob", createdAt: Date()))
+            try await context.save()
+            try await flow.deleteAllData()
+            let fresh = flow.makeContext()
+            try await assertEqual(await fresh.fetchCount(FetchDescriptor<SDOutboxEvent>()), 0, flow.name)
+            try await assertEqual(await fresh.fetchCount(FetchDescriptor<SDUserProfile>()), 0, flow.name)
         }
     }
 }
