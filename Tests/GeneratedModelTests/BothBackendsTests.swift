@@ -207,4 +207,59 @@ final class BothBackendsTests: XCTestCase {
             try await assertEqual(await fresh.fetchCount(FetchDescriptor<SDUserProfile>()), 0, flow.name)
         }
     }
+    func testUniqueViolationNamesTheEntityAndAttributeAndSavesNothing() async throws {
+        try await onBothBackends(Zoo.self) { flow in
+            let context = flow.makeContext()
+            context.insert(AnimalCategory(name: "Mammal"))
+            try await context.save()
+            context.insert(AnimalCategory(name: "Mammal"))
+            context.insert(Animal(name: "Cat"))
+            do {
+                try await context.save()
+                XCTFail("\(flow.name): a second Mammal was saved")
+            } catch {
+                XCTAssertEqual(error as? ModelContextError, .uniqueViolation(entity: "AnimalCategory", attribute: "name"), flow.name)
+            }
+            try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Animal>()), 0, "\(flow.name): nothing was saved")
+        }
+    }
+
+    func testFetchWithPredicateSortLimitAndOffset() async throws {
+        try await onBothBackends(Zoo.self) { flow in
+            let context = flow.makeContext()
+            let mammal = AnimalCategory(name: "Mammal")
+            for (name, diet) in [("Lion", Diet.carnivorous), ("Zebra", .herbivorous), ("Bear", .omnivorous), ("Tiger", .carnivorous)] {
+                let animal = Animal(name: name, diet: diet)
+                if name != "Bear" { animal.category = mammal }
+                context.insert(animal)
+            }
+            try await context.save()
+            let carnivorous = Diet.carnivorous
+            let carnivores = try await context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.diet == carnivorous }, sortBy: [SortDescriptor(\.name, order: .reverse)]))
+            XCTAssertEqual(carnivores.map(\.name), ["Tiger", "Lion"], flow.name)
+            let prefixed = try await context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.name.contains("e") && !$0.name.starts(with: "Z") }, sortBy: [SortDescriptor(\.name)]))
+            XCTAssertEqual(prefixed.map(\.name), ["Bear", "Tiger"], flow.name)
+            let inMammals = try await context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.category?.name == "Mammal" }, sortBy: [SortDescriptor(\.name)]))
+            XCTAssertEqual(inMammals.map(\.name), ["Lion", "Tiger", "Zebra"], flow.name)
+            let uncategorized = try await context.fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.category == nil }))
+            XCTAssertEqual(uncategorized.map(\.name), ["Bear"], flow.name)
+            var page = FetchDescriptor<Animal>(sortBy: [SortDescriptor(\.name)])
+            page.fetchLimit = 2
+            page.fetchOffset = 1
+            try await assertEqual(await context.fetch(page).map(\.name), ["Lion", "Tiger"], flow.name)
+            try await assertEqual(await context.fetchCount(page), 2, flow.name)
+        }
+    }
+
+    func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
+        try await onBothBackends(Zoo.self) { flow in
+            do {
+                _ = try await flow.makeContext().fetch(FetchDescriptor<Animal>(predicate: #Predicate { $0.name.count > 3 }))
+                XCTFail("\(flow.name): a predicate on a computed value was run")
+            } catch {
+                guard case let .unsupportedPredicate(construct)? = error as? ModelContextError else { return XCTFail("\(flow.name): \(error)") }
+                XCTAssertTrue(construct.contains("key path") && construct.contains("computed value"), construct)
+            }
+        }
+    }
 }
