@@ -194,7 +194,15 @@ public struct DeletionSQLRenderer {
         case .sqlite:
             return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge\(roundColumn)) SELECT \(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
         case .postgresql:
-            return "INSERT INTO \(closureTable(edge.other)) (id, parent_id, edge\(roundColumn)) SELECT DISTINCT ON (\(references.other)) \(references.other), \(references.subject), \(index)\(roundValue) \(references.source) ON CONFLICT DO NOTHING"
+            // Rows already collected are left out before the insert rather than by its conflicts
+            // (a speculative insertion each): the collection run again after the locks reads what
+            // it collected before. Rows found through their own key column come once each; other
+            // links (a key of the subject, a join table) may reach an object twice.
+            let closure = closureTable(edge.other)
+            let distinct: String
+            if case .otherColumn = edge.link { distinct = "" } else { distinct = "DISTINCT ON (\(references.other)) " }
+            return "INSERT INTO \(closure) (id, parent_id, edge\(roundColumn)) SELECT \(distinct)\(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
+                + " AND NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE c.id = \(references.other)) ON CONFLICT DO NOTHING"
         }
     }
 }

@@ -365,13 +365,13 @@ BEGIN
     DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
     INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1);
     ANALYZE pg_temp.modelgen_delete_sd_user_profile;
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
+    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
     ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
     LOOP
         PERFORM 1 FROM sd_user_profile AS t JOIN pg_temp.modelgen_delete_sd_user_profile AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
         relocked := 0;
-        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT DISTINCT ON (o.id) o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) ON CONFLICT DO NOTHING;
+        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
         GET DIAGNOSTICS changed = ROW_COUNT;
         relocked := relocked + changed;
         EXIT WHEN relocked = 0;
