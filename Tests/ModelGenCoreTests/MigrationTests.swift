@@ -207,6 +207,11 @@ final class MigrationTests: XCTestCase {
         for defensive: Int32 in [0, 1] {
             let (database, _) = try store(v1, rows: "INSERT INTO note (id, title, body) VALUES (1, 'a', 'x'), (2, 'b', 'y');")
             XCTAssertEqual(modelgen_sqlite3_set_defensive(database.handle, defensive), SQLITE_OK)
+            // A dry run does all of it and rolls back: the connection sees the old indexes again.
+            let original = try SQLiteCatalog(database)
+            try SQLiteMigrator(database: database).migrate(from: v1, to: v2, dryRun: true)
+            XCTAssertEqual(try SQLiteCatalog(database), original, "defensive \(defensive): a dry run changes nothing")
+            XCTAssertEqual(try strings(database, "SELECT id FROM note INDEXED BY note_body_title_idx WHERE body = 'y'"), ["2"])
             let report = try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
             XCTAssertTrue(report.operations.contains { $0.kind == "rebuildTable" }, report.description)
             try assertLikeFresh(database, v2, "defensive \(defensive)")
