@@ -79,10 +79,13 @@ final class MigrationTests: XCTestCase {
                   products: { type: "[Product]", inverse: rack, deleteRule: cascade, originalName: items }
             """)
         let (database, _) = try store(v1, rows: "INSERT INTO shelf (id, label) VALUES (1, 'A'); INSERT INTO item (id, title, shelf_id) VALUES (1, 'pen', 1), (2, 'ink', NULL);")
+        let log = StatementLog(database)
         let report = try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
         XCTAssertTrue(report.dataLoss.isEmpty, report.description)
         XCTAssertFalse(report.operations.contains { $0.kind == "rebuildTable" }, "renames are made in place: \(report)")
         try assertLikeFresh(database, v2)
+        XCTAssertFalse(log.statements.contains { $0.contains("CREATE INDEX") || $0.contains("DROP INDEX") },
+                       "the indexes were renamed, not built again:\n\(log.statements.joined(separator: "\n"))")
         XCTAssertEqual(try strings(database, "SELECT id, name, rack_id FROM product ORDER BY id"), ["1|pen|1", "2|ink|nil"])
         XCTAssertEqual(try strings(database, "SELECT id, label FROM rack"), ["1|A"])
     }
@@ -435,5 +438,18 @@ final class MigrationTests: XCTestCase {
         // The generator must reach both outcomes, or the test proves less than it says.
         XCTAssertGreaterThan(moves, 5, "few evolutions moved links between storages")
         XCTAssertGreaterThan(refusals, 0, "no evolution was refused")
+    }
+}
+
+/// The statements a connection runs from now on (`sqlite3_trace_v2`), as written.
+private final class StatementLog {
+    private(set) var statements: [String] = []
+
+    init(_ database: SQLiteDatabase) {
+        sqlite3_trace_v2(database.handle, UInt32(SQLITE_TRACE_STMT), { _, context, statement, _ in
+            guard let context, let statement, let sql = sqlite3_sql(OpaquePointer(statement)) else { return 0 }
+            Unmanaged<StatementLog>.fromOpaque(context).takeUnretainedValue().statements.append(String(cString: sql))
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 }

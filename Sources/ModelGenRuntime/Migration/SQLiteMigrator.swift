@@ -217,24 +217,31 @@ public struct SQLiteMigrator {
     private func carriableIndexes(of copy: MigrationPlan.WholeRowCopy, among indexes: [DDLGenerator.IndexDefinition]) throws -> [DDLGenerator.IndexDefinition] {
         let wanted = indexes.filter { $0.table == copy.table }
         guard !wanted.isEmpty else { return [] }
-        var existing: Set<[String]> = []
-        let plainIndexes = "SELECT name FROM pragma_index_list(?) WHERE origin = 'c' AND partial = 0 AND \"unique\" = 0"
-        for row in try database.query(plainIndexes, [.text(copy.table)]) {
+        let existing = try plainIndexes(of: copy.table)
+        return wanted.allSatisfy { existing[$0.columns] != nil } ? wanted : []
+    }
+
+    /// The table's plain indexes (made by `CREATE INDEX`, neither unique nor partial, every key
+    /// ascending in the default collation), by their columns: those an index of the schema can
+    /// stand for.
+    private func plainIndexes(of table: String) throws -> [[String]: String] {
+        var found: [[String]: String] = [:]
+        for row in try database.query("SELECT name FROM pragma_index_list(?) WHERE origin = 'c' AND partial = 0 AND \"unique\" = 0", [.text(table)]) {
             guard case let .text(name) = row[0] else { continue }
             let keys = try database.query("SELECT name, coll, desc FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", [.text(name)])
             guard keys.allSatisfy({ $0[1] == .text("BINARY") && $0[2] == .integer(0) }) else { continue }
-            existing.insert(keys.compactMap { key in if case let .text(column) = key[0] { column } else { nil } })
+            found[keys.compactMap { key in if case let .text(column) = key[0] { column } else { nil } }] = name
         }
-        return wanted.allSatisfy { existing.contains($0.columns) } ? wanted : []
+        return found
     }
 
-    /// Gives indexes made under temporary names (a rebuilt table's, while the old table's indexes
-    /// still held the schema's names) the names and statements of the schema. SQLite cannot rename
-    /// an index; this is its documented procedure for a schema change that leaves stored content as
-    /// it is (lang_altertable.html): the definitions are edited in `sqlite_master` with
-    /// `writable_schema` on, and the schema version incremented, so every connection reloads the
-    /// schema. Where editing is refused (`SQLITE_DBCONFIG_DEFENSIVE`), an index keeps its temporary
-    /// name and `applyIndexes` replaces it by the schema's.
+    /// Gives indexes under other names (a rebuilt table's, made while the old table's indexes still
+    /// held the schema's names; or one whose column or table was renamed) the names and statements
+    /// of the schema. SQLite cannot rename an index; this is its documented procedure for a schema
+    /// change that leaves stored content as it is (lang_altertable.html): the definitions are edited
+    /// in `sqlite_master` with `writable_schema` on, and the schema version incremented, so every
+    /// connection reloads the schema. Where editing is refused (`SQLITE_DBCONFIG_DEFENSIVE`), an
+    /// index keeps its other name and `applyIndexes` replaces it by the schema's.
     private func giveSchemaNames(to carried: [(index: DDLGenerator.IndexDefinition, temporaryName: String)]) throws {
         guard !carried.isEmpty else { return }
         let version = try database.scalar("PRAGMA schema_version")
@@ -253,19 +260,40 @@ public struct SQLiteMigrator {
         try database.execute("PRAGMA writable_schema = OFF")
     }
 
-    /// Drops every index the new schema does not have (by name and definition) and creates the missing ones.
+    /// Makes the store's indexes the new schema's: one whose name and definition match stays; one
+    /// that differs only by its name (its column or table was renamed in place) is renamed rather
+    /// than built again, which would cost a sort of the table (`giveSchemaNames`); the others are
+    /// dropped, and the missing ones created.
     private func applyIndexes(_ indexes: [DDLGenerator.IndexDefinition]) throws {
-        var existing: [String: String] = [:]
-        for row in try database.query("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
-            if case let .text(name) = row[0], case let .text(sql) = row[1] { existing[name] = sql }
-        }
+        var existing = try storedIndexes()
         let wanted = Dictionary(indexes.map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
+        var stale = Set(existing.keys.filter { name in wanted[name].map { Self.sameIndex($0, existing[name]!) } != true })
+        var renames: [(index: DDLGenerator.IndexDefinition, temporaryName: String)] = []
+        var plain: [String: [[String]: String]] = [:]
+        for index in indexes where existing[index.name] == nil {
+            if plain[index.table] == nil { plain[index.table] = try plainIndexes(of: index.table) }
+            guard let name = plain[index.table]?[index.columns], stale.remove(name) != nil else { continue }
+            renames.append((index, name))
+        }
+        if !renames.isEmpty {
+            try giveSchemaNames(to: renames)
+            existing = try storedIndexes()
+        }
         for (name, sql) in existing.sorted(by: { $0.key < $1.key }) where wanted[name].map({ Self.sameIndex($0, sql) }) != true {
             try database.execute("DROP INDEX \(SQLDialect.sqlite.quote(name))")
         }
         for index in indexes where existing[index.name].map({ Self.sameIndex(index.sql, $0) }) != true {
             try database.execute(index.sql)
         }
+    }
+
+    /// The statement of every index made by `CREATE INDEX`, by name.
+    private func storedIndexes() throws -> [String: String] {
+        var indexes: [String: String] = [:]
+        for row in try database.query("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            if case let .text(name) = row[0], case let .text(sql) = row[1] { indexes[name] = sql }
+        }
+        return indexes
     }
 
     /// SQLite stores an index's statement without the final semicolon.
