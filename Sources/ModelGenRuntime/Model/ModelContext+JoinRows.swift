@@ -19,11 +19,16 @@ extension ModelContext {
         }
     }
 
-    /// The pairs sorted, each once.
-    private func ordered(_ pairs: [JoinPair]) -> [JoinPair] {
-        var unique: [JoinPair] = []
-        for pair in pairs.sorted() where unique.last != pair { unique.append(pair) }
-        return unique
+    /// Sorts the pairs and keeps each once, in place (a save of many links holds hundreds of
+    /// thousands of them: no second and third array at the save's peak of memory).
+    private func sortAndDeduplicate(_ pairs: inout [JoinPair]) {
+        pairs.sort()
+        var kept = 0
+        for index in pairs.indices where kept == 0 || pairs[index] != pairs[kept - 1] {
+            pairs[kept] = pairs[index]
+            kept += 1
+        }
+        pairs.removeSubrange(kept...)
     }
 
     /// Writes the join rows added and removed since the last save; returns the members written,
@@ -45,13 +50,16 @@ extension ModelContext {
                 written.append((backing, index, current))
             }
         }
-        for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
+        for table in tables.keys.sorted() {
+            sortAndDeduplicate(&tables[table]!.removed)
+            sortAndDeduplicate(&tables[table]!.added)
+            let changes = tables[table]!
             let (first, second) = changes.columns
-            try database.runEach("DELETE FROM \(table) WHERE \(first) = ? AND \(second) = ?", ordered(changes.removed)) { statement, pair in
+            try database.runEach("DELETE FROM \(table) WHERE \(first) = ? AND \(second) = ?", changes.removed) { statement, pair in
                 statement.bind(.integer(pair.first), at: 1)
                 statement.bind(.integer(pair.second), at: 2)
             }
-            try database.runEach("INSERT OR IGNORE INTO \(table) (\(first), \(second)) VALUES (?, ?)", ordered(changes.added)) { statement, pair in
+            try database.runEach("INSERT OR IGNORE INTO \(table) (\(first), \(second)) VALUES (?, ?)", changes.added) { statement, pair in
                 statement.bind(.integer(pair.first), at: 1)
                 statement.bind(.integer(pair.second), at: 2)
             }
