@@ -157,20 +157,18 @@ public struct SQLiteMigrator {
                 for table in plan.countedTables where try tableExists(table) {
                     countsBefore[table] = try database.scalar("SELECT count(*) FROM \(SQLDialect.sqlite.quote(table))")
                 }
-                var carried: [(index: DDLGenerator.IndexDefinition, temporaryName: String)] = []
                 for (position, statement) in plan.statements.enumerated() {
                     if let copy = plan.wholeRowCopies[position], try columns(of: copy.table) == copy.columns {
+                        // Under temporary names (the old table's indexes hold the schema's until it
+                        // is dropped); `applyIndexes` gives them the schema's.
                         for index in try carriableIndexes(of: copy, among: plan.indexes) {
-                            let temporaryName = SQLNames.shortened("modelgen_new_" + index.name)
-                            try database.execute(index.createStatement(dialect: .sqlite, as: temporaryName, on: copy.temporaryTable))
-                            carried.append((index, temporaryName))
+                            try database.execute(index.createStatement(dialect: .sqlite, as: SQLNames.shortened("modelgen_new_" + index.name), on: copy.temporaryTable))
                         }
                         try database.execute(copy.sql)
                     } else {
                         try database.execute(statement)
                     }
                 }
-                try giveSchemaNames(to: carried)
                 try applyIndexes(plan.indexes)
                 for table in plan.checkedTables {
                     let dangling = try database.query("SELECT \"table\", rowid FROM pragma_foreign_key_check(?)", [.text(table)])
@@ -235,23 +233,21 @@ public struct SQLiteMigrator {
         return found
     }
 
-    /// Gives indexes under other names (a rebuilt table's, made while the old table's indexes still
-    /// held the schema's names; or one whose column or table was renamed) the names and statements
-    /// of the schema. SQLite cannot rename an index; this is its documented procedure for a schema
+    /// Gives indexes under other names — a rebuilt table's, made while the old table's indexes held
+    /// the schema's names, or one whose column or table was renamed — the names and statements of
+    /// the schema. SQLite cannot rename an index; this is its documented procedure for a schema
     /// change that leaves stored content as it is (lang_altertable.html): the definitions are edited
     /// in `sqlite_master` with `writable_schema` on, and the schema version incremented, so every
     /// connection reloads the schema. Where editing is refused (`SQLITE_DBCONFIG_DEFENSIVE`), an
-    /// index keeps its other name and `applyIndexes` replaces it by the schema's.
-    private func giveSchemaNames(to carried: [(index: DDLGenerator.IndexDefinition, temporaryName: String)]) throws {
-        guard !carried.isEmpty else { return }
+    /// index keeps its other name, and `applyIndexes` replaces it by the schema's.
+    private func giveSchemaNames(to renames: [(index: DDLGenerator.IndexDefinition, currentName: String)]) throws {
         let version = try database.scalar("PRAGMA schema_version")
         var renamed = 0
         try database.execute("PRAGMA writable_schema = ON")
-        for (index, temporaryName) in carried {
-            let statement = index.sql.hasSuffix(";") ? String(index.sql.dropLast()) : index.sql
+        for (index, currentName) in renames {
             do {
                 renamed += try database.run("UPDATE sqlite_master SET name = ?, sql = ? WHERE type = 'index' AND name = ?",
-                                            [.text(index.name), .text(statement), .text(temporaryName)])
+                                            [.text(index.name), .text(Self.storedStatement(index.sql)), .text(currentName)])
             } catch {
                 break
             }
@@ -261,14 +257,14 @@ public struct SQLiteMigrator {
     }
 
     /// Makes the store's indexes the new schema's: one whose name and definition match stays; one
-    /// that differs only by its name (its column or table was renamed in place) is renamed rather
-    /// than built again, which would cost a sort of the table (`giveSchemaNames`); the others are
-    /// dropped, and the missing ones created.
+    /// on the same columns under another name (a rebuilt table's, or one whose column or table was
+    /// renamed in place) is renamed rather than built again, which would cost a sort of the table
+    /// (`giveSchemaNames`); the others are dropped, and the missing ones created.
     private func applyIndexes(_ indexes: [DDLGenerator.IndexDefinition]) throws {
         var existing = try storedIndexes()
         let wanted = Dictionary(indexes.map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
         var stale = Set(existing.keys.filter { name in wanted[name].map { Self.sameIndex($0, existing[name]!) } != true })
-        var renames: [(index: DDLGenerator.IndexDefinition, temporaryName: String)] = []
+        var renames: [(index: DDLGenerator.IndexDefinition, currentName: String)] = []
         var plain: [String: [[String]: String]] = [:]
         for index in indexes where existing[index.name] == nil {
             if plain[index.table] == nil { plain[index.table] = try plainIndexes(of: index.table) }
@@ -296,8 +292,10 @@ public struct SQLiteMigrator {
         return indexes
     }
 
-    /// SQLite stores an index's statement without the final semicolon.
-    private static func sameIndex(_ statement: String, _ stored: String) -> Bool {
-        (statement.hasSuffix(";") ? String(statement.dropLast()) : statement) == stored
+    /// An index's statement as SQLite stores it: without the final semicolon.
+    private static func storedStatement(_ statement: String) -> String {
+        statement.hasSuffix(";") ? String(statement.dropLast()) : statement
     }
+
+    private static func sameIndex(_ statement: String, _ stored: String) -> Bool { storedStatement(statement) == stored }
 }
