@@ -47,9 +47,10 @@ extension MigrationPlanner {
         //    changes, in two steps so that names may be exchanged: rebuilding every index of a large
         //    database would take about as long as copying it, blocking writes meanwhile. The others
         //    go; the new version's missing ones are created at the end.
-        let kept = indexesKept(olds: olds, news: news, originalNames: originalNames)
+        let oldIndexes = DDLGenerator(schema: old, dialect: pg).indexDefinitions(), newIndexes = DDLGenerator(schema: new, dialect: pg).indexDefinitions()
+        let kept = indexesKept(oldIndexes, newIndexes, olds: olds, news: news, originalNames: originalNames)
         let keptOldNames = Set(kept.map(\.old))
-        for index in DDLGenerator(schema: old, dialect: pg).indexDefinitions() where !keptOldNames.contains(index.name) {
+        for index in oldIndexes where !keptOldNames.contains(index.name) {
             statements.append("DROP INDEX IF EXISTS \(q(index.name));")
         }
         let renamedIndexes = kept.filter { $0.old != $0.new }
@@ -82,14 +83,14 @@ extension MigrationPlanner {
         // 7. Foreign keys, once every table they name exists; then the indexes.
         statements += foreignKeys
         let keptNewNames = Set(kept.map(\.new))
-        statements += DDLGenerator(schema: new, dialect: pg).indexDefinitions().filter { !keptNewNames.contains($0.name) }.map(\.sql)
+        statements += newIndexes.filter { !keptNewNames.contains($0.name) }.map(\.sql)
         return statements
     }
 
     /// The old version's indexes that the new version has too — on the table of the same identity,
     /// over the columns of the same identities, in the same order — each with its name in either.
-    private func indexesKept(olds: [Table], news: [Table], originalNames: [String: String]) -> [(old: String, new: String)] {
-        let pg = SQLDialect.postgresql
+    private func indexesKept(_ oldIndexes: [DDLGenerator.IndexDefinition], _ newIndexes: [DDLGenerator.IndexDefinition],
+                             olds: [Table], news: [Table], originalNames: [String: String]) -> [(old: String, new: String)] {
         let oldTableKeys = Dictionary(originalNames.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
         let newTableKeys = Dictionary(news.map { ($0.definition.name, $0.key) }, uniquingKeysWith: { first, _ in first })
         func identity(_ index: DDLGenerator.IndexDefinition, tableKey: String?, in tables: [Table]) -> [String]? {
@@ -97,10 +98,10 @@ extension MigrationPlanner {
             return [tableKey] + index.columns.map { table.columnKeys[$0] ?? $0 }
         }
         var newNames: [[String]: String] = [:]
-        for index in DDLGenerator(schema: new, dialect: pg).indexDefinitions() {
+        for index in newIndexes {
             if let identity = identity(index, tableKey: newTableKeys[index.table], in: news) { newNames[identity] = index.name }
         }
-        return DDLGenerator(schema: old, dialect: pg).indexDefinitions().compactMap { index in
+        return oldIndexes.compactMap { index in
             guard let identity = identity(index, tableKey: oldTableKeys[index.table], in: olds),
                   let name = newNames.removeValue(forKey: identity) else { return nil }
             return (index.name, name)
