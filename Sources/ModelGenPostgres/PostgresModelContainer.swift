@@ -49,6 +49,8 @@ public final class PostgresModelContainer: Sendable {
     let lateKeys: [ObjectIdentifier: Set<Int>]
     /// The model classes, by entity name.
     nonisolated(unsafe) let modelTypes: [String: any PersistentModel.Type]
+    /// Every table of the schema (`ModelSchemaDefinition.tables`).
+    let tables: [String]
 
     /// Makes the container for `schema` on the database `client` connects to, in one transaction
     /// holding an advisory lock (two servers starting at once do not both create or migrate):
@@ -76,6 +78,7 @@ public final class PostgresModelContainer: Sendable {
         }
         self.modelTypes = modelTypes
         self.mappings = mappings
+        tables = schema.tables
         let order = Self.insertionOrder(of: schema.models.map { $0.entity })
         insertionOrder = order.entities
         lateKeys = order.lateKeys
@@ -87,18 +90,11 @@ public final class PostgresModelContainer: Sendable {
     /// and the foreign keys, checked when the statement ends, find every row gone whatever their
     /// actions and cycles:
     ///
-    ///     WITH modelgen_1 AS (DELETE FROM "book_readers"), modelgen_2 AS (DELETE FROM "author") DELETE FROM "book"
+    ///     WITH modelgen_1 AS (DELETE FROM "book_readers"), modelgen_2 AS (DELETE FROM "book") DELETE FROM "author"
     ///
     /// Contexts made before keep the objects they hold, now without rows: start a new context.
     public func deleteAllData() async throws {
-        var tables: Set<String> = []
-        for model in modelTypes.values {
-            tables.insert(model.entity.table)
-            for relationship in model.entity.relationships {
-                if case let .joinTable(table, _, _) = relationship.storage { tables.insert(table) }
-            }
-        }
-        let deletions = tables.sorted().map { "DELETE FROM \($0)" }
+        let deletions = tables.map { "DELETE FROM \($0)" }
         let ctes = deletions.dropLast().enumerated().map { "modelgen_\($0.offset + 1) AS (\($0.element))" }
         let sql = (ctes.isEmpty ? "" : "WITH " + ctes.joined(separator: ", ") + " ") + deletions.last!
         _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()

@@ -18,6 +18,20 @@ public protocol ModelSchemaDefinition {
     static var canonicalSchema: String { get }
 }
 
+extension ModelSchemaDefinition {
+    /// Every table of the schema, each once: the join tables, then the entities' tables in reverse
+    /// schema order (what deleting every object empties).
+    @_spi(Backend) public static var tables: [String] {
+        var tables: [String] = []
+        for model in models {
+            for relationship in model.entity.relationships {
+                if case let .joinTable(table, _, _) = relationship.storage, !tables.contains(table) { tables.append(table) }
+            }
+        }
+        return tables + models.reversed().map { $0.entity.table }
+    }
+}
+
 /// Where a container keeps its data (SwiftData's `ModelConfiguration`).
 public struct ModelConfiguration: Sendable {
     public var url: URL?
@@ -136,16 +150,9 @@ public final class ModelContainer {
     /// can dangle: join tables, then entity tables, are emptied with foreign-key checks off, which
     /// lets SQLite truncate each table instead of visiting its rows.
     public func deleteAllDataThrowing() throws {
-        var tables: [String] = []
-        for model in schema.models {
-            for relationship in model.entity.relationships {
-                if case let .joinTable(table, _, _) = relationship.storage, !tables.contains(table) { tables.append(table) }
-            }
-        }
-        tables += schema.models.reversed().map { $0.entity.table }
         try database.withoutForeignKeyEnforcement {
             try database.execute("BEGIN IMMEDIATE")
-            for table in tables { try database.execute("DELETE FROM \(table)") }
+            for table in schema.tables { try database.execute("DELETE FROM \(table)") }
             try database.execute("COMMIT")
         }
         mainContext.forgetAll()
