@@ -282,53 +282,25 @@ public final class PostgresModelContext {
     /// The pairs added go sorted and each once; `ON CONFLICT DO NOTHING` lets two sessions add the
     /// same membership at once (it costs about 0.4 s of a 100,000-book insert's 5.5 s).
     private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> [(ModelBackingData, Int, MemberIDs)] {
-        struct Changes {
-            var columns: (String, String)
-            var added: ([Int64], [Int64]) = ([], [])
-            var removed: ([Int64], [Int64]) = ([], [])
-        }
-        var tables: [String: Changes] = [:]
-        var written: [(ModelBackingData, Int, MemberIDs)] = []
+        // Both sides name the same two columns: pairs are kept in the order of their names.
+        let changes = JoinRowChanges(of: objects) { _, own, target in SQLDialect.unquoted(own) < SQLDialect.unquoted(target) }
         let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
-        for object in objects {
-            let backing = object.persistentBackingData
-            guard let id = backing.id else { continue }
-            for (index, current, saved) in backing.changedMembers() {
-                guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
-                // Both sides name the same two columns: pairs are kept in the order of their names.
-                let ownFirst = SQLDialect.unquoted(own) < SQLDialect.unquoted(target)
-                let name = quote(table)
-                if tables[name] == nil { tables[name] = Changes(columns: ownFirst ? (quote(own), quote(target)) : (quote(target), quote(own))) }
-                for member in current.subtracting(saved) {
-                    tables[name]!.added.0.append(ownFirst ? id : member)
-                    tables[name]!.added.1.append(ownFirst ? member : id)
-                }
-                for member in saved.subtracting(current) {
-                    tables[name]!.removed.0.append(ownFirst ? id : member)
-                    tables[name]!.removed.1.append(ownFirst ? member : id)
-                }
-                written.append((backing, index, current))
-            }
-        }
-        for (table, changes) in tables.sorted(by: { $0.key < $1.key }) {
-            let (first, second) = changes.columns
-            if !changes.removed.0.isEmpty {
+        for change in changes.tables {
+            let (table, first, second) = (quote(change.name), quote(change.columns.0), quote(change.columns.1))
+            if !change.removed.isEmpty {
                 var bindings = PostgresBindings()
-                bindings.append(changes.removed.0)
-                bindings.append(changes.removed.1)
+                bindings.append(change.removed.map(\.first))
+                bindings.append(change.removed.map(\.second))
                 _ = try await run("DELETE FROM \(table) USING unnest($1::bigint[], $2::bigint[]) AS v(a, b) WHERE \(table).\(first) = v.a AND \(table).\(second) = v.b", bindings, on: connection).collect()
             }
-            if !changes.added.0.isEmpty {
-                // Both sides of a many-to-many relationship may add the same pair: each goes once.
-                var pairs = zip(changes.added.0, changes.added.1).sorted { ($0.0, $0.1) < ($1.0, $1.1) }
-                pairs = pairs.enumerated().filter { $0.offset == 0 || pairs[$0.offset - 1] != $0.element }.map(\.element)
+            if !change.added.isEmpty {
                 var bindings = PostgresBindings()
-                bindings.append(pairs.map(\.0))
-                bindings.append(pairs.map(\.1))
+                bindings.append(change.added.map(\.first))
+                bindings.append(change.added.map(\.second))
                 _ = try await run("INSERT INTO \(table) (\(first), \(second)) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING", bindings, on: connection).collect()
             }
         }
-        return written
+        return changes.written
     }
 
     /// Runs the safe-deletion function of each entity with objects marked deleted (one call per entity).

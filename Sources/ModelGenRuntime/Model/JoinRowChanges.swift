@@ -1,0 +1,69 @@
+/// The join rows a save writes, for either backend: per join table, the pairs of ids added and
+/// removed since the last save — sorted, each once (both sides of a many-to-many relationship may
+/// report the same pair) — and the members written, which become the saved ones when the
+/// transaction commits.
+@_spi(Backend) public struct JoinRowChanges {
+    /// Two ids, in the order of the table's `columns`.
+    @_spi(Backend) public struct Pair: Comparable {
+        @_spi(Backend) public var first: Int64, second: Int64
+
+        @_spi(Backend) public static func < (lhs: Pair, rhs: Pair) -> Bool {
+            (lhs.first, lhs.second) < (rhs.first, rhs.second)
+        }
+    }
+
+    /// One join table's changes: its name and columns as the relationships' storage writes them.
+    @_spi(Backend) public struct Table {
+        @_spi(Backend) public var name: String
+        @_spi(Backend) public var columns: (String, String)
+        @_spi(Backend) public var added: [Pair] = []
+        @_spi(Backend) public var removed: [Pair] = []
+    }
+
+    /// The tables with changes, by name.
+    @_spi(Backend) public private(set) var tables: [Table] = []
+    /// The members written: object, relationship index, member ids.
+    @_spi(Backend) public private(set) var written: [(ModelBackingData, Int, MemberIDs)] = []
+
+    /// The changes of the join-table relationships of `objects` (saved ones: those with an id);
+    /// `ownColumnFirst(table, ownColumn, targetColumn)` says which of a table's two columns comes
+    /// first (the order rows are written in), the same answer from either side.
+    @_spi(Backend) public init(of objects: [any PersistentModel], ownColumnFirst: (_ table: String, _ own: String, _ target: String) throws -> Bool) rethrows {
+        var positions: [String: Int] = [:]
+        for object in objects {
+            let backing = object.persistentBackingData
+            guard let id = backing.id else { continue }
+            for (index, current, saved) in backing.changedMembers() {
+                guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
+                let ownFirst = try ownColumnFirst(table, own, target)
+                func pair(_ member: Int64) -> Pair { ownFirst ? Pair(first: id, second: member) : Pair(first: member, second: id) }
+                let position = positions[table] ?? tables.count
+                if position == tables.count {
+                    positions[table] = position
+                    tables.append(Table(name: table, columns: ownFirst ? (own, target) : (target, own)))
+                }
+                // Appended in place (a table taken out and put back would copy its lists each time).
+                tables[position].added += current.subtracting(saved).map(pair)
+                tables[position].removed += saved.subtracting(current).map(pair)
+                written.append((backing, index, current))
+            }
+        }
+        tables.sort { $0.name < $1.name }
+        for position in tables.indices {
+            Self.sortAndDeduplicate(&tables[position].added)
+            Self.sortAndDeduplicate(&tables[position].removed)
+        }
+    }
+
+    /// Sorts the pairs and keeps each once, in place (a save of many links holds hundreds of
+    /// thousands of them: no second and third array at the save's peak of memory).
+    private static func sortAndDeduplicate(_ pairs: inout [Pair]) {
+        pairs.sort()
+        var kept = 0
+        for index in pairs.indices where kept == 0 || pairs[index] != pairs[kept - 1] {
+            pairs[kept] = pairs[index]
+            kept += 1
+        }
+        pairs.removeSubrange(kept...)
+    }
+}
