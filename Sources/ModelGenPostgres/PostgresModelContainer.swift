@@ -104,7 +104,8 @@ public final class PostgresModelContainer: Sendable {
     ///
     ///     SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.modelgen_schema'))
     private func prepare(schema: any ModelSchemaDefinition.Type, canonical: ModelSchema, allowsMigrationDataLoss: Bool) async throws {
-        let tables = canonical.entities.map(\.tableName) + canonical.joinTables.map(\.name)
+        // The tables' plain names, as a refusal names them (`tables` holds them as SQL writes them).
+        let tableNames = canonical.entities.map(\.tableName) + canonical.joinTables.map(\.name)
         let (json, ddl, functions, name, logger) = (schema.canonicalSchema, schema.postgreSQLTables, schema.postgreSQLFunctions, schemaName, logger)
         func run(_ sql: String, on connection: PostgresConnection) async throws {
             _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
@@ -132,7 +133,7 @@ public final class PostgresModelContainer: Sendable {
                     return
                 }
                 var existing: [String] = []
-                for try await table in try await connection.query("SELECT t FROM unnest(\(tables)::text[]) AS t WHERE to_regclass(quote_ident(t)) IS NOT NULL", logger: logger).decode(String.self) {
+                for try await table in try await connection.query("SELECT t FROM unnest(\(tableNames)::text[]) AS t WHERE to_regclass(quote_ident(t)) IS NOT NULL", logger: logger).decode(String.self) {
                     existing.append(table)
                 }
                 guard existing.isEmpty else { throw PostgresModelContainerError.tablesWithoutRecordedSchema(schema: name, tables: existing) }
