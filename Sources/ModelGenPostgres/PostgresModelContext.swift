@@ -60,7 +60,13 @@ public final class PostgresModelContext {
 
     public init(_ container: PostgresModelContainer) {
         self.container = container
+        objectReference.attach(self)
     }
+
+    deinit { objectReference.contextDidEnd() }
+
+    /// The reference by which this context's objects know it.
+    @_spi(Backend) public let objectReference = ContextReference()
 
     public var hasChanges: Bool { !pending.isEmpty }
     public var insertedModelsArray: [any PersistentModel] { inserted }

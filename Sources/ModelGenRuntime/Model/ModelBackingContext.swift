@@ -20,4 +20,26 @@
     var indexesPendingValues: Bool { get }
     /// An attribute of an object of this context changed from `old`.
     func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLiteValue)
+    /// The reference by which this context's objects know it.
+    var objectReference: ContextReference { get }
+}
+
+/// How the objects of a context refer to it: one reference per context, shared by all its
+/// objects and cleared when the context goes, so an object outliving its context sees none (as a
+/// weak reference would). A weak reference per object would give the context a side table, which
+/// sends every retain and release of the context down the runtime's slow path, and each object's
+/// look at its context through that table.
+@_spi(Backend) public final class ContextReference {
+    /// The context, until it goes (its deinit calls `contextDidEnd`). Unowned and unchecked:
+    /// cleared before the context is freed, and only read on the context's own thread of work.
+    @_spi(Backend) public private(set) unowned(unsafe) var context: (any ModelBackingContext)?
+
+    /// A reference to no context yet; the context gives itself with `attach`.
+    @_spi(Backend) public init() {}
+
+    /// The context this reference names (called once, from the context's initializer).
+    @_spi(Backend) public func attach(_ context: any ModelBackingContext) { self.context = context }
+
+    /// The context is going away: its objects no longer have one.
+    @_spi(Backend) public func contextDidEnd() { context = nil }
 }

@@ -11,8 +11,13 @@ public final class ModelBackingData {
     public internal(set) var id: Int64?
     var isDeleted = false
     var isChanged = false
-    /// The context managing the object: nil before it is inserted and after its deletion is saved.
-    weak var context: (any ModelBackingContext)?
+    /// The context managing the object: nil before it is inserted, after its deletion is saved
+    /// and once the context is gone.
+    var context: (any ModelBackingContext)? {
+        get { contextReference?.context }
+        set { contextReference = newValue?.objectReference }
+    }
+    private var contextReference: ContextReference?
     /// Values of all attributes (transient ones too), in schema order, then one slot per key
     /// column (`EntityDescription.keySlots`): a row's columns but its id, in one array. The key
     /// slots hold the keys as last saved or loaded; the keys now live in `relationships`.
@@ -144,10 +149,17 @@ public final class ModelBackingData {
             return objects.contains { $0 === object }
         }
 
-        mutating func append(_ object: any PersistentModel) {
-            guard !contains(object) else { return }
+        /// Appends `object` unless it is a member; false when it was one.
+        @discardableResult
+        mutating func append(_ object: any PersistentModel) -> Bool {
+            if identities == nil, objects.count > Self.searchedCount { identities = Set(objects.lazy.map { ObjectIdentifier($0) }) }
+            if identities != nil {
+                guard identities!.insert(ObjectIdentifier(object)).inserted else { return false }
+            } else if objects.contains(where: { $0 === object }) {
+                return false
+            }
             objects.append(object)
-            identities?.insert(ObjectIdentifier(object))
+            return true
         }
 
         mutating func remove(_ object: AnyObject) {
@@ -181,7 +193,7 @@ public final class ModelBackingData {
         self.id = id
         self.values = values
         savedValues = values
-        self.context = context
+        contextReference = context.objectReference
     }
 
     // MARK: - Attributes
@@ -363,9 +375,7 @@ public final class ModelBackingData {
         }
         if var list = takeList(index) {
             defer { relationships[index] = .toMany(list) }
-            guard !list.contains(ownerObject) else { return }
-            list.append(ownerObject)
-            noteMembershipChange(index, in: &list)
+            if list.append(ownerObject) { noteMembershipChange(index, in: &list) }
             return
         }
         switch relationships[index] {
@@ -384,10 +394,11 @@ public final class ModelBackingData {
     }
 
     /// The model object owning this backing data (registered by the context or by the model's
-    /// init). Unowned, not weak: the model owns its backing data, so it outlives every use here,
-    /// and a weak reference would give every model a side table, which sends each of its retains
-    /// and releases down the runtime's slow path.
-    unowned var object: (any PersistentModel)?
+    /// init). Unowned and unchecked, not weak: the model owns its backing data and clears this in
+    /// its deinit (`modelDidEnd`), so it outlives every use here; a weak reference would give every
+    /// model a side table, which sends each of its retains and releases down the runtime's slow
+    /// path, and a checked unowned one keeps the model's memory until the backing data goes.
+    unowned(unsafe) var object: (any PersistentModel)?
 
     deinit { modelDidEnd() }
 

@@ -96,7 +96,7 @@ extension ModelContext {
 
     /// Loads relationship `index` of every object that has not loaded it, in one query:
     ///
-    ///     SELECT … FROM "book" WHERE "writer_id" IN (SELECT value FROM json_each(?)) ORDER BY id
+    ///     SELECT … FROM "book" WHERE "writer_id" IN (SELECT value FROM json_each(?)) ORDER BY "writer_id", id
     private func prefetch(_ index: Int, of objects: [ModelBackingData]) throws {
         let pending = objects.filter { if case .unloaded = $0.relationship(index) { return true } else { return false } }
         guard let first = pending.first, let target = modelTypes[first.entity.relationships[index].target] else { return }
@@ -115,15 +115,22 @@ extension ModelContext {
                 backing.relationships[index] = .toOne(foreignID.flatMap { byID[$0] })
             }
         case let .inverseColumn(column):
-            let found = try fetchAny(target, where: "\(column) IN (SELECT value FROM json_each(?))", [json(pending.compactMap(\.id))])
+            // In the order of the key column's index (owner, then id): no sort, and each owner's
+            // members come together.
+            let found = try self.objects(ofType: target, "\(target.entity.selectSQL) WHERE \(column) IN (SELECT value FROM json_each(?)) ORDER BY \(column), id", [json(pending.compactMap(\.id))])
             let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { return true } else { return false } }
-            var byOwner: [Int64: [any PersistentModel]] = [:]
-            for object in found {
-                if let key, let owner = object.persistentBackingData.savedForeignID(key) { byOwner[owner, default: []].append(object) }
+            var membersByOwner: [Int64: ArraySlice<any PersistentModel>] = [:]
+            var start = found.startIndex
+            while let key, start < found.endIndex {
+                let owner = found[start].persistentBackingData.savedForeignID(key)
+                var end = start + 1
+                while end < found.endIndex, found[end].persistentBackingData.savedForeignID(key) == owner { end += 1 }
+                if let owner { membersByOwner[owner] = found[start..<end] }
+                start = end
             }
             for backing in pending {
-                let members = backing.id.flatMap { byOwner[$0] } ?? []
-                backing.relationships[index] = relationship.isToMany ? .toMany(.init(members)) : .toOne(members.first)
+                let members = backing.id.flatMap { membersByOwner[$0] } ?? []
+                backing.relationships[index] = relationship.isToMany ? .toMany(.init(Array(members))) : .toOne(members.first)
             }
         case let .joinTable(table, own, other):
             var pairs: [Int64: [Int64]] = [:]

@@ -113,7 +113,13 @@ public final class ModelContext {
         schema = container.schema
         configuration = container.configuration
         modelTypes = Dictionary(schema.models.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
+        objectReference.attach(self)
     }
+
+    deinit { objectReference.contextDidEnd() }
+
+    /// The reference by which this context's objects know it.
+    @_spi(Backend) public let objectReference = ContextReference()
 
     public var hasChanges: Bool { !pending.isEmpty }
     public var insertedModelsArray: [any PersistentModel] { inserted }
