@@ -731,7 +731,7 @@ public final class PostgresModelContext {
 
     public func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
-        guard backing.id == nil, backing.managingContext == nil || backing.managingContext === self, pending.insert(model) else { return }
+        guard backing.mayJoin(self), pending.insert(model) else { return }
         backing.model = model
         backing.managingContext = self
         backing.forEachLoadedRelatedObject(insertGraph)

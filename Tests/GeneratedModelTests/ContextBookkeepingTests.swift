@@ -210,6 +210,86 @@ final class ContextBookkeepingTests: XCTestCase {
         XCTAssertNil(released, "a container whose main context was used is freed, and its store closed")
     }
 
+    /// What an object whose context was freed still does: its values, its loaded relationships
+    /// and their inverses in memory. (Loading a relationship then stops the program, saying to
+    /// keep the context: an empty answer would be a wrong one.)
+    func testObjectsThatOutliveTheirContextKeepWhatTheyHold() throws {
+        let container = try container()
+        var context: ModelContext? = ModelContext(container)
+        let saved = Employee(name: "saved")
+        saved.department = Department(title: "d")
+        context?.insert(saved)
+        try context?.save()
+        let department = try XCTUnwrap(try context?.fetch(FetchDescriptor<Department>()).first)
+        XCTAssertEqual(department.staff.map(\.name), ["saved"])
+        let unsaved = Employee(name: "unsaved")
+        context?.insert(unsaved)
+        XCTAssertTrue(saved.modelContext === context && unsaved.modelContext === context)
+        weak var released = context
+        context = nil
+        XCTAssertNil(released, "objects do not keep their context alive")
+        XCTAssertNil(saved.modelContext)
+        XCTAssertNil(unsaved.modelContext)
+        XCTAssertNil(department.modelContext)
+        XCTAssertTrue(saved.department === department)
+        saved.name = "changed"
+        saved.department = nil
+        XCTAssertEqual(saved.name, "changed")
+        XCTAssertEqual(department.staff.map(\.name), [], "inverses are kept in memory without a context")
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<Employee>()).map { "\($0.name):\($0.department?.title ?? "-")" }, ["saved:d"],
+                       "changes made after the context went are saved nowhere")
+    }
+
+    /// Loading a relationship of an object whose context was freed stops the program and says what
+    /// to do (an empty answer would be a wrong one).
+    func testLoadingAfterTheContextWentStopsAndSaysWhy() throws {
+        try assertStopsTheProgram(saying: "Employee.department of Employee#1 was not loaded, and the context that loaded the object is gone") {
+            let container = try container()
+            let employee = Employee(name: "e")
+            employee.department = Department(title: "d")
+            container.mainContext.insert(employee)
+            try container.mainContext.save()
+            // Fetched through a context the app does not keep: it is freed after the fetch.
+            let fetched = try XCTUnwrap(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first)
+            _ = fetched.department
+        }
+    }
+
+    /// Relating objects of two contexts stops the program, as in SwiftData: a save of one context
+    /// cannot write a key the other has not assigned, and each context would hold the other's
+    /// object. So does inserting a new object of one context into another.
+    func testRelatingObjectsOfTwoContextsStopsAndSaysWhy() throws {
+        try assertStopsTheProgram(saying: "Employee.department relates objects of two contexts") {
+            let container = try container()
+            let department = Department(title: "d")
+            let theirs = ModelContext(container)
+            theirs.insert(department)
+            let mine = ModelContext(container)
+            let employee = Employee(name: "e")
+            mine.insert(employee)
+            employee.department = department
+        }
+        try assertStopsTheProgram(saying: "Department.staff relates objects of two contexts") {
+            let container = try container()
+            let department = Department(title: "d")
+            container.mainContext.insert(department)
+            try container.mainContext.save()
+            let employee = Employee(name: "e")
+            let other = ModelContext(container)
+            other.insert(employee)
+            department.staff = [employee]
+        }
+        try assertStopsTheProgram(saying: "Department#new is a new object of another context") {
+            let container = try container()
+            let employee = Employee(name: "e")
+            employee.department = Department(title: "d")
+            let theirs = ModelContext(container), mine = ModelContext(container)
+            theirs.insert(employee)
+            mine.insert(try XCTUnwrap(employee.department))
+        }
+    }
+
     func testPrefetchingLoadsARelationshipOfEveryObjectInOneQuery() throws {
         let container = try container()
         let context = container.mainContext

@@ -17,6 +17,8 @@ public final class ModelBackingData {
         get { contextReference?.context }
         set { contextReference = newValue?.objectReference }
     }
+    /// The reference to the context: nil before the object is inserted and after it leaves its
+    /// context; kept, naming no context, when the context is freed while the app keeps the object.
     private var contextReference: ContextReference?
     /// Values of all attributes (transient ones too), in schema order, then one slot per key
     /// column (`EntityDescription.keySlots`): a row's columns but its id, in one array. The key
@@ -253,7 +255,7 @@ public final class ModelBackingData {
         guard old !== newValue else { return }
         relationships[index] = .toOne(newValue)
         markChanged()
-        if let newValue { adoptRelated(newValue) }
+        if let newValue { adoptRelated(newValue, through: index) }
         guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
         old?.persistentBackingData.removeInverse(inverse, self)
         newValue?.persistentBackingData.addInverse(inverse, self)
@@ -269,7 +271,7 @@ public final class ModelBackingData {
         let removed = old.filter { !list.contains($0) }
         noteMembershipChange(index, in: &list)
         relationships[index] = .toMany(list)
-        newValue.forEach(adoptRelated)
+        for object in newValue { adoptRelated(object, through: index) }
         guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
         let oldIdentities = Set(old.lazy.map { ObjectIdentifier($0) })
         for object in removed {
@@ -280,15 +282,36 @@ public final class ModelBackingData {
         }
     }
 
-    /// Two objects became related: when one is in a context and the other is new and in none, the
-    /// new one (with the new objects it refers to) is inserted into that context, as SwiftData does.
-    private func adoptRelated(_ other: any PersistentModel) {
+    /// Two objects became related through relationship `index`: when one is in a context and the
+    /// other is new and in none, the new one (with the new objects it refers to) is inserted into
+    /// that context, as SwiftData does. Objects of two contexts stop the program, as in SwiftData:
+    /// neither context could save the link right (a key the other has not assigned yet, an object
+    /// the other context registered).
+    private func adoptRelated(_ other: any PersistentModel, through index: Int) {
         let otherBacking = other.persistentBackingData
+        if let context, let otherContext = otherBacking.context, context !== otherContext {
+            func name(_ backing: ModelBackingData) -> String { "\(backing.entity.name)#\(backing.id.map(String.init) ?? "new")" }
+            preconditionFailure("""
+                \(entity.name).\(entity.relationships[index].name) relates objects of two contexts (\(name(self)) and \(name(otherBacking))): \
+                relate objects of one context (find the other in it with model(for: persistentModelID), after its context saved it)
+                """)
+        }
         if let context, otherBacking.context == nil, otherBacking.id == nil {
             context.insertGraph(other)
         } else if let context = otherBacking.context, self.context == nil, id == nil, let object {
             context.insertGraph(object)
         }
+    }
+
+    /// Whether the object may join `newContext` as a new object (an insert, or the graph of one):
+    /// it is new, and in no context or in that one. A new object of another context stops the
+    /// program, as relating objects of two contexts does (the other context would save it too).
+    @_spi(Backend) public func mayJoin(_ newContext: any ModelBackingContext) -> Bool {
+        guard id == nil else { return false }
+        if let context, context !== newContext {
+            preconditionFailure("\(entity.name)#new is a new object of another context: insert it into one context (the objects it is related to go with it)")
+        }
+        return true
     }
 
     private func inverseIndex(of index: Int, in target: EntityDescription) -> Int? {
@@ -412,7 +435,8 @@ public final class ModelBackingData {
     }
 
     /// A relationship the app reads or replaces, loaded on first access through the context (an
-    /// object in no context has nothing to load: its row, if it had one, is gone). A context that
+    /// object in no context has nothing to load: its row, if it had one, is gone; an object whose
+    /// context was freed while the app kept it stops the program here, since it cannot). A context that
     /// loads only on request (PostgreSQL's) stops the program here when the relationship is
     /// neither loaded nor in memory: an unloaded relationship never reads as empty.
     private func loadRelationship(_ index: Int) -> RelationshipState {
@@ -425,6 +449,16 @@ public final class ModelBackingData {
     private func loadedRelationship(_ index: Int) -> RelationshipState? {
         if case let .unloaded(foreignID) = relationship(index) {
             guard let context else {
+                // A context that went while the app kept its objects cannot load for them, and an
+                // empty answer would be a wrong one (SQLAlchemy's DetachedInstanceError, Hibernate's
+                // LazyInitializationException): stop and say what to do.
+                if contextReference != nil, let id {
+                    preconditionFailure("""
+                        \(entity.name).\(entity.relationships[index].name) of \(entity.name)#\(id) was not loaded, and the context \
+                        that loaded the object is gone: keep the ModelContext alive while its objects are used, or load the \
+                        relationship first (FetchDescriptor.relationshipKeyPathsForPrefetching)
+                        """)
+                }
                 relationships[index] = entity.relationships[index].isToMany ? .toMany(ModelList()) : .toOne(nil)
                 return relationships[index]
             }

@@ -137,7 +137,7 @@ public final class ModelContext {
     /// Inserts `model` if it is new and in no context, and the new objects it refers to.
     @_spi(Backend) public func insertGraph(_ model: any PersistentModel) {
         let backing = model.persistentBackingData
-        guard backing.id == nil, backing.context == nil || backing.context === self, pending.insert(model) else { return }
+        guard backing.mayJoin(self), pending.insert(model) else { return }
         backing.object = model
         backing.context = self
         indexPending(model)
