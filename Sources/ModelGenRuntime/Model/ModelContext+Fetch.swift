@@ -265,7 +265,7 @@ extension ModelContext {
             let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
             let model = type.init(backingData: backing)
             backing.object = model
-            registry.register(backing, id: id)
+            registry.registerNew(backing, id: id)
             result.append(model)
         }
         return result

@@ -76,6 +76,9 @@ public final class ModelContext {
 
         func register(_ backing: ModelBackingData, id: Int64) { table.insert(backing, for: id) }
 
+        /// Registers `backing` for `id`, which has no entry (the caller just looked).
+        func registerNew(_ backing: ModelBackingData, id: Int64) { table.insertNew(backing, for: id) }
+
         func remove(_ id: Int64) { table.remove(id) }
 
         /// Removes the entry of `id` if it is `backing`'s (not a later object's for the same row).

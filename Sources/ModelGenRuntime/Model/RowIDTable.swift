@@ -57,6 +57,11 @@ struct RowIDTable {
             entries[index].backing = .passUnretained(backing)
             return
         }
+        insertNew(backing, for: id)
+    }
+
+    /// Registers `backing` for `id`, which has no entry (the caller just looked).
+    mutating func insertNew(_ backing: ModelBackingData, for id: Int64) {
         if (count + 1) * 4 > entries.count * 3 { rehash(capacity: entries.count * 2) }
         place(Entry(id: id, backing: .passUnretained(backing)))
         if longestProbe > Self.longProbe, !scrambled {
