@@ -1,5 +1,5 @@
 import Foundation
-import ModelGenRuntime
+@testable import ModelGenRuntime
 import XCTest
 
 /// What a save writes and what a context keeps, on real SQLite files: join rows written once per
@@ -252,6 +252,22 @@ final class ContextBookkeepingTests: XCTestCase {
             try container.mainContext.save()
             // Fetched through a context the app does not keep: it is freed after the fetch.
             let fetched = try XCTUnwrap(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first)
+            _ = fetched.department
+        }
+    }
+
+    /// A lazy load the store fails stops the program with the error, as a fault Core Data cannot
+    /// fulfil does (it read as an empty relationship).
+    func testALoadTheStoreFailsStopsWithTheError() throws {
+        try assertStopsTheProgram(saying: "loading Employee.department of Employee#1 failed") {
+            let container = try container()
+            let employee = Employee(name: "e")
+            employee.department = Department(title: "d")
+            container.mainContext.insert(employee)
+            try container.mainContext.save()
+            let context = ModelContext(container)
+            let fetched = try XCTUnwrap(try context.fetch(FetchDescriptor<Employee>()).first)
+            try container.database.execute("PRAGMA foreign_keys = OFF; DROP TABLE department")
             _ = fetched.department
         }
     }

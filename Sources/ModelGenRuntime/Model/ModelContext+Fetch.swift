@@ -116,21 +116,29 @@ extension ModelContext {
             }
         case let .inverseColumn(column):
             // In the order of the key column's index (owner, then id): no sort, and each owner's
-            // members come together.
-            let found = try self.objects(ofType: target, "\(target.entity.selectSQL) WHERE \(column) IN (SELECT value FROM json_each(?)) ORDER BY \(column), id", [json(pending.compactMap(\.id))])
+            // members come together, so each list is made as its run of rows ends (no array of
+            // all the members at once).
             let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { return true } else { return false } }
-            var membersByOwner: [Int64: ArraySlice<any PersistentModel>] = [:]
-            var start = found.startIndex
-            while let key, start < found.endIndex {
-                let owner = found[start].persistentBackingData.savedForeignID(key)
-                var end = start + 1
-                while end < found.endIndex, found[end].persistentBackingData.savedForeignID(key) == owner { end += 1 }
-                if let owner { membersByOwner[owner] = found[start..<end] }
-                start = end
+            let owners = Dictionary(pending.compactMap { backing in backing.id.map { ($0, backing) } }, uniquingKeysWith: { first, _ in first })
+            var owner: Int64?, members: [any PersistentModel] = []
+            func endRun() {
+                guard let owner, let backing = owners[owner] else { return }
+                // A copy of the run's length (the buffer, kept for the next run, has room for the longest).
+                backing.relationships[index] = relationship.isToMany ? .toMany(.init(Array(members[...]))) : .toOne(members.first)
             }
+            try forEachObject(ofType: target, "\(target.entity.selectSQL) WHERE \(column) IN (SELECT value FROM json_each(?)) ORDER BY \(column), id", [json(owners.keys)]) { object in
+                let memberOwner = key.flatMap { object.persistentBackingData.savedForeignID($0) }
+                if memberOwner != owner {
+                    endRun()
+                    owner = memberOwner
+                    members.removeAll(keepingCapacity: true)
+                }
+                members.append(object)
+            }
+            endRun()
             for backing in pending {
-                let members = backing.id.flatMap { membersByOwner[$0] } ?? []
-                backing.relationships[index] = relationship.isToMany ? .toMany(.init(Array(members))) : .toOne(members.first)
+                guard case .unloaded = backing.relationship(index) else { continue }
+                backing.relationships[index] = relationship.isToMany ? .toMany(.init()) : .toOne(nil)
             }
         case let .joinTable(table, own, other):
             var pairs: [Int64: [Int64]] = [:]
@@ -192,20 +200,31 @@ extension ModelContext {
     }
 
     /// Loads relationship `index` of a registered object (one query, prepared once per relationship).
+    /// A load the store fails (an I/O error, a table another process dropped) stops the program with
+    /// the error, as a fault Core Data cannot fulfil does: a property cannot throw, and an empty
+    /// answer would be a wrong one.
     @_spi(Backend) public func load(_ index: Int, of backing: ModelBackingData, foreignID: Int64?) -> ModelBackingData.RelationshipState? {
         let relationship = backing.entity.relationships[index]
         guard let id = backing.id, let (target, sql) = loadQuery(index, of: backing.entity) else {
             return relationship.isToMany ? .toMany(.init()) : .toOne(nil)
         }
+        func members(_ key: Int64) -> [any PersistentModel] {
+            do {
+                // An array of the list's length: a list that grew row by row has room to spare.
+                return Array(try objects(ofType: target, sql, [.integer(key)])[...])
+            } catch {
+                preconditionFailure("loading \(backing.entity.name).\(relationship.name) of \(backing.entity.name)#\(id) failed: \(error)")
+            }
+        }
         switch relationship.storage {
         case .column:
             guard let foreignID else { return .toOne(nil) }
-            return .toOne((try? objects(ofType: target, sql, [.integer(foreignID)]))?.first)
+            return .toOne(members(foreignID).first)
         case .inverseColumn:
-            let found = (try? objects(ofType: target, sql, [.integer(id)])) ?? []
+            let found = members(id)
             return relationship.isToMany ? .toMany(.init(found)) : .toOne(found.first)
         case .joinTable:
-            return .toMany(.init(saved: (try? objects(ofType: target, sql, [.integer(id)])) ?? []))
+            return .toMany(.init(saved: members(id)))
         }
     }
 
@@ -238,13 +257,20 @@ extension ModelContext {
     /// Runs a query selecting `type.entity.selectSQL`'s columns and returns, for each row, the
     /// object this context has registered for it, else a new one built from the row.
     private func objects(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
+        var result: [any PersistentModel] = []
+        try forEachObject(ofType: type, sql, bindings) { result.append($0) }
+        return result
+    }
+
+    /// Runs a query selecting `type.entity.selectSQL`'s columns and calls `body` with, for each
+    /// row, the object this context has registered for it, else a new one built from the row.
+    private func forEachObject(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue], _ body: (any PersistentModel) -> Void) throws {
         let entity = type.entity
         let registry = registry(for: entity)
-        var result: [any PersistentModel] = []
         try database.forEachRow(sql, bindings) { row in
             let id = row.integer(at: 0)
             if let existing = registry[id]?.object {
-                result.append(existing)
+                body(existing)
                 return
             }
             var values: [SQLiteValue] = []
@@ -266,8 +292,7 @@ extension ModelContext {
             let model = type.init(backingData: backing)
             backing.object = model
             registry.registerNew(backing, id: id)
-            result.append(model)
+            body(model)
         }
-        return result
     }
 }

@@ -3,9 +3,10 @@
 ///
 /// Open addressing with linear probing, where an id's first slot is the id itself (masked): rows
 /// fetched in id order land side by side, so registering, finding and forgetting tens of thousands
-/// of objects walks memory in order instead of hashing each id to a random place. Should ids
-/// crowd into few slots (a stride that is a large power of two), the table switches to scrambled
-/// slots (Fibonacci hashing) for good.
+/// of objects walks memory in order instead of hashing each id to a random place, and the table
+/// may fill to 7/8 (ids that follow each other do not collide). Should ids crowd into few slots (a
+/// stride that is a large power of two), the table switches to scrambled slots (Fibonacci hashing)
+/// for good, and then fills to 3/4.
 struct RowIDTable {
     private struct Entry {
         var id: Int64
@@ -62,7 +63,7 @@ struct RowIDTable {
 
     /// Registers `backing` for `id`, which has no entry (the caller just looked).
     mutating func insertNew(_ backing: ModelBackingData, for id: Int64) {
-        if (count + 1) * 4 > entries.count * 3 { rehash(capacity: entries.count * 2) }
+        if (count + 1) * 8 > entries.count * (scrambled ? 6 : 7) { rehash(capacity: entries.count * 2) }
         place(Entry(id: id, backing: .passUnretained(backing)))
         if longestProbe > Self.longProbe, !scrambled {
             scrambled = true
