@@ -89,7 +89,7 @@ public final class PostgresModelContext {
             backing.managingContext = nil
             return
         }
-        guard backing.managingContext === self, !backing.isMarkedDeleted else { return }
+        guard backing.mayBeDeleted(by: self) else { return }
         backing.isMarkedDeleted = true
         pending.delete(model)
     }

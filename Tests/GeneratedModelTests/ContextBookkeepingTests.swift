@@ -241,15 +241,21 @@ final class ContextBookkeepingTests: XCTestCase {
                        "changes made after the context went are saved nowhere")
     }
 
+    /// A store holding Employee#1 of Department#1, saved by the container's main context.
+    private func containerWithOneEmployee() throws -> ModelContainer {
+        let container = try container()
+        let employee = Employee(name: "e")
+        employee.department = Department(title: "d")
+        container.mainContext.insert(employee)
+        try container.mainContext.save()
+        return container
+    }
+
     /// Loading a relationship of an object whose context was freed stops the program and says what
     /// to do (an empty answer would be a wrong one).
     func testLoadingAfterTheContextWentStopsAndSaysWhy() throws {
         try assertStopsTheProgram(saying: "Employee.department of Employee#1 was not loaded, and the context that loaded the object is gone") {
-            let container = try container()
-            let employee = Employee(name: "e")
-            employee.department = Department(title: "d")
-            container.mainContext.insert(employee)
-            try container.mainContext.save()
+            let container = try containerWithOneEmployee()
             // Fetched through a context the app does not keep: it is freed after the fetch.
             let fetched = try XCTUnwrap(try ModelContext(container).fetch(FetchDescriptor<Employee>()).first)
             _ = fetched.department
@@ -260,11 +266,7 @@ final class ContextBookkeepingTests: XCTestCase {
     /// fulfil does (it read as an empty relationship).
     func testALoadTheStoreFailsStopsWithTheError() throws {
         try assertStopsTheProgram(saying: "loading Employee.department of Employee#1 failed") {
-            let container = try container()
-            let employee = Employee(name: "e")
-            employee.department = Department(title: "d")
-            container.mainContext.insert(employee)
-            try container.mainContext.save()
+            let container = try containerWithOneEmployee()
             let context = ModelContext(container)
             let fetched = try XCTUnwrap(try context.fetch(FetchDescriptor<Employee>()).first)
             try container.database.execute("PRAGMA foreign_keys = OFF; DROP TABLE department")
@@ -274,7 +276,8 @@ final class ContextBookkeepingTests: XCTestCase {
 
     /// Relating objects of two contexts stops the program, as in SwiftData: a save of one context
     /// cannot write a key the other has not assigned, and each context would hold the other's
-    /// object. So does inserting a new object of one context into another.
+    /// object. So do inserting a new object of one context into another, and deleting an object
+    /// through a context it is not in (the delete was ignored).
     func testRelatingObjectsOfTwoContextsStopsAndSaysWhy() throws {
         try assertStopsTheProgram(saying: "Employee.department relates objects of two contexts") {
             let container = try container()
@@ -295,6 +298,22 @@ final class ContextBookkeepingTests: XCTestCase {
             let other = ModelContext(container)
             other.insert(employee)
             department.staff = [employee]
+        }
+        try assertStopsTheProgram(saying: "Employee.department relates objects of two contexts (Employee#new and Department#1)") {
+            let container = try container()
+            container.mainContext.insert(Department(title: "d"))
+            try container.mainContext.save()
+            // Fetched through a context the app does not keep: it is freed after the fetch.
+            let department = try XCTUnwrap(try ModelContext(container).fetch(FetchDescriptor<Department>()).first)
+            let employee = Employee(name: "e")
+            container.mainContext.insert(employee)
+            employee.department = department
+        }
+        try assertStopsTheProgram(saying: "Employee#1 is an object of another context: delete it through its own context") {
+            let container = try containerWithOneEmployee()
+            let other = ModelContext(container)
+            let employee = try XCTUnwrap(try other.fetch(FetchDescriptor<Employee>()).first)
+            container.mainContext.delete(employee)
         }
         try assertStopsTheProgram(saying: "Department#new is a new object of another context") {
             let container = try container()

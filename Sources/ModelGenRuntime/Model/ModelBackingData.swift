@@ -289,7 +289,9 @@ public final class ModelBackingData {
     /// the other context registered).
     private func adoptRelated(_ other: any PersistentModel, through index: Int) {
         let otherBacking = other.persistentBackingData
-        if let context, let otherContext = otherBacking.context, context !== otherContext {
+        // A context that is gone counts as another context: its objects are not this one's.
+        let contexts = (contextReference, otherBacking.contextReference)
+        if let mine = contexts.0, let theirs = contexts.1, mine !== theirs, mine.context != nil || theirs.context != nil {
             func name(_ backing: ModelBackingData) -> String { "\(backing.entity.name)#\(backing.id.map(String.init) ?? "new")" }
             preconditionFailure("""
                 \(entity.name).\(entity.relationships[index].name) relates objects of two contexts (\(name(self)) and \(name(otherBacking))): \
@@ -312,6 +314,20 @@ public final class ModelBackingData {
             preconditionFailure("\(entity.name)#new is a new object of another context: insert it into one context (the objects it is related to go with it)")
         }
         return true
+    }
+
+    /// Whether `deleting` may mark the object deleted: it is a saved object of that context, not
+    /// marked yet (an object in no context has no row to delete, or has lost it). An object of
+    /// another context, or of one that is gone, stops the program: the delete would be lost
+    /// without a word.
+    @_spi(Backend) public func mayBeDeleted(by deleting: any ModelBackingContext) -> Bool {
+        if let contextReference, contextReference !== deleting.objectReference {
+            preconditionFailure("""
+                \(entity.name)#\(id.map(String.init) ?? "new") is an object of another context: delete it through its own context, \
+                or find it in this one with model(for: persistentModelID)
+                """)
+        }
+        return contextReference != nil && !isDeleted
     }
 
     private func inverseIndex(of index: Int, in target: EntityDescription) -> Int? {

@@ -159,7 +159,7 @@ public final class ModelContext {
             backing.context = nil
             return
         }
-        guard backing.context === self, !backing.isDeleted else { return }
+        guard backing.mayBeDeleted(by: self) else { return }
         backing.isDeleted = true
         pending.delete(model)
         if autosaveEnabled { try? save() }
