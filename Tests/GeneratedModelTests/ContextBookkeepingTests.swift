@@ -274,6 +274,28 @@ final class ContextBookkeepingTests: XCTestCase {
         }
     }
 
+    /// A new object whose context went before saving it belongs to none: it joins the context it
+    /// is inserted into, or that of an object it is related to.
+    func testANewObjectWhoseContextIsGoneJoinsAnother() throws {
+        let container = try container()
+        let inserted = Employee(name: "inserted"), related = Employee(name: "related")
+        var dropped: ModelContext? = ModelContext(container)
+        dropped?.insert(inserted)
+        dropped?.insert(related)
+        dropped = nil
+        XCTAssertNil(inserted.modelContext)
+        let context = container.mainContext
+        context.insert(inserted)
+        let department = Department(title: "d")
+        context.insert(department)
+        related.department = department
+        XCTAssertTrue(inserted.modelContext === context && related.modelContext === context)
+        try context.save()
+        let reader = ModelContext(container)
+        XCTAssertEqual(try reader.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])).map { "\($0.name):\($0.department?.title ?? "-")" },
+                       ["inserted:-", "related:d"])
+    }
+
     /// Relating objects of two contexts stops the program, as in SwiftData: a save of one context
     /// cannot write a key the other has not assigned, and each context would hold the other's
     /// object. So do inserting a new object of one context into another, and deleting an object
@@ -315,7 +337,7 @@ final class ContextBookkeepingTests: XCTestCase {
             let employee = try XCTUnwrap(try other.fetch(FetchDescriptor<Employee>()).first)
             container.mainContext.delete(employee)
         }
-        try assertStopsTheProgram(saying: "Department#new is a new object of another context") {
+        try assertStopsTheProgram(saying: "Department#new is an object of another context: insert it into one context only") {
             let container = try container()
             let employee = Employee(name: "e")
             employee.department = Department(title: "d")

@@ -289,12 +289,13 @@ public final class ModelBackingData {
     /// the other context registered).
     private func adoptRelated(_ other: any PersistentModel, through index: Int) {
         let otherBacking = other.persistentBackingData
-        // A context that is gone counts as another context: its objects are not this one's.
-        let contexts = (contextReference, otherBacking.contextReference)
-        if let mine = contexts.0, let theirs = contexts.1, mine !== theirs, mine.context != nil || theirs.context != nil {
-            func name(_ backing: ModelBackingData) -> String { "\(backing.entity.name)#\(backing.id.map(String.init) ?? "new")" }
+        func conflict(_ one: ModelBackingData, _ another: ModelBackingData) -> Bool {
+            guard let reference = one.contextReference, reference.context != nil else { return false }
+            return another.isClaimed(byOtherThan: reference)
+        }
+        if conflict(self, otherBacking) || conflict(otherBacking, self) {
             preconditionFailure("""
-                \(entity.name).\(entity.relationships[index].name) relates objects of two contexts (\(name(self)) and \(name(otherBacking))): \
+                \(entity.name).\(entity.relationships[index].name) relates objects of two contexts (\(label) and \(otherBacking.label)): \
                 relate objects of one context (find the other in it with model(for: persistentModelID), after its context saved it)
                 """)
         }
@@ -305,29 +306,40 @@ public final class ModelBackingData {
         }
     }
 
+    /// Whether the object belongs to a context other than the one `reference` names, one that
+    /// still claims it: a context that is alive, or, for a saved object, any (the object of its row
+    /// is that context's, even once the context is gone). A new object whose context is gone (an
+    /// insert never saved) belongs to none.
+    private func isClaimed(byOtherThan reference: ContextReference) -> Bool {
+        guard let contextReference, contextReference !== reference else { return false }
+        return contextReference.context != nil || id != nil
+    }
+
+    /// The object as messages name it: `Employee#1`, `Employee#new`.
+    private var label: String { "\(entity.name)#\(id.map(String.init) ?? "new")" }
+
     /// Whether the object may join `newContext` as a new object (an insert, or the graph of one):
-    /// it is new, and in no context or in that one. A new object of another context stops the
-    /// program, as relating objects of two contexts does (the other context would save it too).
+    /// it is new, and in no context, in that one, or in one that is gone. An object another context
+    /// claims stops the program, as relating objects of two contexts does (the other context would
+    /// save it too, or holds its row's object).
     @_spi(Backend) public func mayJoin(_ newContext: any ModelBackingContext) -> Bool {
-        guard id == nil else { return false }
-        if let context, context !== newContext {
-            preconditionFailure("\(entity.name)#new is a new object of another context: insert it into one context (the objects it is related to go with it)")
+        if isClaimed(byOtherThan: newContext.objectReference) {
+            preconditionFailure("\(label) is an object of another context: insert it into one context only (the new objects it is related to go with it)")
         }
-        return true
+        return id == nil
     }
 
     /// Whether `deleting` may mark the object deleted: it is a saved object of that context, not
-    /// marked yet (an object in no context has no row to delete, or has lost it). An object of
-    /// another context, or of one that is gone, stops the program: the delete would be lost
-    /// without a word.
+    /// marked yet (an object in no context has no row to delete, or has lost it). An object another
+    /// context claims stops the program: the delete would be lost without a word.
     @_spi(Backend) public func mayBeDeleted(by deleting: any ModelBackingContext) -> Bool {
-        if let contextReference, contextReference !== deleting.objectReference {
+        if isClaimed(byOtherThan: deleting.objectReference) {
             preconditionFailure("""
-                \(entity.name)#\(id.map(String.init) ?? "new") is an object of another context: delete it through its own context, \
+                \(label) is an object of another context: delete it through its own context, \
                 or find it in this one with model(for: persistentModelID)
                 """)
         }
-        return contextReference != nil && !isDeleted
+        return contextReference === deleting.objectReference && !isDeleted
     }
 
     private func inverseIndex(of index: Int, in target: EntityDescription) -> Int? {
