@@ -81,6 +81,26 @@ final class ZooTests: XCTestCase {
         XCTAssertNil(animal.modelContext)
     }
 
+    /// With `autosaveEnabled`, a save that fails keeps the changes for the next save (which throws)
+    /// and says so on standard error (it was swallowed without a word).
+    func testAFailedAutosaveKeepsTheChangesAndSaysSo() throws {
+        func insertTwoReptiles() throws -> ModelContext {
+            let context = try container().mainContext
+            context.autosaveEnabled = true
+            context.insert(AnimalCategory(name: "Reptile"))
+            context.insert(AnimalCategory(name: "Reptile"))
+            return context
+        }
+        let context = try insertTwoReptiles()
+        XCTAssertTrue(context.hasChanges)
+        XCTAssertEqual(context.insertedModelsArray.count, 1, "the first insert was saved, the second waits")
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual(error as? ModelContextError, .uniqueViolation(entity: "AnimalCategory", attribute: "name"))
+        }
+        guard let child = try runInChildProcess("autosave", { _ = try insertTwoReptiles() }) else { return }
+        XCTAssertTrue(child.output.contains("ModelContext autosave: nothing was saved, the changes stay unsaved:"), child.output)
+    }
+
     func testReloadSampleDataDeletesAllCategoriesThenInserts() throws {
         let context = try container().mainContext
         let category = AnimalCategory(name: "Reptile")

@@ -134,7 +134,7 @@ public final class ModelContext {
     /// Inserts a new object, and the new objects it refers to, into the context.
     public func insert<Model: PersistentModel>(_ model: Model) {
         insertGraph(model)
-        if autosaveEnabled { try? save() }
+        if autosaveEnabled { autosave() }
     }
 
     /// Inserts `model` if it is new and in no context, and the new objects it refers to.
@@ -162,7 +162,7 @@ public final class ModelContext {
         guard backing.mayBeDeleted(by: self) else { return }
         backing.isDeleted = true
         pending.delete(model)
-        if autosaveEnabled { try? save() }
+        if autosaveEnabled { autosave() }
     }
 
     /// Deletes every object of `model` matching the predicate (all when nil) through the entity's
@@ -268,6 +268,17 @@ public final class ModelContext {
         try assignIDs(newObjects, &assigned)
         for object in newObjects { try write(object, isNew: true) }
         for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
+    }
+
+    /// The save `autosaveEnabled` makes after an insert or a delete. Like SwiftData's it does not
+    /// throw: a failure leaves the changes unsaved (the next save tries them again, and `save()`
+    /// throws the error) and is written to standard error, not dropped without a word.
+    private func autosave() {
+        do {
+            try save()
+        } catch {
+            FileHandle.standardError.write(Data("ModelContext autosave: nothing was saved, the changes stay unsaved: \(error)\n".utf8))
+        }
     }
 
     /// Discards unsaved inserts, changes and deletions.
