@@ -164,6 +164,12 @@ public final class ModelBackingData {
             return true
         }
 
+        /// Appends `object`, which is not a member.
+        mutating func appendNew(_ object: any PersistentModel) {
+            objects.append(object)
+            identities?.insert(ObjectIdentifier(object))
+        }
+
         mutating func remove(_ object: AnyObject) {
             guard contains(object) else { return }
             identities?.remove(ObjectIdentifier(object))
@@ -426,7 +432,15 @@ public final class ModelBackingData {
         }
         if var list = takeList(index) {
             defer { relationships[index] = .toMany(list) }
-            if list.append(ownerObject) { noteMembershipChange(index, in: &list) }
+            // An owner never saved cannot be a member yet (no list loaded from the store holds it,
+            // and lists in memory follow their inverses), so it is appended without a search: a
+            // list that thousands of new objects join builds no set of its members.
+            if owner.id == nil {
+                list.appendNew(ownerObject)
+                noteMembershipChange(index, in: &list)
+            } else if list.append(ownerObject) {
+                noteMembershipChange(index, in: &list)
+            }
             return
         }
         switch relationships[index] {
