@@ -225,7 +225,7 @@ final class ContextBookkeepingTests: XCTestCase {
         let unsaved = Employee(name: "unsaved")
         context?.insert(unsaved)
         XCTAssertTrue(saved.modelContext === context && unsaved.modelContext === context)
-        weak var released = context
+        weak let released = context
         context = nil
         XCTAssertNil(released, "objects do not keep their context alive")
         XCTAssertNil(saved.modelContext)

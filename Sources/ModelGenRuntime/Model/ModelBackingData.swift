@@ -205,26 +205,50 @@ public final class ModelBackingData {
     }
 
     // MARK: - Attributes
+    //
+    // The generic accessors generated models call are inlinable: compiled in the model's module,
+    // they are specialized for the attribute's type and the target class there, and call the
+    // non-generic work below (a generic function of another module runs unspecialized: its
+    // conversions and casts go through metadata and witness tables at run time).
 
+    @inlinable
     public func attribute<Value: PersistentValue>(_ index: Int, as type: Value.Type = Value.self) -> Value {
-        guard let value = Value(sqliteValue: values[index]) else {
-            preconditionFailure("\(entity.name).\(entity.attributes[index].name) holds \(values[index]), which is not a \(Value.self)")
-        }
+        let stored = storedValue(index)
+        guard let value = Value(sqliteValue: stored) else { valueMismatch(index, stored, Value.self) }
         return value
     }
 
+    @inlinable
     public func setAttribute<Value: PersistentValue>(_ index: Int, _ value: Value) {
+        setStoredValue(index, value.sqliteValue)
+    }
+
+    /// Sets a value without marking the object changed (transient defaults of loaded objects).
+    @inlinable
+    public func setInitialValue<Value: PersistentValue>(_ index: Int, _ value: Value) {
+        setInitialStoredValue(index, value.sqliteValue)
+    }
+
+    /// The value of attribute `index`.
+    @usableFromInline func storedValue(_ index: Int) -> SQLiteValue { values[index] }
+
+    /// Attribute `index` holds a value its type cannot take (a store another program wrote).
+    @usableFromInline func valueMismatch(_ index: Int, _ stored: SQLiteValue, _ type: Any.Type) -> Never {
+        preconditionFailure("\(entity.name).\(entity.attributes[index].name) holds \(stored), which is not a \(type)")
+    }
+
+    /// Attribute `index` takes `newValue`: the object is changed, the attribute too once saved.
+    @usableFromInline func setStoredValue(_ index: Int, _ newValue: SQLiteValue) {
         let old = values[index]
-        values[index] = value.sqliteValue
+        values[index] = newValue
         if id != nil { changedAttributes.insert(index) }
         markChanged()
         if let context, context.indexesPendingValues { context.pendingValueChanged(self, attribute: index, from: old) }
     }
 
-    /// Sets a value without marking the object changed (transient defaults of loaded objects).
-    public func setInitialValue<Value: PersistentValue>(_ index: Int, _ value: Value) {
-        values[index] = value.sqliteValue
-        if id != nil { savedValues[index] = values[index] }
+    @usableFromInline func setInitialStoredValue(_ index: Int, _ newValue: SQLiteValue) {
+        values[index] = newValue
+        if id != nil { savedValues[index] = newValue }
     }
 
     func markChanged() {
@@ -235,39 +259,57 @@ public final class ModelBackingData {
 
     // MARK: - Relationships
 
+    @inlinable
     public func toOne<Target: PersistentModel>(_ index: Int, as type: Target.Type = Target.self) -> Target? {
-        switch loadRelationship(index) {
-        case let .toOne(object): return object as? Target
-        default: return nil
-        }
+        toOneObject(index) as? Target
     }
 
+    @inlinable
     public func toMany<Target: PersistentModel>(_ index: Int, as type: Target.Type = Target.self) -> [Target] {
-        switch loadRelationship(index) {
         // Generated accessors name the relationship's target class, whose objects alone the list holds.
-        case let .toMany(list): return list.objects.map { unsafeDowncast($0, to: Target.self) }
-        default: return []
-        }
+        toManyObjects(index).map { unsafeDowncast($0, to: Target.self) }
     }
 
+    @inlinable
     public func setToOne<Target: PersistentModel>(_ index: Int, _ newValue: Target?) {
+        setToOneObject(index, newValue, target: Target.entity)
+    }
+
+    @inlinable
+    public func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) {
+        setToManyObjects(index, newValue.map { $0 }, target: Target.entity)
+    }
+
+    /// The object to-one relationship `index` refers to, loaded if need be.
+    @usableFromInline func toOneObject(_ index: Int) -> (any PersistentModel)? {
+        if case let .toOne(object) = loadRelationship(index) { object } else { nil }
+    }
+
+    /// The objects of to-many relationship `index`, loaded if need be.
+    @usableFromInline func toManyObjects(_ index: Int) -> [any PersistentModel] {
+        if case let .toMany(list) = loadRelationship(index) { list.objects } else { [] }
+    }
+
+    /// To-one relationship `index` (to `target`'s objects) takes `newValue`; the inverses follow.
+    @usableFromInline func setToOneObject(_ index: Int, _ newValue: (any PersistentModel)?, target: EntityDescription) {
         // A key held in this row names the old partner without loading it: when the context has
         // no such object in memory, no object there refers back.
-        let old: Target? = if case .column = entity.relationships[index].storage, case .unloaded = relationship(index) {
-            loadedRelationship(index).flatMap { if case let .toOne(object) = $0 { object as? Target } else { nil } }
+        let old: (any PersistentModel)? = if case .column = entity.relationships[index].storage, case .unloaded = relationship(index) {
+            loadedRelationship(index).flatMap { if case let .toOne(object) = $0 { object } else { nil } }
         } else {
-            toOne(index, as: Target.self)
+            toOneObject(index)
         }
         guard old !== newValue else { return }
         relationships[index] = .toOne(newValue)
         markChanged()
         if let newValue { adoptRelated(newValue, through: index) }
-        guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
+        guard let inverse = inverseIndex(of: index, in: target) else { return }
         old?.persistentBackingData.removeInverse(inverse, self)
         newValue?.persistentBackingData.addInverse(inverse, self)
     }
 
-    public func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) {
+    /// To-many relationship `index` (to `target`'s objects) takes `newValue`; the inverses follow.
+    @usableFromInline func setToManyObjects(_ index: Int, _ newValue: [any PersistentModel], target: EntityDescription) {
         var list = ModelList(newValue)
         var old: [any PersistentModel] = []
         if case let .toMany(previous) = loadRelationship(index) {
@@ -278,7 +320,7 @@ public final class ModelBackingData {
         noteMembershipChange(index, in: &list)
         relationships[index] = .toMany(list)
         for object in newValue { adoptRelated(object, through: index) }
-        guard let inverse = inverseIndex(of: index, in: Target.entity) else { return }
+        guard let inverse = inverseIndex(of: index, in: target) else { return }
         let oldIdentities = Set(old.lazy.map { ObjectIdentifier($0) })
         for object in removed {
             object.persistentBackingData.removeInverse(inverse, self)
