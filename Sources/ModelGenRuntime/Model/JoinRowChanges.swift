@@ -33,8 +33,8 @@
         for object in objects {
             let backing = object.persistentBackingData
             guard let id = backing.id else { continue }
-            for (index, current, saved) in backing.changedMembers() {
-                guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { continue }
+            try backing.forEachChangedMembers { index, current, saved in
+                guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { return }
                 let ownFirst = try ownColumnFirst(table, own, target)
                 func pair(_ member: Int64) -> Pair { ownFirst ? Pair(first: id, second: member) : Pair(first: member, second: id) }
                 let position = positions[table] ?? tables.count
@@ -43,8 +43,8 @@
                     tables.append(Table(name: table, columns: ownFirst ? (own, target) : (target, own)))
                 }
                 // Appended in place (a table taken out and put back would copy its lists each time).
-                tables[position].added += current.subtracting(saved).map(pair)
-                tables[position].removed += saved.subtracting(current).map(pair)
+                for member in current.subtracting(saved) { tables[position].added.append(pair(member)) }
+                for member in saved.subtracting(current) { tables[position].removed.append(pair(member)) }
                 written.append((backing, index, current))
             }
         }

@@ -552,13 +552,13 @@ public final class ModelBackingData {
         return relationships[index]
     }
 
-    /// The join-table relationships whose members changed since the last save: the ids of their
-    /// members now and as saved.
-    @_spi(Backend) public func changedMembers() -> [(index: Int, current: MemberIDs, saved: MemberIDs)] {
-        guard let relationshipStates else { return [] }
-        return relationshipStates.indices.compactMap { index in
-            guard case let .toMany(list) = relationshipStates[index], list.membersChanged else { return nil }
-            return (index, MemberIDs(list.objects), list.savedIDs)
+    /// Calls `body` with each join-table relationship whose members changed since the last save:
+    /// its index and the ids of its members now and as saved.
+    @_spi(Backend) public func forEachChangedMembers(_ body: (_ index: Int, _ current: MemberIDs, _ saved: MemberIDs) throws -> Void) rethrows {
+        guard let relationshipStates else { return }
+        for index in relationshipStates.indices {
+            guard case let .toMany(list) = relationshipStates[index], list.membersChanged else { continue }
+            try body(index, MemberIDs(list.objects), list.savedIDs)
         }
     }
 
@@ -621,9 +621,18 @@ public final class ModelBackingData {
     @_spi(Backend) public init() {}
 
     @_spi(Backend) public init(_ objects: [any PersistentModel]) {
-        for id in objects.compactMap({ $0.persistentBackingData.id }).sorted() where ids.last != id {
-            ids.append(id)
+        // One array, sorted and made unique in place (a save makes one per changed list).
+        ids.reserveCapacity(objects.count)
+        for object in objects {
+            if let id = object.persistentBackingData.id { ids.append(id) }
         }
+        ids.sort()
+        var kept = 0
+        for index in ids.indices where kept == 0 || ids[index] != ids[kept - 1] {
+            ids[kept] = ids[index]
+            kept += 1
+        }
+        ids.removeSubrange(kept...)
     }
 
     /// The ids here and not in `other`.
