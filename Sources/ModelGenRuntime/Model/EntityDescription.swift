@@ -17,6 +17,10 @@ public final class EntityDescription: Sendable {
     ///
     ///     SELECT id, "title", "price", "writer_id" FROM "volume"
     let selectSQL: String
+    /// The row with one id, read as `selectSQL` reads rows (`model(for:)`).
+    ///
+    ///     SELECT id, "title", "price", "writer_id" FROM "volume" WHERE id = ?
+    let selectByIDSQL: String
     /// The statement that inserts a row, with the columns in the order of `selectSQL`.
     ///
     ///     INSERT INTO "volume" (id, "title", "price", "writer_id") VALUES (?, ?, ?, ?)
@@ -37,6 +41,7 @@ public final class EntityDescription: Sendable {
         self.keySlots = keySlots
         let columns = ["id"] + attributes.compactMap(\.column) + foreignKeys.map(\.column)
         selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM \(table)"
+        selectByIDSQL = selectSQL + " WHERE id = ?"
         insertSQL = "INSERT INTO \(table) (" + columns.joined(separator: ", ") + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
     }
 }

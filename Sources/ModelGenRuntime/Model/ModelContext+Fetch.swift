@@ -250,13 +250,13 @@ extension ModelContext {
         return query
     }
 
-    func fetchAny(_ type: any PersistentModel.Type, where condition: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
+    private func fetchAny(_ type: any PersistentModel.Type, where condition: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
         try objects(ofType: type, "\(type.entity.selectSQL) WHERE \(condition) ORDER BY id", bindings)
     }
 
     /// Runs a query selecting `type.entity.selectSQL`'s columns and returns, for each row, the
     /// object this context has registered for it, else a new one built from the row.
-    private func objects(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
+    func objects(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue]) throws -> [any PersistentModel] {
         var result: [any PersistentModel] = []
         try forEachObject(ofType: type, sql, bindings) { result.append($0) }
         return result

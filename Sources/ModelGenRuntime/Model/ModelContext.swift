@@ -466,7 +466,7 @@ public final class ModelContext {
         guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
         guard let type = modelTypes[identifier.entity] else { return nil }
         if let object = registries[ObjectIdentifier(type.entity)]?[id]?.object { return object }
-        return try fetchAny(type, where: "id = ?", [.integer(id)]).first
+        return try objects(ofType: type, type.entity.selectByIDSQL, [.integer(id)]).first
     }
 }
 
