@@ -66,8 +66,9 @@ struct RowIDTable {
         if (count + 1) * 8 > entries.count * (scrambled ? 6 : 7) { rehash(capacity: entries.count * 2) }
         place(Entry(id: id, backing: .passUnretained(backing)))
         if longestProbe > Self.longProbe, !scrambled {
+            // Scrambled slots fill to 3/4 only: a fuller table grows as it scrambles.
             scrambled = true
-            rehash(capacity: entries.count)
+            rehash(capacity: count * 4 > entries.count * 3 ? entries.count * 2 : entries.count)
         }
     }
 
