@@ -49,21 +49,24 @@
             }
         }
         tables.sort { $0.name < $1.name }
+        // In place: a save of many links holds hundreds of thousands of pairs, and no second and
+        // third array at the save's peak of memory.
         for position in tables.indices {
-            Self.sortAndDeduplicate(&tables[position].added)
-            Self.sortAndDeduplicate(&tables[position].removed)
+            tables[position].added.sortKeepingEachOnce()
+            tables[position].removed.sortKeepingEachOnce()
         }
     }
+}
 
-    /// Sorts the pairs and keeps each once, in place (a save of many links holds hundreds of
-    /// thousands of them: no second and third array at the save's peak of memory).
-    private static func sortAndDeduplicate(_ pairs: inout [Pair]) {
-        pairs.sort()
+extension Array where Element: Comparable {
+    /// Sorts the elements and keeps each once, in place (no second array).
+    mutating func sortKeepingEachOnce() {
+        sort()
         var kept = 0
-        for index in pairs.indices where kept == 0 || pairs[index] != pairs[kept - 1] {
-            pairs[kept] = pairs[index]
+        for index in indices where kept == 0 || self[index] != self[kept - 1] {
+            self[kept] = self[index]
             kept += 1
         }
-        pairs.removeSubrange(kept...)
+        removeSubrange(kept...)
     }
 }

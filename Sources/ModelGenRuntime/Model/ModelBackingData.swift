@@ -626,13 +626,7 @@ public final class ModelBackingData {
         for object in objects {
             if let id = object.persistentBackingData.id { ids.append(id) }
         }
-        ids.sort()
-        var kept = 0
-        for index in ids.indices where kept == 0 || ids[index] != ids[kept - 1] {
-            ids[kept] = ids[index]
-            kept += 1
-        }
-        ids.removeSubrange(kept...)
+        ids.sortKeepingEachOnce()
     }
 
     /// The ids here and not in `other`.
