@@ -154,13 +154,8 @@ public final class ModelBackingData {
         /// Appends `object` unless it is a member; false when it was one.
         @discardableResult
         mutating func append(_ object: any PersistentModel) -> Bool {
-            if identities == nil, objects.count > Self.searchedCount { identities = Set(objects.lazy.map { ObjectIdentifier($0) }) }
-            if identities != nil {
-                guard identities!.insert(ObjectIdentifier(object)).inserted else { return false }
-            } else if objects.contains(where: { $0 === object }) {
-                return false
-            }
-            objects.append(object)
+            guard !contains(object) else { return false }
+            appendNew(object)
             return true
         }
 
