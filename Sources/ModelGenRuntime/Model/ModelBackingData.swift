@@ -3,14 +3,15 @@
 /// relationships in sync in memory.
 public final class ModelBackingData {
     // Stored properties are internal (the backend reads and sets them through the `Backend` SPI
-    // accessors below): the optimizer then sees every access and drops the dynamic exclusivity
-    // checks that public stored properties of a class need. Their order packs the two flags into
-    // the padding after `id`.
+    // accessors below), and those read or set for every object a fetch or an insert makes are
+    // exempt from dynamic exclusivity checks (`@exclusivity(unchecked)`): each check costs a
+    // thread-local lookup, and the runtime never holds two accesses to one of them at once.
+    // Their order packs the two flags into the padding after `id`.
     public let entity: EntityDescription
     /// The row id, once saved or loaded.
-    public internal(set) var id: Int64?
-    var isDeleted = false
-    var isChanged = false
+    @exclusivity(unchecked) public internal(set) var id: Int64?
+    @exclusivity(unchecked) var isDeleted = false
+    @exclusivity(unchecked) var isChanged = false
     /// The context managing the object: nil before it is inserted, after its deletion is saved
     /// and once the context is gone.
     var context: (any ModelBackingContext)? {
@@ -19,19 +20,19 @@ public final class ModelBackingData {
     }
     /// The reference to the context: nil before the object is inserted and after it leaves its
     /// context; kept, naming no context, when the context is freed while the app keeps the object.
-    private var contextReference: ContextReference?
+    @exclusivity(unchecked) private var contextReference: ContextReference?
     /// Values of all attributes (transient ones too), in schema order, then one slot per key
     /// column (`EntityDescription.keySlots`): a row's columns but its id, in one array. The key
     /// slots hold the keys as last saved or loaded; the keys now live in `relationships`.
-    var values: [SQLiteValue]
+    @exclusivity(unchecked) var values: [SQLiteValue]
     /// Values and keys as last saved or loaded, for rollback and for the keys of relationships
     /// not loaded; empty for an object never saved (a copy of its defaults would be one more array
     /// per new object, and rollback discards it anyway).
-    var savedValues: [SQLiteValue]
+    @exclusivity(unchecked) var savedValues: [SQLiteValue]
     /// The state of each relationship, or nil while every one is unloaded with the key it was
     /// saved or loaded with: an object loaded from a row needs no array of states until a
     /// relationship of it is used.
-    private var relationshipStates: [RelationshipState]?
+    @exclusivity(unchecked) private var relationshipStates: [RelationshipState]?
 
     /// The state of each relationship; changing one makes the array of states.
     var relationships: [RelationshipState] {
@@ -113,7 +114,7 @@ public final class ModelBackingData {
     @_spi(Backend) public func unloadRelationships() { relationshipStates = nil }
     /// Attributes set since the last save or load: an update writes only their columns (a new
     /// object, whose insert writes every column, keeps none).
-    var changedAttributes: Set<Int> = []
+    @exclusivity(unchecked) var changedAttributes: Set<Int> = []
     @_spi(Backend) public enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
         case unloaded(foreignID: Int64?)

@@ -269,30 +269,31 @@ extension ModelContext {
         let registry = registry(for: entity)
         try database.forEachRow(sql, bindings) { row in
             let id = row.integer(at: 0)
-            if let existing = registry[id]?.object {
-                body(existing)
-                return
-            }
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(entity.attributes.count + entity.foreignKeys.count)
-            var position = 1
-            for attribute in entity.attributes {
-                if attribute.column != nil {
+            // The model made for a new row: the registry and the backing data do not retain it.
+            var made: (any PersistentModel)?
+            let backing = registry.registered(id) {
+                var values: [SQLiteValue] = []
+                values.reserveCapacity(entity.attributes.count + entity.foreignKeys.count)
+                var position = 1
+                for attribute in entity.attributes {
+                    if attribute.column != nil {
+                        values.append(row.value(at: position))
+                        position += 1
+                    } else {
+                        values.append(.null)
+                    }
+                }
+                for _ in entity.foreignKeys {
                     values.append(row.value(at: position))
                     position += 1
-                } else {
-                    values.append(.null)
                 }
+                let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
+                let model = type.init(backingData: backing)
+                backing.object = model
+                made = model
+                return backing
             }
-            for _ in entity.foreignKeys {
-                values.append(row.value(at: position))
-                position += 1
-            }
-            let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
-            let model = type.init(backingData: backing)
-            backing.object = model
-            registry.registerNew(backing, id: id)
-            body(model)
+            body(made ?? backing.object!)
         }
     }
 }

@@ -67,7 +67,7 @@ public final class ModelContext {
     /// the model's deinit and, at the latest, from the backing data's own), before the backing
     /// data it names is freed.
     final class Registry {
-        private var table = RowIDTable()
+        @exclusivity(unchecked) private var table = RowIDTable()
 
         subscript(id: Int64) -> ModelBackingData? { table[id] }
 
@@ -76,8 +76,11 @@ public final class ModelContext {
 
         func register(_ backing: ModelBackingData, id: Int64) { table.insert(backing, for: id) }
 
-        /// Registers `backing` for `id`, which has no entry (the caller just looked).
-        func registerNew(_ backing: ModelBackingData, id: Int64) { table.insertNew(backing, for: id) }
+        /// The backing data registered for `id` whose model is alive, else the one `make` returns,
+        /// registered (one probe of the table). `make` must not use the registry.
+        func registered(_ id: Int64, orMake make: () -> ModelBackingData) -> ModelBackingData {
+            table.registered(id, replacing: { $0.object == nil }, orMake: make)
+        }
 
         func remove(_ id: Int64) { table.remove(id) }
 

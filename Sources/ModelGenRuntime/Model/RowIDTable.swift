@@ -54,22 +54,38 @@ struct RowIDTable {
 
     /// Registers `backing` for `id`, replacing the entry there was.
     mutating func insert(_ backing: ModelBackingData, for id: Int64) {
-        if let index = slot(of: id) {
-            entries[index].backing = .passUnretained(backing)
-            return
-        }
-        insertNew(backing, for: id)
+        _ = registered(id, replacing: { _ in true }, orMake: { backing })
     }
 
-    /// Registers `backing` for `id`, which has no entry (the caller just looked).
-    mutating func insertNew(_ backing: ModelBackingData, for id: Int64) {
+    /// The backing data registered for `id`; when there is none (or `replacing` says to replace
+    /// the one there is), the one `make` returns, registered for `id`. One probe finds the entry or
+    /// the empty slot where it goes: a row a fetch reads is looked up and registered in one walk.
+    /// `make` must not use the table.
+    mutating func registered(_ id: Int64, replacing: (ModelBackingData) -> Bool = { _ in false }, orMake make: () -> ModelBackingData) -> ModelBackingData {
+        // Grown first, so that the empty slot the probe ends at is where the entry goes.
         if (count + 1) * 8 > entries.count * (scrambled ? 6 : 7) { rehash(capacity: entries.count * 2) }
-        place(Entry(id: id, backing: .passUnretained(backing)))
+        var index = home(id), probes = 0
+        while let found = entries[index].backing {
+            if entries[index].id == id {
+                let backing = found.takeUnretainedValue()
+                guard replacing(backing) else { return backing }
+                let made = make()
+                entries[index].backing = .passUnretained(made)
+                return made
+            }
+            index = (index + 1) & mask
+            probes += 1
+        }
+        let made = make()
+        entries[index] = Entry(id: id, backing: .passUnretained(made))
+        count += 1
+        longestProbe = max(longestProbe, probes)
         if longestProbe > Self.longProbe, !scrambled {
             // Scrambled slots fill to 3/4 only: a fuller table grows as it scrambles.
             scrambled = true
             rehash(capacity: count * 4 > entries.count * 3 ? entries.count * 2 : entries.count)
         }
+        return made
     }
 
     private mutating func place(_ entry: Entry) {
