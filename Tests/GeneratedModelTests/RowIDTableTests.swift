@@ -1,8 +1,9 @@
 @testable import ModelGenRuntime
 import XCTest
 
-/// The identity map's table against a `Dictionary`: random inserts, replacements and removals of
-/// ids drawn dense, sparse, negative and in strides that crowd a masked table (powers of two).
+/// The identity map's table against a `Dictionary`: random inserts, replacements, lookups that
+/// register what they do not find, and removals of ids drawn dense, sparse, negative and in strides
+/// that crowd a masked table (powers of two).
 final class RowIDTableTests: XCTestCase {
     func testTheTableAgreesWithADictionaryWhateverTheIds() {
         let backings = (0..<8).map { _ in ModelBackingData(entity: Project.entity) }
@@ -14,11 +15,21 @@ final class RowIDTableTests: XCTestCase {
             for step in 0..<3_000 {
                 let id = base + Int64.random(in: 0..<1_500, using: &random) * stride
                 let backing = backings.randomElement(using: &random)!
-                if Int.random(in: 0..<3, using: &random) == 0 {
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0:
                     let onlyIf = backings.randomElement(using: &random)!
                     table.remove(id) { $0 === onlyIf }
                     if expected[id] === onlyIf { expected[id] = nil }
-                } else {
+                case 1:
+                    var made = false
+                    let found = table.registered(id) {
+                        made = true
+                        return backing
+                    }
+                    XCTAssertEqual(made, expected[id] == nil, "seed \(seed): id \(id)")
+                    XCTAssertTrue(found === (expected[id] ?? backing), "seed \(seed): id \(id)")
+                    expected[id] = found
+                default:
                     table.insert(backing, for: id)
                     expected[id] = backing
                 }

@@ -18,30 +18,41 @@ public struct FetchDescriptor<Model: PersistentModel> {
         self.sortBy = sortBy
     }
 
-    /// Whether the predicate or the order reads a value through a relationship (whose object may
-    /// have unsaved changes of its own).
-    func readsRelationships() throws -> Bool {
-        if try predicate.map({ try PredicateTranslator<Model>.condition($0).followsRelationships }) == true { return true }
+    /// The predicate lowered to a `QueryCondition` (nil without one). Lowering walks the whole
+    /// expression: a fetch lowers once and hands the result to the questions below.
+    func loweredPredicate() throws -> QueryCondition? {
+        try predicate.map { try PredicateTranslator<Model>.condition($0) }
+    }
+
+    /// Whether the predicate (lowered: `condition`) or the order reads a value through a
+    /// relationship (whose object may have unsaved changes of its own).
+    func readsRelationships(_ condition: QueryCondition?) -> Bool {
+        if condition?.followsRelationships == true { return true }
         return sortBy.contains { descriptor in
             descriptor.keyPath.flatMap { PredicateTranslator<Model>.path(for: $0) }.map { !$0.hops.isEmpty } ?? false
         }
     }
 
-    /// ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings, leaving out the rows of `excluded`.
-    func sqlClauses(excluding excluded: [Int64] = []) throws -> (String, [SQLiteValue]) {
-        let (sql, bindings, _) = try sqlClauses(dialect: .sqlite, excluding: excluded)
+    /// ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings, for the predicate lowered to
+    /// `condition`, leaving out the rows of `excluded`.
+    func sqlClauses(_ condition: QueryCondition?, excluding excluded: [Int64] = []) throws -> (String, [SQLiteValue]) {
+        let (sql, bindings, _) = try sqlClauses(condition, dialect: .sqlite, excluding: excluded)
         return (sql, bindings)
     }
 
     /// ` WHERE … ORDER BY … LIMIT … OFFSET …` in `dialect`, with its bindings and their kinds,
     /// leaving out the rows of `excluded`.
     @_spi(Backend) public func sqlClauses(dialect: SQLDialect, excluding excluded: [Int64] = []) throws -> (sql: String, bindings: [SQLValue], kinds: [QueryValueKind]) {
+        try sqlClauses(loweredPredicate(), dialect: dialect, excluding: excluded)
+    }
+
+    private func sqlClauses(_ condition: QueryCondition?, dialect: SQLDialect, excluding excluded: [Int64]) throws -> (sql: String, bindings: [SQLValue], kinds: [QueryValueKind]) {
         var sql = ""
         var renderer = PredicateSQLRenderer(dialect: dialect, table: Model.entity.tableName)
         var bindings: [SQLiteValue] = [], kinds: [QueryValueKind] = []
         var conditions: [String] = []
-        if let predicate {
-            conditions.append(renderer.condition(try PredicateTranslator<Model>.condition(predicate)))
+        if let condition {
+            conditions.append(renderer.condition(condition))
             bindings += renderer.bindings
             kinds += renderer.bindingKinds
         }

@@ -18,19 +18,20 @@ extension ModelContext {
     /// what they mean for saved rows, at a cost that grows with the number of unsaved objects.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = Model.entity
+        let condition = try descriptor.loweredPredicate()
         var result: [Model]
         if !descriptor.includePendingChanges || !hasChanges {
-            result = try storedMatches(descriptor)
+            result = try storedMatches(descriptor, condition)
         } else {
             let deletedIDs = pendingDeletionIDs(of: entity)
             // Through a relationship, any unsaved object may change what matches or the order.
-            let readsRelationships = try descriptor.readsRelationships()
+            let readsRelationships = descriptor.readsRelationships(condition)
             if descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil, !readsRelationships {
-                result = try matchesInMemory(descriptor, excluding: deletedIDs)
+                result = try matchesInMemory(descriptor, condition, excluding: deletedIDs)
             } else if readsRelationships ? !inserted.isEmpty || !changed.isEmpty : !unsavedObjects(of: entity).isEmpty {
-                result = try withUnsavedRows { try storedMatches(descriptor, excluding: deletedIDs) }
+                result = try withUnsavedRows { try storedMatches(descriptor, condition, excluding: deletedIDs) }
             } else {
-                result = try storedMatches(descriptor, excluding: deletedIDs)
+                result = try storedMatches(descriptor, condition, excluding: deletedIDs)
             }
         }
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
@@ -52,9 +53,9 @@ extension ModelContext {
         deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
     }
 
-    /// The rows matching the descriptor, but `excluded`, as objects.
-    private func storedMatches<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, excluding excluded: [Int64] = []) throws -> [Model] {
-        let (clauses, bindings) = try descriptor.sqlClauses(excluding: excluded)
+    /// The rows matching the descriptor (its predicate lowered: `condition`), but `excluded`, as objects.
+    private func storedMatches<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, excluding excluded: [Int64] = []) throws -> [Model] {
+        let (clauses, bindings) = try descriptor.sqlClauses(condition, excluding: excluded)
         // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
         return try objects(ofType: Model.self, Model.entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
     }
@@ -64,16 +65,16 @@ extension ModelContext {
     /// in the order they were inserted (the order their ids will have). When the predicate
     /// requires an attribute to equal a value, only the unsaved objects holding that value are
     /// looked at (`PendingValueIndex`).
-    private func matchesInMemory<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, excluding deletedIDs: [Int64]) throws -> [Model] {
+    private func matchesInMemory<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, excluding deletedIDs: [Int64]) throws -> [Model] {
         let entity = Model.entity
         func matches(_ object: Model) throws -> Bool { try descriptor.predicate?.evaluate(object) ?? true }
         var stored = descriptor
         // The changed objects among the saved rows may no longer match: the page of saved rows is
         // longer by their number, so that it still holds the first rows that did not change.
         if let limit = descriptor.fetchLimit { stored.fetchLimit = limit + pending.changedCounts[ObjectIdentifier(entity), default: 0] }
-        var result = try storedMatches(stored, excluding: deletedIDs).filter { try !pending.changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
+        var result = try storedMatches(stored, condition, excluding: deletedIDs).filter { try !pending.changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
         let candidates: [any PersistentModel]
-        if let predicate = descriptor.predicate, let term = try PredicateTranslator<Model>.condition(predicate).requiredEquality,
+        if let term = condition?.requiredEquality,
            PendingValueIndex.indexes(term.kind), let attribute = entity.attributes.firstIndex(where: { $0.column.map(SQLDialect.unquoted) == term.column }) {
             candidates = pendingIndex(entity, attribute).objects(withValue: term.value)
         } else {
@@ -159,20 +160,21 @@ extension ModelContext {
     /// entity's own attributes, the saved rows are counted in SQL and only the unsaved objects
     /// are looked at in memory.
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
-        guard descriptor.includePendingChanges, hasChanges else { return try storedCount(descriptor) }
-        guard descriptor.fetchLimit == nil, descriptor.fetchOffset == nil, try !descriptor.readsRelationships() else { return try fetch(descriptor).count }
+        let condition = try descriptor.loweredPredicate()
+        guard descriptor.includePendingChanges, hasChanges else { return try storedCount(descriptor, condition) }
+        guard descriptor.fetchLimit == nil, descriptor.fetchOffset == nil, !descriptor.readsRelationships(condition) else { return try fetch(descriptor).count }
         let entity = Model.entity
         let unsaved = unsavedObjects(of: entity).filter { !$0.persistentBackingData.isDeleted }
         let deletedIDs = pendingDeletionIDs(of: entity)
         let matching = try unsaved.filter { try descriptor.predicate?.evaluate(unsafeDowncast($0, to: Model.self)) ?? true }
-        return try storedCount(descriptor, excluding: deletedIDs + unsaved.compactMap(\.persistentBackingData.id)) + matching.count
+        return try storedCount(descriptor, condition, excluding: deletedIDs + unsaved.compactMap(\.persistentBackingData.id)) + matching.count
     }
 
-    /// How many saved rows but `excluded` match the descriptor.
+    /// How many saved rows but `excluded` match the descriptor (its predicate lowered: `condition`).
     ///
     ///     SELECT count(*) FROM (SELECT id FROM "volume" WHERE … LIMIT … OFFSET …)
-    private func storedCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, excluding excluded: [Int64] = []) throws -> Int {
-        let (clauses, bindings) = try descriptor.sqlClauses(excluding: excluded)
+    private func storedCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, excluding excluded: [Int64] = []) throws -> Int {
+        let (clauses, bindings) = try descriptor.sqlClauses(condition, excluding: excluded)
         return Int(try database.scalar("SELECT count(*) FROM (SELECT id FROM \(Model.entity.table)\(clauses))", bindings))
     }
 
