@@ -123,7 +123,7 @@ final class DifferentialDeletionTests: XCTestCase {
         XCTAssertGreaterThan(deletedThroughKeys, 5, "some random plans should delete leaves through their parents' keys")
     }
 
-    /// The same plans as PostgreSQL functions: same survivors, same counts as on SQLite.
+    /// The same plans as PostgreSQL functions, on both their paths: same survivors, same counts as on SQLite.
     func testPostgreSQLFunctionsAgreeWithTheSQLitePlans() throws {
         let url = try PostgresServer.requireURL()
         var generator = Generator(state: 99)
@@ -141,18 +141,20 @@ final class DifferentialDeletionTests: XCTestCase {
             let report = try DeletionExecutor(database: sqlite).run(program, seed: .ids(ids))
 
             let survivorsQuery = (schema.entities.map(\.tableName)).map { "SELECT '\($0)', string_agg(id::text, ',' ORDER BY id) FROM \($0);" }.joined(separator: "\n")
-            let output = try PostgresServer.psql(url, schema: "mg_differential", compilation.files[1].contents + "\n" + data
-                + "\nSELECT \(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[]);\n" + survivorsQuery)
-            let lines = output.split(separator: "\n").map(String.init)
-            let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any], "round \(round): \(output)")
-            let deleted = result["deleted"] as? [String: Int] ?? [:]
-            for other in schema.entities {
-                XCTAssertEqual(deleted[other.name] ?? 0, report.deletedCount(of: other.name), "round \(round) \(other.name)\n\(yaml)")
-            }
-            XCTAssertEqual(result["nullified"] as? Int, report.nullified, "round \(round)\n\(yaml)")
-            for (line, table) in zip(lines.dropFirst(), schema.entities.map(\.tableName)) {
-                let expected = try sqlite.query("SELECT id FROM \(table) ORDER BY id").compactMap { $0[0].integer }.map(String.init).joined(separator: ",")
-                XCTAssertEqual(line, "\(table)|\(expected)", "round \(round)")
+            for path in PostgresServer.deletionPaths {
+                let output = try PostgresServer.psql(url, schema: "mg_differential", compilation.files[1].contents + "\n" + data + "\n" + path.setting
+                    + "SELECT \(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[]);\n" + survivorsQuery)
+                let lines = output.split(separator: "\n").map(String.init)
+                let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any], "round \(round), \(path.name): \(output)")
+                let deleted = result["deleted"] as? [String: Int] ?? [:]
+                for other in schema.entities {
+                    XCTAssertEqual(deleted[other.name] ?? 0, report.deletedCount(of: other.name), "round \(round), \(path.name): \(other.name)\n\(yaml)")
+                }
+                XCTAssertEqual(result["nullified"] as? Int, report.nullified, "round \(round), \(path.name)\n\(yaml)")
+                for (line, table) in zip(lines.dropFirst(), schema.entities.map(\.tableName)) {
+                    let expected = try sqlite.query("SELECT id FROM \(table) ORDER BY id").compactMap { $0[0].integer }.map(String.init).joined(separator: ",")
+                    XCTAssertEqual(line, "\(table)|\(expected)", "round \(round), \(path.name)")
+                }
             }
         }
     }
@@ -169,16 +171,17 @@ final class DifferentialDeletionTests: XCTestCase {
             relationships:
               book: { type: Book, inverse: loans }
         """)
-        let script = compilation.files[1].contents + """
-
-            INSERT INTO book (id) VALUES (7), (8);
-            INSERT INTO loan (id, book_id) VALUES (17, 7);
-            DO $$ BEGIN PERFORM book_safe_delete(ARRAY[7, 8]::bigint[]); EXCEPTION WHEN restrict_violation THEN RAISE NOTICE 'refused'; END $$;
-            SELECT count(*) FROM book;
-            SELECT book_safe_delete(ARRAY[8]::bigint[]);
-            """
-        let output = try PostgresServer.psql(url, schema: "mg_refusal", script)
-        XCTAssertEqual(output.split(separator: "\n").map(String.init), ["2", "{\"dryRun\": false, \"deleted\": {\"Book\": 1}, \"nullified\": 0}"])
+        for path in PostgresServer.deletionPaths {
+            let script = compilation.files[1].contents + "\n" + path.setting + """
+                INSERT INTO book (id) VALUES (7), (8);
+                INSERT INTO loan (id, book_id) VALUES (17, 7);
+                DO $$ BEGIN PERFORM book_safe_delete(ARRAY[7, 8]::bigint[]); EXCEPTION WHEN restrict_violation THEN RAISE NOTICE 'refused'; END $$;
+                SELECT count(*) FROM book;
+                SELECT book_safe_delete(ARRAY[8]::bigint[]);
+                """
+            let output = try PostgresServer.psql(url, schema: "mg_refusal", script)
+            XCTAssertEqual(output.split(separator: "\n").map(String.init), ["2", "{\"dryRun\": false, \"deleted\": {\"Book\": 1}, \"nullified\": 0}"], path.name)
+        }
     }
 
     func testPostgreSQLRefusalsNameTheCascadePathAsTheCommandDoes() throws {
@@ -199,16 +202,17 @@ final class DifferentialDeletionTests: XCTestCase {
         """
         let compilation = TestSupport.compile(yaml)
         let rows = "INSERT INTO author (id) VALUES (3); INSERT INTO book (id, author_id) VALUES (2, 3); INSERT INTO loan (id, book_id) VALUES (5, 2);"
-        let script = compilation.files[1].contents + "\n" + rows + """
-
-            DO $$ BEGIN PERFORM author_safe_delete(ARRAY[3]::bigint[]); EXCEPTION WHEN restrict_violation THEN RAISE NOTICE '%', SQLERRM; END $$;
-            """
-        let directory = try TestSupport.temporaryDirectory()
-        let file = directory.appendingPathComponent("script.sql")
-        try ("SET client_min_messages = notice;\nDROP SCHEMA IF EXISTS mg_path CASCADE;\nCREATE SCHEMA mg_path;\nSET search_path TO mg_path;\n" + script).write(to: file, atomically: true, encoding: .utf8)
-        let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", file.path])
-        XCTAssertEqual(result.status, 0, result.standardError)
-        XCTAssertTrue(result.standardError.contains("Author#3 → books (cascade) → Book#2 cannot be deleted: Book.loans (deny) still refers to surviving Loan#5"), result.standardError)
+        for path in PostgresServer.deletionPaths {
+            let script = compilation.files[1].contents + "\n" + rows + "\n" + path.setting + """
+                DO $$ BEGIN PERFORM author_safe_delete(ARRAY[3]::bigint[]); EXCEPTION WHEN restrict_violation THEN RAISE NOTICE '%', SQLERRM; END $$;
+                """
+            let directory = try TestSupport.temporaryDirectory()
+            let file = directory.appendingPathComponent("script.sql")
+            try ("SET client_min_messages = notice;\nDROP SCHEMA IF EXISTS mg_path CASCADE;\nCREATE SCHEMA mg_path;\nSET search_path TO mg_path;\n" + script).write(to: file, atomically: true, encoding: .utf8)
+            let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", file.path])
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertTrue(result.standardError.contains("Author#3 → books (cascade) → Book#2 cannot be deleted: Book.loans (deny) still refers to surviving Loan#5"), "\(path.name): \(result.standardError)")
+        }
 
         // The same words as modelgen delete on SQLite.
         let fixture = try DeletionFixture(yaml)
@@ -236,6 +240,10 @@ final class DifferentialDeletionTests: XCTestCase {
             INSERT INTO book (id, shelf_id) VALUES (1, 1), (2, 1), (3, 2);
             SELECT shelf_safe_delete(NULL, dry_run => true);
             SELECT count(*) FROM book;
+            SELECT shelf_safe_delete(ARRAY[1]::bigint[], dry_run => true);
+            \(PostgresServer.deletionPaths[1].setting)SELECT shelf_safe_delete(ARRAY[1]::bigint[], dry_run => true);
+            RESET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting);
+            SELECT count(*) FROM book;
             -- Called from elsewhere, with a table of the same name in the caller's schema: the function's own tables are used.
             CREATE SCHEMA IF NOT EXISTS mg_elsewhere;
             SET search_path TO mg_elsewhere;
@@ -246,8 +254,10 @@ final class DifferentialDeletionTests: XCTestCase {
         let output = try PostgresServer.psql(url, schema: "mg_dry_all", script)
         XCTAssertEqual(output.split(separator: "\n").map(String.init), [
             "{\"dryRun\": true, \"deleted\": {\"Book\": 3, \"Shelf\": 2}, \"nullified\": 0}", "3",
+            "{\"dryRun\": true, \"deleted\": {\"Book\": 2, \"Shelf\": 1}, \"nullified\": 0}",
+            "{\"dryRun\": true, \"deleted\": {\"Book\": 2, \"Shelf\": 1}, \"nullified\": 0}", "3",
             "{\"dryRun\": false, \"deleted\": {\"Book\": 3, \"Shelf\": 2}, \"nullified\": 0}", "0",
-        ], "a dry run reports what the run does and changes nothing; NULL ids means every object")
+        ], "a dry run reports what the run does and changes nothing, on either path; NULL ids means every object")
     }
 
     private func snapshot(_ database: SQLiteDatabase, _ schema: ModelSchema) throws -> [String: [[SQLiteValue]]] {

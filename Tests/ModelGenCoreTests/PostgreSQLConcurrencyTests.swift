@@ -64,33 +64,45 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
 
     func testAReferenceCommittedWhileTheDeleteWaitsRefusesIt() throws {
         let url = try PostgresServer.requireURL()
+        for path in PostgresServer.deletionPaths {
+            try referenceCommittedWhileTheDeleteWaits(url, path)
+        }
+    }
+
+    private func referenceCommittedWhileTheDeleteWaits(_ url: String, _ path: (name: String, setting: String)) throws {
         try prepare(url)
         // Session B links Author#1 to Book#5 (Author.books is deny) and commits a moment later.
         let writer = try background(url, "SET search_path TO mg_race; BEGIN; INSERT INTO author_books (author_id, book_id) VALUES (1, 5); SELECT pg_sleep(1.5); COMMIT;")
         try waitForTheWriter(url)
         // Session A deletes Author#1 meanwhile: it must wait for B's link, see it and refuse.
-        let delete = try background(url, "SET search_path TO mg_race; SELECT author_safe_delete(ARRAY[1]::bigint[]);")
+        let delete = try background(url, "SET search_path TO mg_race; \(path.setting)SELECT author_safe_delete(ARRAY[1]::bigint[]);")
         delete.0.waitUntilExit()
         writer.0.waitUntilExit()
         let error = String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertNotEqual(delete.0.terminationStatus, 0, "the delete went through although a committed reference denies it")
-        XCTAssertTrue(error.contains("Author.books (deny) still refers to surviving Book#5"), error)
-        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.author_books;").trimmingCharacters(in: .whitespacesAndNewlines), "1", "the link survives")
-        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.author;").trimmingCharacters(in: .whitespacesAndNewlines), "1")
+        XCTAssertNotEqual(delete.0.terminationStatus, 0, "\(path.name): the delete went through although a committed reference denies it")
+        XCTAssertTrue(error.contains("Author.books (deny) still refers to surviving Book#5"), "\(path.name): \(error)")
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.author_books;").trimmingCharacters(in: .whitespacesAndNewlines), "1", "\(path.name): the link survives")
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.author;").trimmingCharacters(in: .whitespacesAndNewlines), "1", path.name)
     }
 
     func testAChildInsertedWhileTheDeleteRunsIsCountedOrRefusedNeverLostSilently() throws {
         let url = try PostgresServer.requireURL()
+        for path in PostgresServer.deletionPaths {
+            try childInsertedWhileTheDeleteRuns(url, path)
+        }
+    }
+
+    private func childInsertedWhileTheDeleteRuns(_ url: String, _ path: (name: String, setting: String)) throws {
         try prepare(url)
         // Session B adds a note to Author#1 (cascade) and commits while A's delete waits for it.
         let writer = try background(url, "SET search_path TO mg_race; BEGIN; INSERT INTO note (id, text, author_id) VALUES (2, 'late', 1); SELECT pg_sleep(1.5); COMMIT;")
         try waitForTheWriter(url)
-        let delete = try background(url, "SET search_path TO mg_race; SELECT author_safe_delete(ARRAY[1]::bigint[]);")
+        let delete = try background(url, "SET search_path TO mg_race; \(path.setting)SELECT author_safe_delete(ARRAY[1]::bigint[]);")
         delete.0.waitUntilExit()
         writer.0.waitUntilExit()
         let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(delete.0.terminationStatus, 0, String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
-        XCTAssertTrue(report.contains("\"Note\": 2"), "both notes deleted and counted: \(report)")
-        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.note;").trimmingCharacters(in: .whitespacesAndNewlines), "0")
+        XCTAssertEqual(delete.0.terminationStatus, 0, "\(path.name): " + String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        XCTAssertTrue(report.contains("\"Note\": 2"), "\(path.name): both notes deleted and counted: \(report)")
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.note;").trimmingCharacters(in: .whitespacesAndNewlines), "0", path.name)
     }
 }

@@ -5,7 +5,9 @@ import XCTest
 /// The query plans PostgreSQL chooses for the statements inside the generated functions, read with
 /// `auto_explain` (nested statements included) on a real server: no statement may run a subquery
 /// again for every row (a `SubPlan` that is not hashed — what `NOT IN` becomes once its set outgrows
-/// `work_mem`), whatever the sizes. `work_mem` is set to its minimum so that any such plan shows.
+/// `work_mem`), whatever the sizes, on either path of the functions (ids in arrays for a small
+/// delete, in temporary tables for a large one). `work_mem` is set to its minimum so that any such
+/// plan shows.
 final class PostgreSQLPlanTests: XCTestCase {
     private let schema = """
         schema: Plans
@@ -64,6 +66,7 @@ final class PostgreSQLPlanTests: XCTestCase {
             SET auto_explain.log_nested_statements = on;
             SET auto_explain.log_level = warning;
             SELECT team_safe_delete(ARRAY(SELECT id FROM team WHERE id <= 200), true);
+            SELECT team_safe_delete(ARRAY[1, 2, 3], true);
             SELECT member_safe_delete(NULL, true);
             SELECT project_safe_delete(NULL, true);
             """.write(to: file, atomically: true, encoding: .utf8)
@@ -75,6 +78,9 @@ final class PostgreSQLPlanTests: XCTestCase {
         let plans = warnings.components(separatedBy: "WARNING:  duration:").dropFirst()
         XCTAssertGreaterThan(plans.count, 20, "auto_explain showed the functions' statements")
         XCTAssertTrue(run.standardOutput.contains("\"Member\": 4000"), "the run behind the plans deleted what it should: \(run.standardOutput)")
+        // Both paths ran: the 200 teams' 4,000 members outgrow the small path's limit, three teams do not.
+        XCTAssertTrue(plans.contains { $0.contains("JOIN pg_temp.modelgen_delete_team AS c") }, "the general path (temporary tables) ran")
+        XCTAssertTrue(plans.contains { $0.contains("JOIN unnest(modelgen_closure_1_id") }, "the small path (arrays) ran")
         for plan in plans where plan.contains("SubPlan") {
             // A use of a subplan reads "(SubPlan 1)" when it reruns per row, "(hashed SubPlan 1)" when it is hashed once.
             let rescanned = plan.split(separator: "\n").filter { $0.contains("(SubPlan") }

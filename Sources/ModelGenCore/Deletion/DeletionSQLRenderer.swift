@@ -6,10 +6,29 @@ import ModelGenProgram
 ///
 /// Each entity whose ids the plan collects gets a temporary table `modelgen_delete_<table>(id,
 /// parent_id, edge)` (shortened with a hash past 63 bytes: `SQLNames.closureTable`) holding the ids to delete and, for explanations, how each was reached; the
-/// others are deleted through their keys to collected parents.
+/// others are deleted through their keys to collected parents. On PostgreSQL's path for small
+/// deletes (`ClosureStorage.arrays`) the same columns are array variables of the function instead.
 public struct DeletionSQLRenderer {
     public let schema: ModelSchema
     public let dialect: SQLDialect
+    /// Where the collected ids are held.
+    public let closureStorage: ClosureStorage
+    /// With closures in arrays, which columns besides `id` they keep (set for a plan by
+    /// `configured(for:)`): how each object was reached (`parent_id`, `edge`), read only to explain
+    /// refusals, and the round of a cycle it was collected in (`round`), read only by a cycle's rounds.
+    public private(set) var keepsPaths = true, keepsRounds = true
+
+    /// Where a delete holds the ids it collects.
+    public enum ClosureStorage: Sendable {
+        /// A temporary table per collecting entity (`id`, `parent_id`, `edge`, `round`).
+        case tables
+        /// PostgreSQL only: four array variables of the function per collecting entity,
+        /// `<prefix>_id`, `<prefix>_parent`, `<prefix>_edge` and `<prefix>_round`, where `<prefix>`
+        /// is the target's `closureTable`. No table is made, so the statements' plans stay valid
+        /// from one transaction to the next; a collection is a `SELECT` of the rows to add
+        /// (`id`, `parent_id`, `edge`), which the function appends to the arrays.
+        case arrays
+    }
     /// Rows a check returns at most; a refusal lists this many blockers per check.
     public static let blockerLimit = 100
 
@@ -17,31 +36,46 @@ public struct DeletionSQLRenderer {
     /// every statement that names them.
     private let names: [String: (table: String, closureTable: String)]
 
-    public init(schema: ModelSchema, dialect: SQLDialect = .sqlite) {
+    public init(schema: ModelSchema, dialect: SQLDialect = .sqlite, closureStorage: ClosureStorage = .tables) {
+        precondition(closureStorage == .tables || dialect == .postgresql, "closures in arrays are PostgreSQL's")
         self.schema = schema
         self.dialect = dialect
+        self.closureStorage = closureStorage
         let temporarySchema = dialect == .sqlite ? "temp." : "pg_temp."
         var names: [String: (table: String, closureTable: String)] = [:]
         names.reserveCapacity(schema.entities.count)
-        for entity in schema.entities {
-            names[entity.name] = (dialect.quote(entity.tableName), temporarySchema + dialect.quote(SQLNames.closureTable(of: entity.tableName)))
+        for (index, entity) in schema.entities.enumerated() {
+            let closure = switch closureStorage {
+            case .tables: temporarySchema + dialect.quote(SQLNames.closureTable(of: entity.tableName))
+            case .arrays: "modelgen_closure_\(index + 1)"
+            }
+            names[entity.name] = (dialect.quote(entity.tableName), closure)
         }
         self.names = names
     }
 
+    /// The renderer for `plan`: with closures in arrays, they keep only the columns the plan reads.
+    public func configured(for plan: DeletionPlan) -> DeletionSQLRenderer {
+        guard closureStorage == .arrays else { return self }
+        var renderer = self
+        renderer.keepsPaths = !plan.checks.isEmpty && !plan.edges.isEmpty
+        renderer.keepsRounds = plan.collection.contains { step in
+            guard case let .followUntilStable(indices) = step else { return false }
+            return !(indices.count == 1 && isRecursive(plan.edges[indices[0]]))
+        }
+        return renderer
+    }
+
     public func program(for plan: DeletionPlan) -> DeletionProgram {
+        configured(for: plan).render(plan)
+    }
+
+    private func render(_ plan: DeletionPlan) -> DeletionProgram {
         let members = Set(plan.closure)
         let targets = plan.closure.filter { plan.deletedThroughParentKeys[$0] == nil }.map { entity in
             DeletionProgram.Target(entity: entity, table: quotedTable(entity), closureTable: closureTable(entity))
         }
-        let collections = plan.collection.map { step -> DeletionProgram.Collection in
-            switch step {
-            case let .follow(index): return .once(collect(plan.edges[index], index: index))
-            case let .followUntilStable(indices):
-                if indices.count == 1, let recursive = collectRecursively(plan.edges[indices[0]], index: indices[0]) { return .once(recursive) }
-                return .untilStable(indices.map { collect(plan.edges[$0], index: $0, frontier: true) })
-            }
-        }
+        let collections = steps(plan).map(\.collection)
         let checks = plan.checks.map { check in
             DeletionProgram.Check(kind: DeletionProgram.CheckKind(rawValue: check.kind.rawValue)!,
                                   subject: check.traversal.subject, other: check.traversal.other,
@@ -49,9 +83,9 @@ public struct DeletionSQLRenderer {
                                   sql: survivingPairs(check.traversal, members: members) + " LIMIT \(Self.blockerLimit)")
         }
         let nullifications = plan.nullifications.map { foreignKey in
-            var sql = "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(q(foreignKey.column)) IN (SELECT id FROM \(closureTable(foreignKey.target)))"
+            var sql = "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(q(foreignKey.column)) IN (\(collectedIDs(foreignKey.target)))"
             if members.contains(foreignKey.entity) {
-                sql += " AND NOT EXISTS (SELECT 1 FROM \(closureTable(foreignKey.entity)) AS c WHERE c.id = \(q(foreignKey.table)).id)"
+                sql += " AND NOT EXISTS (SELECT 1 FROM \(closure(foreignKey.entity, as: "c")) WHERE c.id = \(q(foreignKey.table)).id)"
             }
             return DeletionProgram.Nullification(relationship: "\(foreignKey.entity).\(foreignKey.relationship)", sql: sql)
         }
@@ -60,15 +94,15 @@ public struct DeletionSQLRenderer {
         // table needs no detaching first. SQLite runs the actions row by row, recursively (a chain
         // deeper than its trigger depth would fail when enforcement is on), so its plans detach.
         let detachments = plan.detachments.filter { dialect == .sqlite || $0.entity != $0.target }.map { foreignKey in
-            "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE id IN (SELECT id FROM \(closureTable(foreignKey.entity))) AND \(q(foreignKey.column)) IN (SELECT id FROM \(closureTable(foreignKey.target)))"
+            "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE id IN (\(collectedIDs(foreignKey.entity))) AND \(q(foreignKey.column)) IN (\(collectedIDs(foreignKey.target)))"
         }
         let joinRowRemovals = plan.joinTables.map { joinTable in
             var conditions: [String] = []
             if members.contains(joinTable.entity) {
-                conditions.append("\(q(joinTable.column)) IN (SELECT id FROM \(closureTable(joinTable.entity)))")
+                conditions.append("\(q(joinTable.column)) IN (\(collectedIDs(joinTable.entity)))")
             }
             if members.contains(joinTable.target) {
-                conditions.append("\(q(joinTable.targetColumn)) IN (SELECT id FROM \(closureTable(joinTable.target)))")
+                conditions.append("\(q(joinTable.targetColumn)) IN (\(collectedIDs(joinTable.target)))")
             }
             return "DELETE FROM \(q(joinTable.name)) WHERE " + conditions.joined(separator: " OR ")
         }
@@ -87,14 +121,34 @@ public struct DeletionSQLRenderer {
                                wholeTable: wholeTable)
     }
 
+    /// Each collection of the plan's program, with the entity each of its statements adds to (one
+    /// per statement, in order).
+    public func collectionSteps(of plan: DeletionPlan) -> [(collection: DeletionProgram.Collection, targets: [String])] {
+        configured(for: plan).steps(plan)
+    }
+
+    private func steps(_ plan: DeletionPlan) -> [(collection: DeletionProgram.Collection, targets: [String])] {
+        plan.collection.map { step in
+            switch step {
+            case let .follow(index):
+                return (.once(collect(plan.edges[index], index: index)), [plan.edges[index].other])
+            case let .followUntilStable(indices):
+                if indices.count == 1, let recursive = collectRecursively(plan.edges[indices[0]], index: indices[0]) {
+                    return (.once(recursive), [plan.edges[indices[0]].other])
+                }
+                return (.untilStable(indices.map { collect(plan.edges[$0], index: $0, frontier: true) }), indices.map { plan.edges[$0].other })
+            }
+        }
+    }
+
     /// The condition on `entity`'s rows that selects the deleted ones: collected ids, or keys
     /// pointing at collected parents (`DeletionPlan.deletedThroughParentKeys`).
     private func deletedRows(of entity: String, in plan: DeletionPlan) -> String {
-        guard let parentEdges = plan.deletedThroughParentKeys[entity] else { return "id IN (SELECT id FROM \(closureTable(entity)))" }
+        guard let parentEdges = plan.deletedThroughParentKeys[entity] else { return "id IN (\(collectedIDs(entity)))" }
         return parentEdges.map { index -> String in
             let edge = plan.edges[index]
             guard case let .otherColumn(_, column) = edge.link else { preconditionFailure("planner invariant: a parent key is on the deleted rows") }
-            return "\(q(column)) IN (SELECT id FROM \(closureTable(edge.subject)))"
+            return "\(q(column)) IN (\(collectedIDs(edge.subject)))"
         }.joined(separator: " OR ")
     }
 
@@ -102,8 +156,36 @@ public struct DeletionSQLRenderer {
 
     private func quotedTable(_ entity: String) -> String { names[entity]!.table }
 
-    /// `temp.modelgen_delete_<table>` (PostgreSQL: `pg_temp.…`).
+    /// `temp.modelgen_delete_<table>` (PostgreSQL: `pg_temp.…`); with closures in arrays, the
+    /// prefix of the entity's array variables.
     func closureTable(_ entity: String) -> String { names[entity]!.closureTable }
+
+    /// The collected objects of `entity` as a relation named `alias`, with the columns `id`,
+    /// `parent_id`, `edge` and `round`: the closure table, or its arrays side by side.
+    func closure(_ entity: String, as alias: String) -> String {
+        let closure = closureTable(entity)
+        switch closureStorage {
+        case .tables:
+            return "\(closure) AS \(alias)"
+        case .arrays:
+            let columns = arrayColumns
+            let arrays = columns.map { "\(closure)_\($0.array)" }.joined(separator: ", ")
+            return "unnest(\(arrays)) AS \(alias)(\(columns.map(\.column).joined(separator: ", ")))"
+        }
+    }
+
+    /// With closures in arrays, the columns kept: each array's suffix and the column it stands for.
+    var arrayColumns: [(array: String, column: String)] {
+        [("id", "id")] + (keepsPaths ? [("parent", "parent_id"), ("edge", "edge")] : []) + (keepsRounds ? [("round", "round")] : [])
+    }
+
+    /// The query of the collected ids of `entity`, for `… IN (…)`.
+    private func collectedIDs(_ entity: String) -> String {
+        switch closureStorage {
+        case .tables: return "SELECT id FROM \(closureTable(entity))"
+        case .arrays: return "SELECT id FROM unnest(\(closureTable(entity))_id) AS collected(id)"
+        }
+    }
 
     /// Where the references of a traversal from collected subjects are read: `subject` and
     /// `other` are the two ids as SQL expressions over `source`, a `FROM … WHERE …` clause.
@@ -118,24 +200,24 @@ public struct DeletionSQLRenderer {
     /// from the closure table outwards, so each round costs what it adds: a chain of any depth is
     /// collected in linear time (semi-naive evaluation), not by re-reading everything each round.
     private func references(_ traversal: Traversal, frontier: Bool = false) -> References {
-        let subjects = closureTable(traversal.subject)
+        let subject = traversal.subject
         let since = frontier ? " AND k.round >= \(roundParameters.previous)" : ""
         switch traversal.link {
         case let .subjectColumn(table, column):
             return References(subject: "s.id", other: "s.\(q(column))",
-                              source: "FROM \(subjects) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL\(since)")
+                              source: "FROM \(closure(subject, as: "k")) JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL\(since)")
         case let .otherColumn(table, column) where frontier:
             return References(subject: "o.\(q(column))", other: "o.id",
-                              source: "FROM \(subjects) AS k JOIN \(q(table)) AS o ON o.\(q(column)) = k.id WHERE TRUE\(since)")
+                              source: "FROM \(closure(subject, as: "k")) JOIN \(q(table)) AS o ON o.\(q(column)) = k.id WHERE TRUE\(since)")
         case let .otherColumn(table, column):
             return References(subject: "o.\(q(column))", other: "o.id",
-                              source: "FROM \(q(table)) AS o WHERE o.\(q(column)) IN (SELECT id FROM \(subjects))")
+                              source: "FROM \(q(table)) AS o WHERE o.\(q(column)) IN (\(collectedIDs(subject)))")
         case let .joinTable(name, subjectColumn, otherColumn) where frontier:
             return References(subject: "j.\(q(subjectColumn))", other: "j.\(q(otherColumn))",
-                              source: "FROM \(subjects) AS k JOIN \(q(name)) AS j ON j.\(q(subjectColumn)) = k.id WHERE TRUE\(since)")
+                              source: "FROM \(closure(subject, as: "k")) JOIN \(q(name)) AS j ON j.\(q(subjectColumn)) = k.id WHERE TRUE\(since)")
         case let .joinTable(name, subjectColumn, otherColumn):
             return References(subject: "j.\(q(subjectColumn))", other: "j.\(q(otherColumn))",
-                              source: "FROM \(q(name)) AS j WHERE j.\(q(subjectColumn)) IN (SELECT id FROM \(subjects))")
+                              source: "FROM \(q(name)) AS j WHERE j.\(q(subjectColumn)) IN (\(collectedIDs(subject)))")
         }
     }
 
@@ -151,24 +233,31 @@ public struct DeletionSQLRenderer {
         let pairs = "SELECT \(references.subject) AS subject, \(references.other) AS other \(references.source)"
         guard members.contains(traversal.other) else { return pairs }
         // NOT EXISTS, not NOT IN: PostgreSQL stops hashing a NOT IN subquery past work_mem and rescans it per row.
-        return pairs + " AND NOT EXISTS (SELECT 1 FROM \(closureTable(traversal.other)) AS c WHERE c.id = \(references.other))"
+        return pairs + " AND NOT EXISTS (SELECT 1 FROM \(closure(traversal.other, as: "c")) WHERE c.id = \(references.other))"
     }
 
     /// A cycle of one self-reference through a key column (a tree or chain of folders, comments,
     /// org charts) as one recursive query: everything reachable from the collected objects, in one
     /// statement whatever the depth, rather than one round per level. Nil for other cycles.
+    /// Whether `edge`'s cycle is collected by one recursive query (`collectRecursively`).
+    private func isRecursive(_ edge: Traversal) -> Bool {
+        guard edge.subject == edge.other else { return false }
+        if case .joinTable = edge.link { return false }
+        return true
+    }
+
     private func collectRecursively(_ edge: Traversal, index: Int) -> String? {
-        guard edge.subject == edge.other else { return nil }
-        let closure = closureTable(edge.subject)
+        guard isRecursive(edge) else { return nil }
+        let entity = edge.subject
         let (start, step): (String, String)
         switch edge.link {
         case let .otherColumn(table, column):
-            let reached = "o.id, o.\(q(column))", new = "NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE c.id = o.id)"
-            start = "SELECT \(reached) FROM \(closure) AS k JOIN \(q(table)) AS o ON o.\(q(column)) = k.id WHERE \(new)"
+            let reached = "o.id, o.\(q(column))", new = "NOT EXISTS (SELECT 1 FROM \(closure(entity, as: "c")) WHERE c.id = o.id)"
+            start = "SELECT \(reached) FROM \(closure(entity, as: "k")) JOIN \(q(table)) AS o ON o.\(q(column)) = k.id WHERE \(new)"
             step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS o ON o.\(q(column)) = r.id WHERE \(new)"
         case let .subjectColumn(table, column):
-            let reached = "s.\(q(column)), s.id", new = "NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE c.id = s.\(q(column)))"
-            start = "SELECT \(reached) FROM \(closure) AS k JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL AND \(new)"
+            let reached = "s.\(q(column)), s.id", new = "NOT EXISTS (SELECT 1 FROM \(closure(entity, as: "c")) WHERE c.id = s.\(q(column)))"
+            start = "SELECT \(reached) FROM \(closure(entity, as: "k")) JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL AND \(new)"
             step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS s ON s.id = r.id WHERE s.\(q(column)) IS NOT NULL AND \(new)"
         case .joinTable:
             return nil
@@ -177,19 +266,28 @@ public struct DeletionSQLRenderer {
         // walk finds just what was added meanwhile instead of repeating the whole descent.
         // UNION, not UNION ALL: a row met again (a cycle in the data) ends its walk.
         let walk = "WITH RECURSIVE modelgen_reached(id, parent_id) AS (\(start) UNION \(step)) "
-        switch dialect {
-        case .sqlite:
-            return walk + "INSERT OR IGNORE INTO \(closure) (id, parent_id, edge) SELECT id, parent_id, \(index) FROM modelgen_reached"
-        case .postgresql:
-            return walk + "INSERT INTO \(closure) (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, \(index) FROM modelgen_reached ON CONFLICT DO NOTHING"
+        let collected = closureTable(entity)
+        switch (dialect, closureStorage) {
+        case (.sqlite, _):
+            return walk + "INSERT OR IGNORE INTO \(collected) (id, parent_id, edge) SELECT id, parent_id, \(index) FROM modelgen_reached"
+        case (.postgresql, .tables):
+            return walk + "INSERT INTO \(collected) (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, \(index) FROM modelgen_reached ON CONFLICT DO NOTHING"
+        case (.postgresql, .arrays):
+            return walk + "SELECT DISTINCT ON (id) id, parent_id, \(index) AS edge FROM modelgen_reached"
         }
     }
 
     /// Adds the objects `edge` reaches to the closure; in a cycle (`frontier`), from the last
-    /// round's objects only, marking what it adds with the current round.
+    /// round's objects only, marking what it adds with the current round. With closures in arrays,
+    /// the `SELECT` of the rows to add (`id`, `parent_id`, `edge`; the function gives the round).
     private func collect(_ edge: Traversal, index: Int, frontier: Bool = false) -> String {
         let references = references(edge, frontier: frontier)
         let (roundColumn, roundValue) = frontier ? (", round", ", \(roundParameters.current)") : ("", "")
+        if closureStorage == .arrays {
+            let distinct = if case .otherColumn = edge.link { "" } else { "DISTINCT ON (\(references.other)) " }
+            return "SELECT \(distinct)\(references.other) AS id, \(references.subject) AS parent_id, \(index) AS edge \(references.source)"
+                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))"
+        }
         switch dialect {
         case .sqlite:
             return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge\(roundColumn)) SELECT \(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
@@ -202,7 +300,7 @@ public struct DeletionSQLRenderer {
             let distinct: String
             if case .otherColumn = edge.link { distinct = "" } else { distinct = "DISTINCT ON (\(references.other)) " }
             return "INSERT INTO \(closure) (id, parent_id, edge\(roundColumn)) SELECT \(distinct)\(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
-                + " AND NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE c.id = \(references.other)) ON CONFLICT DO NOTHING"
+                + " AND NOT EXISTS (SELECT 1 FROM \(self.closure(edge.other, as: "c")) WHERE c.id = \(references.other)) ON CONFLICT DO NOTHING"
         }
     }
 }

@@ -29,9 +29,13 @@ public struct PostgreSQLDeletionFunctions {
 
     /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order.
     public func functions() -> [String] {
-        let renderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
+        let tables = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
+        let arrayRenderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql, closureStorage: .arrays)
         return zip(schema.entities, plans).map { entity, plan in
-            function(for: entity, program: renderer.program(for: plan))
+            let arrays = arrayRenderer.configured(for: plan)
+            return function(for: entity,
+                            small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionSteps(of: plan).map(\.targets)),
+                            general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionSteps(of: plan).map(\.targets)))
         }
     }
 
@@ -40,10 +44,33 @@ public struct PostgreSQLDeletionFunctions {
         SQLDialect.postgresql.quote(SQLNames.safeDeleteFunction(of: entity.tableName))
     }
 
+    /// The setting that bounds the small path: past this many collected objects of one entity
+    /// (or with every object of the root asked for), a call collects into temporary tables.
+    public static let arrayClosureLimitSetting = "modelgen.array_closure_limit"
+    /// The bound when the setting is not set.
+    public static let defaultArrayClosureLimit = 1_000
+
+    /// The label of the small path's loop, which it leaves for the general path.
+    private static let smallPath = "modelgen_small_delete"
+
     private func literal(_ text: String) -> String { SQLDialect.postgresql.literal(text) }
 
+    /// One way of running the plan: its statements over closures in arrays (the small path) or in
+    /// temporary tables (the general path), with the entity each collection statement adds to.
+    private struct Path {
+        var renderer: DeletionSQLRenderer
+        var program: DeletionProgram
+        var collectionTargets: [[String]]
+
+        var storage: DeletionSQLRenderer.ClosureStorage { renderer.closureStorage }
+
+        /// The target collecting `entity`'s ids.
+        func target(_ entity: String) -> DeletionProgram.Target { program.targets.first { $0.entity == entity }! }
+    }
+
     /// The function's variables, those its body uses only, each line indented and ended.
-    private func declarations(of program: DeletionProgram, hasCycles: Bool, relocks: Bool) -> String {
+    private func declarations(small: Path, hasCycles: Bool, relocks: Bool) -> String {
+        let program = small.program
         var variables = ["report jsonb;", "changed bigint;", "deleted jsonb := '{}'::jsonb;", "nullified bigint := 0;"]
         if hasCycles {
             variables += ["added bigint;", "modelgen_previous_round integer := 0;", "modelgen_current_round integer := 0;",
@@ -57,10 +84,29 @@ public struct PostgreSQLDeletionFunctions {
                 variables += ["walk_entity text;", "walk_id bigint;", "walk_parent bigint;", "walk_edge integer;"]
             }
         }
+        variables.append("modelgen_array_limit integer;")
+        if !program.collections.isEmpty {
+            variables.append("modelgen_new_id bigint[];")
+            if small.renderer.keepsPaths { variables += ["modelgen_new_parent bigint[];", "modelgen_new_edge integer[];"] }
+        }
+        for target in program.targets {
+            for (array, column) in small.renderer.arrayColumns {
+                let type = column == "id" || column == "parent_id" ? "bigint[]" : "integer[]"
+                variables.append("\(target.closureTable)_\(array) \(type) := '{}'::\(type);")
+            }
+        }
         return variables.map { "    " + $0 + "\n" }.joined()
     }
 
-    private func function(for entity: Entity, program: DeletionProgram) -> String {
+    /// The function: the small path, then the general one. A call with ids whose closure stays
+    /// within the limit (`arrayClosureLimitSetting`, `defaultArrayClosureLimit` objects of any one
+    /// entity) holds the ids it collects in array variables: it makes no table, and PL/pgSQL keeps
+    /// its statements' plans from one transaction to the next (a statement naming a table made in
+    /// this transaction is planned again in each). Any other call — every object asked for, or a
+    /// closure that outgrows the limit while it is collected (nothing has changed yet; the rows
+    /// locked stay locked) — collects into temporary tables, analyzed as they fill, so that the
+    /// planner sees their sizes.
+    private func function(for entity: Entity, small: Path, general: Path) -> String {
         // The body's lines, each indented by four spaces and ended by a line break.
         var body = ""
         func line(_ text: String) {
@@ -69,52 +115,137 @@ public struct PostgreSQLDeletionFunctions {
             body += "\n"
         }
         // The round column serves cycles, collected round by round from each round's additions.
+        let program = small.program
         let hasCycles = program.collections.contains { if case .untilStable = $0 { true } else { false } }
-        for target in program.targets {
-            line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;")
-            if hasCycles { line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);") }
-            line("DELETE FROM \(target.closureTable);")
+        // Rows that nothing can refer to (no foreign key or join table points at their table) gain
+        // no reference while the delete runs: they need no lock of their own.
+        let referenced = Set(schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] })
+        // Without collections (nothing cascades from the entity) nothing can be added: one lock suffices.
+        let relocks = !program.collections.isEmpty
+        // The small path is a loop that runs once: it leaves (EXIT) with the report made, or without
+        // one for the general path to run.
+        line("<<\(Self.smallPath)>>")
+        line("LOOP")
+        emit(small, referenced: referenced, relocks: relocks, indent: "    ", line)
+        line("    EXIT \(Self.smallPath);")
+        line("END LOOP \(Self.smallPath);")
+        line("IF report IS NULL THEN")
+        emit(general, referenced: referenced, relocks: relocks, indent: "    ", line)
+        line("END IF;")
+        // A dry run leaves by an exception this block catches: everything it did is rolled back.
+        line("IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;")
+        line("RETURN report;")
+        // The body is dollar-quoted with a tag that does not occur in it, whatever the names hold.
+        var tag = "$modelgen$"
+        var suffix = 0
+        while body.contains(tag) {
+            suffix += 1
+            tag = "$modelgen\(suffix)$"
         }
-        line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
-        line("ANALYZE \(program.root.closureTable);")
+        return """
+        -- Safely deletes the \(entity.name) objects with these ids (all of them when ids is NULL), in the
+        -- caller's transaction (ModelGen's plan for \(entity.name)); with dry_run, reports the same and
+        -- changes nothing. Tables resolve in the schema the function was created in.
+        DROP FUNCTION IF EXISTS \(Self.functionName(for: entity))(bigint[]);
+        CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
+        LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS \(tag)
+        #variable_conflict use_column
+        DECLARE
+        \(declarations(small: small, hasCycles: hasCycles, relocks: relocks))BEGIN
+        \(body)EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN report;
+        END
+        \(tag);
+        """
+    }
+
+    /// One path of the function, from collecting the closure to making the report.
+    private func emit(_ path: Path, referenced: Set<String>, relocks: Bool, indent: String, _ emitLine: (String) -> Void) {
+        let program = path.program, renderer = path.renderer, isSmall = path.storage == .arrays
+        func line(_ text: String) { emitLine(indent + text) }
+        // The small path leaves for the general one when a closure outgrows the limit.
+        func leaveIfLarge(_ arrays: String, indent: String) {
+            line(indent + "IF cardinality(\(arrays)_id) > modelgen_array_limit THEN EXIT \(Self.smallPath); END IF;")
+        }
+        if isSmall {
+            let root = program.root.closureTable
+            line("IF $1 IS NULL THEN EXIT \(Self.smallPath); END IF;")
+            line("modelgen_array_limit := coalesce(nullif(current_setting(\(literal(Self.arrayClosureLimitSetting)), true), '')::integer, \(Self.defaultArrayClosureLimit));")
+            line("\(root)_id := ARRAY(SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id);")
+            leaveIfLarge(root, indent: "")
+            if renderer.keepsPaths {
+                line("\(root)_parent := array_fill(NULL::bigint, ARRAY[cardinality(\(root)_id)]);")
+                line("\(root)_edge := array_fill(NULL::integer, ARRAY[cardinality(\(root)_id)]);")
+            }
+            if renderer.keepsRounds { line("\(root)_round := array_fill(0, ARRAY[cardinality(\(root)_id)]);") }
+        } else {
+            let hasCycles = program.collections.contains { if case .untilStable = $0 { true } else { false } }
+            for target in program.targets {
+                line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;")
+                if hasCycles { line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);") }
+                line("DELETE FROM \(target.closureTable);")
+            }
+            line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
+            line("ANALYZE \(program.root.closureTable);")
+        }
+        // One collection statement, added to the closure (a table's rows, or its arrays); with
+        // `counting`, the rows it adds are counted in `changed`.
+        func collectStatement(_ sql: String, into entity: String, round: String, analyzing: Bool, counting: Bool, indent: String) {
+            let target = path.target(entity)
+            if isSmall {
+                let arrays = target.closureTable
+                if renderer.keepsPaths {
+                    line(indent + "SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (\(sql)) AS r;")
+                } else {
+                    line(indent + "SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (\(sql)) AS r;")
+                }
+                line(indent + "\(arrays)_id := \(arrays)_id || modelgen_new_id;")
+                if renderer.keepsPaths {
+                    line(indent + "\(arrays)_parent := \(arrays)_parent || modelgen_new_parent;")
+                    line(indent + "\(arrays)_edge := \(arrays)_edge || modelgen_new_edge;")
+                }
+                if renderer.keepsRounds { line(indent + "\(arrays)_round := \(arrays)_round || array_fill(\(round), ARRAY[cardinality(modelgen_new_id)]);") }
+                if counting { line(indent + "changed := cardinality(modelgen_new_id);") }
+                leaveIfLarge(arrays, indent: indent)
+            } else {
+                line(indent + sql + ";")
+                if analyzing { line(indent + "ANALYZE \(target.closureTable);") }
+                if counting { line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;") }
+            }
+        }
         // The collection statements; with `counter`, the rows they add are summed into it. With
         // `analyzing`, each closure table gets statistics as soon as it is filled, so that the
         // statements reading it (the next level's collection, the checks, updates and deletes) probe
         // the indexes of large tables rather than scan them: a temporary table has no statistics
         // until analyzed, and the planner then guesses thousands of rows.
         func collect(counting counter: String?, analyzing: Bool = false, indent: String = "") {
-            for collection in program.collections {
+            for (collection, targets) in zip(program.collections, path.collectionTargets) {
                 switch collection {
                 case let .once(sql):
-                    line(indent + sql + ";")
-                    if analyzing, let target = program.targets.first(where: { sql.contains("INSERT INTO \($0.closureTable) ") }) {
-                        line(indent + "ANALYZE \(target.closureTable);")
-                    }
-                    if let counter {
-                        line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;")
-                        line(indent + "\(counter) := \(counter) + changed;")
-                    }
+                    collectStatement(sql, into: targets[0], round: "0", analyzing: analyzing, counting: counter != nil, indent: indent)
+                    if let counter { line(indent + "\(counter) := \(counter) + changed;") }
                 case let .untilStable(statements):
                     // Temporary tables have no statistics; without them the planner scans whole tables each round.
-                    for target in program.targets { line(indent + "ANALYZE \(target.closureTable);") }
+                    if !isSmall { for target in program.targets { line(indent + "ANALYZE \(target.closureTable);") } }
                     line(indent + "modelgen_previous_round := 0;")
                     line(indent + "LOOP")
                     line(indent + "    modelgen_current_round := modelgen_current_round + 1;")
                     line(indent + "    added := 0;")
-                    for sql in statements {
-                        line(indent + "    \(sql);")
-                        line(indent + "    GET DIAGNOSTICS changed = ROW_COUNT;")
+                    for (sql, target) in zip(statements, targets) {
+                        collectStatement(sql, into: target, round: "modelgen_current_round", analyzing: false, counting: true, indent: indent + "    ")
                         line(indent + "    added := added + changed;")
                     }
                     if let counter { line(indent + "    \(counter) := \(counter) + added;") }
                     line(indent + "    EXIT WHEN added = 0;")
-                    // Plans made when the tables were small scan them whole: each time the rows
-                    // collected double, new statistics make the planner use the indexes (log n times in all).
-                    line(indent + "    collected := collected + added;")
-                    line(indent + "    IF collected > 2 * analyzed THEN")
-                    for target in program.targets { line(indent + "        ANALYZE \(target.closureTable);") }
-                    line(indent + "        analyzed := collected;")
-                    line(indent + "    END IF;")
+                    if !isSmall {
+                        // Plans made when the tables were small scan them whole: each time the rows
+                        // collected double, new statistics make the planner use the indexes (log n times in all).
+                        line(indent + "    collected := collected + added;")
+                        line(indent + "    IF collected > 2 * analyzed THEN")
+                        for target in program.targets { line(indent + "        ANALYZE \(target.closureTable);") }
+                        line(indent + "        analyzed := collected;")
+                        line(indent + "    END IF;")
+                    }
                     line(indent + "    modelgen_previous_round := modelgen_current_round;")
                     line(indent + "END LOOP;")
                 }
@@ -126,15 +257,10 @@ public struct PostgreSQLDeletionFunctions {
         // transaction and then fails, and every reference committed before the lock is seen by the
         // checks and counts. Rows added before the locks were taken are collected again, and locked,
         // until nothing new turns up.
-        // Rows that nothing can refer to (no foreign key or join table points at their table) gain
-        // no reference while the delete runs: they need no lock of their own.
-        // Without collections (nothing cascades from the entity) nothing can be added: one lock suffices.
-        let referenced = Set(schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] })
-        let relocks = !program.collections.isEmpty
         let lockIndent = relocks ? "    " : ""
         if relocks { line("LOOP") }
         for target in program.targets where referenced.contains(target.entity) {
-            line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(target.closureTable) AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
+            line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(renderer.closure(target.entity, as: "c")) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
         }
         if relocks {
             line("    relocked := 0;")
@@ -143,7 +269,7 @@ public struct PostgreSQLDeletionFunctions {
             line("END LOOP;")
         }
         // Every check's blockers first; then, once for all of them, the cascade path that reached
-        // each, walked back through the closure tables' parent_id and edge (`Artist#3 → albums
+        // each, walked back through the closure's parent_id and edge (`Artist#3 → albums
         // (cascade) → Album#2`).
         for check in program.checks {
             let reason: String = switch check.kind {
@@ -167,7 +293,7 @@ public struct PostgreSQLDeletionFunctions {
                 line("        walk_parent := NULL;")
                 line("        CASE walk_entity")
                 for target in program.targets {
-                    line("        WHEN \(literal(target.entity)) THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM \(target.closureTable) AS c WHERE c.id = walk_id;")
+                    line("        WHEN \(literal(target.entity)) THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM \(renderer.closure(target.entity, as: "c")) WHERE c.id = walk_id;")
                 }
                 line("        ELSE NULL;")
                 line("        END CASE;")
@@ -200,34 +326,11 @@ public struct PostgreSQLDeletionFunctions {
             line("GET DIAGNOSTICS changed = ROW_COUNT;")
             line("IF changed > 0 THEN deleted := deleted || jsonb_build_object(\(literal(deletion.entity)), changed); END IF;")
         }
-        for target in program.targets {
-            line("DELETE FROM \(target.closureTable);")
+        if !isSmall {
+            for target in program.targets {
+                line("DELETE FROM \(target.closureTable);")
+            }
         }
         line("report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);")
-        // A dry run leaves by an exception this block catches: everything it did is rolled back.
-        line("IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;")
-        line("RETURN report;")
-        // The body is dollar-quoted with a tag that does not occur in it, whatever the names hold.
-        var tag = "$modelgen$"
-        var suffix = 0
-        while body.contains(tag) {
-            suffix += 1
-            tag = "$modelgen\(suffix)$"
-        }
-        return """
-        -- Safely deletes the \(entity.name) objects with these ids (all of them when ids is NULL), in the
-        -- caller's transaction (ModelGen's plan for \(entity.name)); with dry_run, reports the same and
-        -- changes nothing. Tables resolve in the schema the function was created in.
-        DROP FUNCTION IF EXISTS \(Self.functionName(for: entity))(bigint[]);
-        CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-        LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS \(tag)
-        #variable_conflict use_column
-        DECLARE
-        \(declarations(of: program, hasCycles: hasCycles, relocks: relocks))BEGIN
-        \(body)EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
-            RETURN report;
-        END
-        \(tag);
-        """
     }
 }

@@ -19,16 +19,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_1_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_country;
-    INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_country;
-    DELETE FROM country WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_country);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_country;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM country AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM country WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_country;
+        INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_country;
+        DELETE FROM country WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_country);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_country;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN

@@ -358,48 +358,98 @@ DECLARE
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     relocked bigint;
+    modelgen_array_limit integer;
+    modelgen_new_id bigint[];
+    modelgen_closure_1_id bigint[] := '{}'::bigint[];
+    modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_user_profile (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_sd_user_profile;
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
-    ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
+    <<modelgen_small_delete>>
     LOOP
-        PERFORM 1 FROM sd_user_profile AS t JOIN pg_temp.modelgen_delete_sd_user_profile AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        relocked := 0;
-        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id)) AS r;
+        modelgen_closure_4_id := modelgen_closure_4_id || modelgen_new_id;
+        IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        LOOP
+            PERFORM 1 FROM sd_user_profile AS t JOIN unnest(modelgen_closure_1_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            PERFORM 1 FROM sd_sleep_session AS t JOIN unnest(modelgen_closure_4_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            relocked := 0;
+            SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id)) AS r;
+            modelgen_closure_4_id := modelgen_closure_4_id || modelgen_new_id;
+            changed := cardinality(modelgen_new_id);
+            IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+            relocked := relocked + changed;
+            EXIT WHEN relocked = 0;
+        END LOOP;
+        DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
-        relocked := relocked + changed;
-        EXIT WHEN relocked = 0;
-    END LOOP;
-    DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
-    DELETE FROM sd_progress_entry WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
-    DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
-    DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
-    DELETE FROM sd_activity_snapshot WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
-    DELETE FROM sd_physical_attribute WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
-    DELETE FROM sd_user_profile WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDUserProfile', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
-    DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
+        DELETE FROM sd_progress_entry WHERE user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
+        DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM unnest(modelgen_closure_4_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+        DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM unnest(modelgen_closure_4_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
+        DELETE FROM sd_activity_snapshot WHERE user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
+        DELETE FROM sd_physical_attribute WHERE user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
+        DELETE FROM sd_user_profile WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDUserProfile', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_user_profile (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
+        INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_sd_user_profile;
+        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
+        ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
+        LOOP
+            PERFORM 1 FROM sd_user_profile AS t JOIN pg_temp.modelgen_delete_sd_user_profile AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            relocked := 0;
+            INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
+            GET DIAGNOSTICS changed = ROW_COUNT;
+            relocked := relocked + changed;
+            EXIT WHEN relocked = 0;
+        END LOOP;
+        DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
+        DELETE FROM sd_progress_entry WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
+        DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+        DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
+        DELETE FROM sd_activity_snapshot WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
+        DELETE FROM sd_physical_attribute WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
+        DELETE FROM sd_user_profile WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDUserProfile', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
+        DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -419,16 +469,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
-    INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
-    DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_2_id := ARRAY(SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_2_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM unnest(modelgen_closure_2_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
+        INSERT INTO pg_temp.modelgen_delete_sd_dietary_and_activity_preferences (id) SELECT DISTINCT t.id FROM sd_dietary_and_activity_preferences AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
+        DELETE FROM sd_dietary_and_activity_preferences WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -448,16 +514,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_3_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
-    INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_sd_progress_entry;
-    DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_progress_entry);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_3_id := ARRAY(SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_progress_entry (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
+        INSERT INTO pg_temp.modelgen_delete_sd_progress_entry (id) SELECT DISTINCT t.id FROM sd_progress_entry AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_sd_progress_entry;
+        DELETE FROM sd_progress_entry WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_progress_entry);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDProgressEntry', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -477,20 +559,40 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
-    PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-    DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
-    DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_4_id := ARRAY(SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        PERFORM 1 FROM sd_sleep_session AS t JOIN unnest(modelgen_closure_4_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM unnest(modelgen_closure_4_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+        DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM unnest(modelgen_closure_4_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
+        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id) SELECT DISTINCT t.id FROM sd_sleep_session AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
+        PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+        DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -510,16 +612,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_5_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
-    INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_sd_sleep_stage;
-    DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_stage);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_5_id := ARRAY(SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM unnest(modelgen_closure_5_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_stage (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
+        INSERT INTO pg_temp.modelgen_delete_sd_sleep_stage (id) SELECT DISTINCT t.id FROM sd_sleep_stage AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_sd_sleep_stage;
+        DELETE FROM sd_sleep_stage WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_stage);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -539,16 +657,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_6_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
-    INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_sd_activity_snapshot;
-    DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_activity_snapshot);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_6_id := ARRAY(SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_6_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM unnest(modelgen_closure_6_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_activity_snapshot (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
+        INSERT INTO pg_temp.modelgen_delete_sd_activity_snapshot (id) SELECT DISTINCT t.id FROM sd_activity_snapshot AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_sd_activity_snapshot;
+        DELETE FROM sd_activity_snapshot WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_activity_snapshot);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDActivitySnapshot', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -568,16 +702,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_7_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
-    INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_sd_physical_attribute;
-    DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_physical_attribute);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_7_id := ARRAY(SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_7_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM unnest(modelgen_closure_7_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_physical_attribute (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
+        INSERT INTO pg_temp.modelgen_delete_sd_physical_attribute (id) SELECT DISTINCT t.id FROM sd_physical_attribute AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_sd_physical_attribute;
+        DELETE FROM sd_physical_attribute WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_physical_attribute);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDPhysicalAttribute', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -597,16 +747,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_8_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
-    INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_sd_outbox_event;
-    DELETE FROM sd_outbox_event WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_outbox_event);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDOutboxEvent', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_8_id := ARRAY(SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_8_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM sd_outbox_event WHERE id IN (SELECT id FROM unnest(modelgen_closure_8_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDOutboxEvent', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_outbox_event (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
+        INSERT INTO pg_temp.modelgen_delete_sd_outbox_event (id) SELECT DISTINCT t.id FROM sd_outbox_event AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_sd_outbox_event;
+        DELETE FROM sd_outbox_event WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_outbox_event);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDOutboxEvent', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN

@@ -151,21 +151,42 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_1_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_order;
-    INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_order;
-    PERFORM 1 FROM "order" AS t JOIN pg_temp.modelgen_delete_order AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-    DELETE FROM order_tags WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
-    DELETE FROM "select" WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
-    DELETE FROM "order" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_order);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Order', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_order;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM "order" AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        PERFORM 1 FROM "order" AS t JOIN unnest(modelgen_closure_1_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        DELETE FROM order_tags WHERE order_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        DELETE FROM "select" WHERE order_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
+        DELETE FROM "order" WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Order', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_order (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_order;
+        INSERT INTO pg_temp.modelgen_delete_order (id) SELECT DISTINCT t.id FROM "order" AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_order;
+        PERFORM 1 FROM "order" AS t JOIN pg_temp.modelgen_delete_order AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        DELETE FROM order_tags WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
+        DELETE FROM "select" WHERE order_id IN (SELECT id FROM pg_temp.modelgen_delete_order);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
+        DELETE FROM "order" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_order);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Order', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_order;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -185,16 +206,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_select;
-    INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_select;
-    DELETE FROM "select" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_select);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_select;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_2_id := ARRAY(SELECT DISTINCT t.id FROM "select" AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_2_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM "select" WHERE id IN (SELECT id FROM unnest(modelgen_closure_2_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_select (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_select;
+        INSERT INTO pg_temp.modelgen_delete_select (id) SELECT DISTINCT t.id FROM "select" AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_select;
+        DELETE FROM "select" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_select);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_select;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -214,18 +251,36 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_3_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_table;
-    INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_table;
-    PERFORM 1 FROM "table" AS t JOIN pg_temp.modelgen_delete_table AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-    DELETE FROM order_tags WHERE table_id IN (SELECT id FROM pg_temp.modelgen_delete_table);
-    DELETE FROM "table" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_table);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Table', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_table;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_3_id := ARRAY(SELECT DISTINCT t.id FROM "table" AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        PERFORM 1 FROM "table" AS t JOIN unnest(modelgen_closure_3_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        DELETE FROM order_tags WHERE table_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        DELETE FROM "table" WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Table', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_table (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_table;
+        INSERT INTO pg_temp.modelgen_delete_table (id) SELECT DISTINCT t.id FROM "table" AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_table;
+        PERFORM 1 FROM "table" AS t JOIN pg_temp.modelgen_delete_table AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        DELETE FROM order_tags WHERE table_id IN (SELECT id FROM pg_temp.modelgen_delete_table);
+        DELETE FROM "table" WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_table);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Table', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_table;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN

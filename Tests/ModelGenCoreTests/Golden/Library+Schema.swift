@@ -289,73 +289,160 @@ DECLARE
     walk_id bigint;
     walk_parent bigint;
     walk_edge integer;
+    modelgen_array_limit integer;
+    modelgen_new_id bigint[];
+    modelgen_new_parent bigint[];
+    modelgen_new_edge integer[];
+    modelgen_closure_1_id bigint[] := '{}'::bigint[];
+    modelgen_closure_1_parent bigint[] := '{}'::bigint[];
+    modelgen_closure_1_edge integer[] := '{}'::integer[];
+    modelgen_closure_3_id bigint[] := '{}'::bigint[];
+    modelgen_closure_3_parent bigint[] := '{}'::bigint[];
+    modelgen_closure_3_edge integer[] := '{}'::integer[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_author (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_author;
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_book;
-    INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_author;
-    INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
-    ANALYZE pg_temp.modelgen_delete_book;
+    <<modelgen_small_delete>>
     LOOP
-        PERFORM 1 FROM author AS t JOIN pg_temp.modelgen_delete_author AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        relocked := 0;
-        INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
-        GET DIAGNOSTICS changed = ROW_COUNT;
-        relocked := relocked + changed;
-        EXIT WHEN relocked = 0;
-    END LOOP;
-    FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
-        blocked_entities := blocked_entities || 'Book'::text;
-        blocked_ids := blocked_ids || blocker.subject::bigint;
-        blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
-    END LOOP;
-    FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
-        path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
-        walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];
-        FOR step IN 1..64 LOOP
-            walk_parent := NULL;
-            CASE walk_entity
-            WHEN 'Author' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM pg_temp.modelgen_delete_author AS c WHERE c.id = walk_id;
-            WHEN 'Book' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM pg_temp.modelgen_delete_book AS c WHERE c.id = walk_id;
-            ELSE NULL;
-            END CASE;
-            EXIT WHEN walk_parent IS NULL;
-            CASE walk_edge
-            WHEN 0 THEN walk_entity := 'Author'; path := 'Author#' || walk_parent || ' → books (cascade) → ' || path;
-            WHEN 1 THEN walk_entity := 'Author'; path := 'Author#' || walk_parent || ' → portrait (cascade) → ' || path;
-            ELSE EXIT;
-            END CASE;
-            walk_id := walk_parent;
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM author AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        modelgen_closure_1_parent := array_fill(NULL::bigint, ARRAY[cardinality(modelgen_closure_1_id)]);
+        modelgen_closure_1_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_1_id)]);
+        SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) AS r;
+        modelgen_closure_3_id := modelgen_closure_3_id || modelgen_new_id;
+        modelgen_closure_3_parent := modelgen_closure_3_parent || modelgen_new_parent;
+        modelgen_closure_3_edge := modelgen_closure_3_edge || modelgen_new_edge;
+        IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        LOOP
+            PERFORM 1 FROM author AS t JOIN unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS c(id, parent_id, edge) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            PERFORM 1 FROM book AS t JOIN unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            relocked := 0;
+            SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) AS r;
+            modelgen_closure_3_id := modelgen_closure_3_id || modelgen_new_id;
+            modelgen_closure_3_parent := modelgen_closure_3_parent || modelgen_new_parent;
+            modelgen_closure_3_edge := modelgen_closure_3_edge || modelgen_new_edge;
+            changed := cardinality(modelgen_new_id);
+            IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+            relocked := relocked + changed;
+            EXIT WHEN relocked = 0;
         END LOOP;
-        problems := problems || format('
+        FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100 LOOP
+            blocked_entities := blocked_entities || 'Book'::text;
+            blocked_ids := blocked_ids || blocker.subject::bigint;
+            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+        END LOOP;
+        FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
+            path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
+            walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];
+            FOR step IN 1..64 LOOP
+                walk_parent := NULL;
+                CASE walk_entity
+                WHEN 'Author' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS c(id, parent_id, edge) WHERE c.id = walk_id;
+                WHEN 'Book' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = walk_id;
+                ELSE NULL;
+                END CASE;
+                EXIT WHEN walk_parent IS NULL;
+                CASE walk_edge
+                WHEN 0 THEN walk_entity := 'Author'; path := 'Author#' || walk_parent || ' → books (cascade) → ' || path;
+                WHEN 1 THEN walk_entity := 'Author'; path := 'Author#' || walk_parent || ' → portrait (cascade) → ' || path;
+                ELSE EXIT;
+                END CASE;
+                walk_id := walk_parent;
+            END LOOP;
+            problems := problems || format('
   %s cannot be deleted: %s', path, blocked_reasons[blocked]);
-    END LOOP;
-    IF problems <> '' THEN
-        RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
+        END LOOP;
+        IF problems <> '' THEN
+            RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
+        END IF;
+        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS c(id, parent_id, edge) WHERE c.id = author.id);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        nullified := nullified + changed;
+        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = book.id);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        nullified := nullified + changed;
+        UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND favorite_book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        DELETE FROM portrait WHERE author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
+        DELETE FROM book WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
+        DELETE FROM author WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Author', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_author (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_author;
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_book;
+        INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_author;
+        INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
+        ANALYZE pg_temp.modelgen_delete_book;
+        LOOP
+            PERFORM 1 FROM author AS t JOIN pg_temp.modelgen_delete_author AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            relocked := 0;
+            INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
+            GET DIAGNOSTICS changed = ROW_COUNT;
+            relocked := relocked + changed;
+            EXIT WHEN relocked = 0;
+        END LOOP;
+        FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
+            blocked_entities := blocked_entities || 'Book'::text;
+            blocked_ids := blocked_ids || blocker.subject::bigint;
+            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+        END LOOP;
+        FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
+            path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
+            walk_entity := blocked_entities[blocked]; walk_id := blocked_ids[blocked];
+            FOR step IN 1..64 LOOP
+                walk_parent := NULL;
+                CASE walk_entity
+                WHEN 'Author' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM pg_temp.modelgen_delete_author AS c WHERE c.id = walk_id;
+                WHEN 'Book' THEN SELECT c.parent_id, c.edge INTO walk_parent, walk_edge FROM pg_temp.modelgen_delete_book AS c WHERE c.id = walk_id;
+                ELSE NULL;
+                END CASE;
+                EXIT WHEN walk_parent IS NULL;
+                CASE walk_edge
+                WHEN 0 THEN walk_entity := 'Author'; path := 'Author#' || walk_parent || ' → books (cascade) → ' || path;
+                WHEN 1 THEN walk_entity := 'Author'; path := 'Author#' || walk_parent || ' → portrait (cascade) → ' || path;
+                ELSE EXIT;
+                END CASE;
+                walk_id := walk_parent;
+            END LOOP;
+            problems := problems || format('
+  %s cannot be deleted: %s', path, blocked_reasons[blocked]);
+        END LOOP;
+        IF problems <> '' THEN
+            RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
+        END IF;
+        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_author AS c WHERE c.id = author.id);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        nullified := nullified + changed;
+        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        nullified := nullified + changed;
+        UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+        DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+        DELETE FROM portrait WHERE author_id IN (SELECT id FROM pg_temp.modelgen_delete_author);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
+        DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
+        DELETE FROM author WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Author', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_author;
+        DELETE FROM pg_temp.modelgen_delete_book;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_author AS c WHERE c.id = author.id);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    nullified := nullified + changed;
-    UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    nullified := nullified + changed;
-    UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
-    DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
-    DELETE FROM portrait WHERE author_id IN (SELECT id FROM pg_temp.modelgen_delete_author);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
-    DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
-    DELETE FROM author WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Author', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_author;
-    DELETE FROM pg_temp.modelgen_delete_book;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -375,16 +462,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_portrait;
-    INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_portrait;
-    DELETE FROM portrait WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_portrait);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_portrait;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_2_id := ARRAY(SELECT DISTINCT t.id FROM portrait AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_2_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM portrait WHERE id IN (SELECT id FROM unnest(modelgen_closure_2_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_portrait (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_portrait;
+        INSERT INTO pg_temp.modelgen_delete_portrait (id) SELECT DISTINCT t.id FROM portrait AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_portrait;
+        DELETE FROM portrait WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_portrait);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_portrait;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -410,37 +513,74 @@ DECLARE
     blocked_reasons text[] := '{}'::text[];
     path text;
     problems text := '';
+    modelgen_array_limit integer;
+    modelgen_closure_3_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_book;
-    INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_book;
-    PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-    FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
-        blocked_entities := blocked_entities || 'Book'::text;
-        blocked_ids := blocked_ids || blocker.subject::bigint;
-        blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
-    END LOOP;
-    FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
-        path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
-        problems := problems || format('
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_3_id := ARRAY(SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        PERFORM 1 FROM book AS t JOIN unnest(modelgen_closure_3_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100 LOOP
+            blocked_entities := blocked_entities || 'Book'::text;
+            blocked_ids := blocked_ids || blocker.subject::bigint;
+            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+        END LOOP;
+        FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
+            path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
+            problems := problems || format('
   %s cannot be deleted: %s', path, blocked_reasons[blocked]);
-    END LOOP;
-    IF problems <> '' THEN
-        RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
+        END LOOP;
+        IF problems <> '' THEN
+            RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
+        END IF;
+        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        nullified := nullified + changed;
+        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id) AS c(id) WHERE c.id = book.id);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        nullified := nullified + changed;
+        DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        DELETE FROM book WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_book;
+        INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_book;
+        PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+        FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
+            blocked_entities := blocked_entities || 'Book'::text;
+            blocked_ids := blocked_ids || blocker.subject::bigint;
+            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+        END LOOP;
+        FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
+            path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
+            problems := problems || format('
+  %s cannot be deleted: %s', path, blocked_reasons[blocked]);
+        END LOOP;
+        IF problems <> '' THEN
+            RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
+        END IF;
+        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        nullified := nullified + changed;
+        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        nullified := nullified + changed;
+        DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+        DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_book;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    nullified := nullified + changed;
-    UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    nullified := nullified + changed;
-    DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
-    DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_book;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -460,16 +600,32 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
+    modelgen_array_limit integer;
+    modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_loan;
-    INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_loan;
-    DELETE FROM loan WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_loan);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Loan', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_loan;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    <<modelgen_small_delete>>
+    LOOP
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_4_id := ARRAY(SELECT DISTINCT t.id FROM loan AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        DELETE FROM loan WHERE id IN (SELECT id FROM unnest(modelgen_closure_4_id) AS collected(id));
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Loan', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_loan (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_loan;
+        INSERT INTO pg_temp.modelgen_delete_loan (id) SELECT DISTINCT t.id FROM loan AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_loan;
+        DELETE FROM loan WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_loan);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Loan', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_loan;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
@@ -490,27 +646,58 @@ DECLARE
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     relocked bigint;
+    modelgen_array_limit integer;
+    modelgen_new_id bigint[];
+    modelgen_closure_5_id bigint[] := '{}'::bigint[];
 BEGIN
-    CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-    DELETE FROM pg_temp.modelgen_delete_shelves;
-    INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
-    ANALYZE pg_temp.modelgen_delete_shelves;
-    WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
-    ANALYZE pg_temp.modelgen_delete_shelves;
+    <<modelgen_small_delete>>
     LOOP
-        PERFORM 1 FROM shelves AS t JOIN pg_temp.modelgen_delete_shelves AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        relocked := 0;
-        WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
+        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
+        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
+        modelgen_closure_5_id := ARRAY(SELECT DISTINCT t.id FROM shelves AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id) AS k(id) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id) AS c(id) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id) AS c(id) WHERE c.id = o.id)) SELECT DISTINCT ON (id) id, parent_id, 0 AS edge FROM modelgen_reached) AS r;
+        modelgen_closure_5_id := modelgen_closure_5_id || modelgen_new_id;
+        IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        LOOP
+            PERFORM 1 FROM shelves AS t JOIN unnest(modelgen_closure_5_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            relocked := 0;
+            SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id) AS k(id) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id) AS c(id) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id) AS c(id) WHERE c.id = o.id)) SELECT DISTINCT ON (id) id, parent_id, 0 AS edge FROM modelgen_reached) AS r;
+            modelgen_closure_5_id := modelgen_closure_5_id || modelgen_new_id;
+            changed := cardinality(modelgen_new_id);
+            IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+            relocked := relocked + changed;
+            EXIT WHEN relocked = 0;
+        END LOOP;
+        DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM unnest(modelgen_closure_5_id) AS collected(id));
+        DELETE FROM shelves WHERE id IN (SELECT id FROM unnest(modelgen_closure_5_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
-        relocked := relocked + changed;
-        EXIT WHEN relocked = 0;
-    END LOOP;
-    DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
-    DELETE FROM shelves WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    IF changed > 0 THEN deleted := deleted || jsonb_build_object('Shelf', changed); END IF;
-    DELETE FROM pg_temp.modelgen_delete_shelves;
-    report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Shelf', changed); END IF;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+        EXIT modelgen_small_delete;
+    END LOOP modelgen_small_delete;
+    IF report IS NULL THEN
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
+        DELETE FROM pg_temp.modelgen_delete_shelves;
+        INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        ANALYZE pg_temp.modelgen_delete_shelves;
+        WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
+        ANALYZE pg_temp.modelgen_delete_shelves;
+        LOOP
+            PERFORM 1 FROM shelves AS t JOIN pg_temp.modelgen_delete_shelves AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
+            relocked := 0;
+            WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
+            GET DIAGNOSTICS changed = ROW_COUNT;
+            relocked := relocked + changed;
+            EXIT WHEN relocked = 0;
+        END LOOP;
+        DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
+        DELETE FROM shelves WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
+        GET DIAGNOSTICS changed = ROW_COUNT;
+        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Shelf', changed); END IF;
+        DELETE FROM pg_temp.modelgen_delete_shelves;
+        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
+    END IF;
     IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
     RETURN report;
 EXCEPTION WHEN SQLSTATE 'MGDRY' THEN

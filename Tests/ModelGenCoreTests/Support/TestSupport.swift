@@ -117,6 +117,14 @@ enum PostgresServer {
         throw XCTSkip("no PostgreSQL server: set MODELGEN_TEST_POSTGRES_URL (as .ci/run does) to run this test")
     }
 
+    /// The two paths of the generated `<table>_safe_delete` functions, as the session setting that
+    /// chooses one to put before a call: the small path (ids collected in arrays, taken by a call
+    /// with few ids) and the general one (temporary tables), which a limit of 0 forces.
+    static let deletionPaths: [(name: String, setting: String)] = [
+        ("arrays", ""),
+        ("tables", "SET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting) = 0;\n"),
+    ]
+
     /// Runs SQL through psql with ON_ERROR_STOP in a schema of its own; returns psql's output.
     @discardableResult
     static func psql(_ url: String, schema: String, _ sql: String) throws -> String {
