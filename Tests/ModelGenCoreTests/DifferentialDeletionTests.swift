@@ -123,7 +123,8 @@ final class DifferentialDeletionTests: XCTestCase {
         XCTAssertGreaterThan(deletedThroughKeys, 5, "some random plans should delete leaves through their parents' keys")
     }
 
-    /// The same plans as PostgreSQL functions, on both their paths: same survivors, same counts as on SQLite.
+    /// The same plans as PostgreSQL functions, on both their paths and when the small one leaves
+    /// for the general one part way: same survivors, same counts as on SQLite.
     func testPostgreSQLFunctionsAgreeWithTheSQLitePlans() throws {
         let url = try PostgresServer.requireURL()
         var generator = Generator(state: 99)
@@ -141,7 +142,9 @@ final class DifferentialDeletionTests: XCTestCase {
             let report = try DeletionExecutor(database: sqlite).run(program, seed: .ids(ids))
 
             let survivorsQuery = (schema.entities.map(\.tableName)).map { "SELECT '\($0)', string_agg(id::text, ',' ORDER BY id) FROM \($0);" }.joined(separator: "\n")
-            for path in PostgresServer.deletionPaths {
+            // Both paths, and the small one turning to tables part way (past 3 objects of an entity).
+            let leaving = ("arrays, then tables past 3", "SET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting) = 3;\n")
+            for path in PostgresServer.deletionPaths + [leaving] {
                 let output = try PostgresServer.psql(url, schema: "mg_differential", compilation.files[1].contents + "\n" + data + "\n" + path.setting
                     + "SELECT \(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[]);\n" + survivorsQuery)
                 let lines = output.split(separator: "\n").map(String.init)

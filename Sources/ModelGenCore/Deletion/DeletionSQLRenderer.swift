@@ -29,6 +29,12 @@ public struct DeletionSQLRenderer {
         /// (`id`, `parent_id`, `edge`), which the function appends to the arrays.
         case arrays
     }
+
+    /// With closures in arrays, the function's variable holding how many objects of one entity the
+    /// arrays may hold: a collection that reaches each object once reads at most one more, so a
+    /// closure too large for arrays costs no more than that before the function turns to tables.
+    public static let arrayLimitVariable = "modelgen_array_limit"
+
     /// Rows a check returns at most; a refusal lists this many blockers per check.
     public static let blockerLimit = 100
 
@@ -273,6 +279,11 @@ public struct DeletionSQLRenderer {
         case (.postgresql, .tables):
             return walk + "INSERT INTO \(collected) (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, \(index) FROM modelgen_reached ON CONFLICT DO NOTHING"
         case (.postgresql, .arrays):
+            // Through a key of the reached rows, each is reached once (its one parent): the walk
+            // stops one row past the limit. Through a key of the subject, a row may be reached twice.
+            if case .otherColumn = edge.link {
+                return walk + "SELECT id, parent_id, \(index) AS edge FROM modelgen_reached LIMIT \(Self.arrayLimitVariable) + 1"
+            }
             return walk + "SELECT DISTINCT ON (id) id, parent_id, \(index) AS edge FROM modelgen_reached"
         }
     }
@@ -284,9 +295,11 @@ public struct DeletionSQLRenderer {
         let references = references(edge, frontier: frontier)
         let (roundColumn, roundValue) = frontier ? (", round", ", \(roundParameters.current)") : ("", "")
         if closureStorage == .arrays {
-            let distinct = if case .otherColumn = edge.link { "" } else { "DISTINCT ON (\(references.other)) " }
+            // Rows found through their own key column come once each: reading one past the limit
+            // is enough to know the closure outgrew it. Other links may reach an object twice.
+            let (distinct, limit) = if case .otherColumn = edge.link { ("", " LIMIT \(Self.arrayLimitVariable) + 1") } else { ("DISTINCT ON (\(references.other)) ", "") }
             return "SELECT \(distinct)\(references.other) AS id, \(references.subject) AS parent_id, \(index) AS edge \(references.source)"
-                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))"
+                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))\(limit)"
         }
         switch dialect {
         case .sqlite:

@@ -84,7 +84,7 @@ public struct PostgreSQLDeletionFunctions {
                 variables += ["walk_entity text;", "walk_id bigint;", "walk_parent bigint;", "walk_edge integer;"]
             }
         }
-        variables.append("modelgen_array_limit integer;")
+        variables.append("\(DeletionSQLRenderer.arrayLimitVariable) integer;")
         if !program.collections.isEmpty {
             variables.append("modelgen_new_id bigint[];")
             if small.renderer.keepsPaths { variables += ["modelgen_new_parent bigint[];", "modelgen_new_edge integer[];"] }
@@ -165,12 +165,12 @@ public struct PostgreSQLDeletionFunctions {
         func line(_ text: String) { emitLine(indent + text) }
         // The small path leaves for the general one when a closure outgrows the limit.
         func leaveIfLarge(_ arrays: String, indent: String) {
-            line(indent + "IF cardinality(\(arrays)_id) > modelgen_array_limit THEN EXIT \(Self.smallPath); END IF;")
+            line(indent + "IF cardinality(\(arrays)_id) > \(DeletionSQLRenderer.arrayLimitVariable) THEN EXIT \(Self.smallPath); END IF;")
         }
         if isSmall {
             let root = program.root.closureTable
             line("IF $1 IS NULL THEN EXIT \(Self.smallPath); END IF;")
-            line("modelgen_array_limit := coalesce(nullif(current_setting(\(literal(Self.arrayClosureLimitSetting)), true), '')::integer, \(Self.defaultArrayClosureLimit));")
+            line("\(DeletionSQLRenderer.arrayLimitVariable) := coalesce(nullif(current_setting(\(literal(Self.arrayClosureLimitSetting)), true), '')::integer, \(Self.defaultArrayClosureLimit));")
             line("\(root)_id := ARRAY(SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id);")
             leaveIfLarge(root, indent: "")
             if renderer.keepsPaths {
