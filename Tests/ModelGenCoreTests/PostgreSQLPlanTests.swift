@@ -87,4 +87,61 @@ final class PostgreSQLPlanTests: XCTestCase {
             XCTAssertEqual(rescanned, [], "a subquery run again for every row:\n\(plan)")
         }
     }
+
+    /// The small path (a few ids, collected in arrays) probes the indexes of large tables, in the
+    /// plans PL/pgSQL makes for a function's first calls in a session and in the generic plans it
+    /// keeps from the sixth call on, which cannot see how many ids the arrays hold: a statement that
+    /// scanned a whole table there would cost each small delete what a bulk one costs.
+    func testTheSmallPathProbesIndexesInEveryPlan() throws {
+        let url = try PostgresServer.requireURL()
+        let ddl = TestSupport.postgresDDL("""
+            schema: Probe
+            entities:
+              Owner:
+                relationships:
+                  items: { type: "[Item]", inverse: owner, deleteRule: cascade }
+                  notes: { type: "[Note]", inverse: owner, deleteRule: nullify }
+              Item:
+                relationships:
+                  owner: { type: Owner?, inverse: items }
+                  parts: { type: "[Part]", inverse: item, deleteRule: cascade }
+              Part:
+                relationships:
+                  item: { type: Item?, inverse: parts }
+              Note:
+                relationships:
+                  owner: { type: Owner?, inverse: notes }
+            """, file: "Probe.yaml")
+        try PostgresServer.psql(url, schema: "mg_probe", ddl + """
+            INSERT INTO owner (id) SELECT g FROM generate_series(1, 2000) AS g;
+            INSERT INTO item (id, owner_id) SELECT g, g % 2000 + 1 FROM generate_series(1, 100000) AS g;
+            INSERT INTO part (id, item_id) SELECT g, g % 100000 + 1 FROM generate_series(1, 200000) AS g;
+            INSERT INTO note (id, owner_id) SELECT g, g % 2000 + 1 FROM generate_series(1, 40000) AS g;
+            ANALYZE;
+            """)
+        let file = try TestSupport.temporaryDirectory().appendingPathComponent("explain.sql")
+        try """
+            SET search_path TO mg_probe;
+            LOAD 'auto_explain';
+            SET auto_explain.log_min_duration = 0;
+            SET auto_explain.log_nested_statements = on;
+            SET auto_explain.log_level = warning;
+            SELECT owner_safe_delete(ARRAY[g]::bigint[], true) FROM generate_series(1, 3) AS g;
+            -- The plans PL/pgSQL may keep after five calls, made at once.
+            SET plan_cache_mode = force_generic_plan;
+            SELECT owner_safe_delete(ARRAY[g]::bigint[], true) FROM generate_series(4, 6) AS g;
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let log = file.deletingLastPathComponent().appendingPathComponent("plans.txt")
+        let run = try TestSupport.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "psql \"$0\" -X -q -A -t -v ON_ERROR_STOP=1 -f \"$1\" 2> \"$2\"", url, file.path, log.path])
+        let warnings = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertEqual(run.status, 0, String(warnings.suffix(2_000)))
+        XCTAssertTrue(run.standardOutput.contains("\"Item\": 50"), "each call deletes an owner's 50 items: \(run.standardOutput)")
+        let plans = warnings.components(separatedBy: "WARNING:  duration:").dropFirst().filter { $0.contains("unnest(modelgen_closure_") }
+        XCTAssertGreaterThan(plans.count, 6 * 4, "auto_explain showed the small path's statements of every call")
+        for plan in plans {
+            for table in ["item", "part", "note"] {
+                XCTAssertFalse(plan.contains("Seq Scan on \(table) "), "the small path scans \(table):\n\(plan)")
+            }
+        }
+    }
 }

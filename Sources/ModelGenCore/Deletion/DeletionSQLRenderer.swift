@@ -31,8 +31,8 @@ public struct DeletionSQLRenderer {
     }
 
     /// With closures in arrays, the function's variable holding how many objects of one entity the
-    /// arrays may hold: a collection that reaches each object once reads at most one more, so a
-    /// closure too large for arrays costs no more than that before the function turns to tables.
+    /// arrays may hold: a recursive walk reads at most one more, so a deep tree costs little before
+    /// the function turns to tables.
     public static let arrayLimitVariable = "modelgen_array_limit"
 
     /// Rows a check returns at most; a refusal lists this many blockers per check.
@@ -295,11 +295,11 @@ public struct DeletionSQLRenderer {
         let references = references(edge, frontier: frontier)
         let (roundColumn, roundValue) = frontier ? (", round", ", \(roundParameters.current)") : ("", "")
         if closureStorage == .arrays {
-            // Rows found through their own key column come once each: reading one past the limit
-            // is enough to know the closure outgrew it. Other links may reach an object twice.
-            let (distinct, limit) = if case .otherColumn = edge.link { ("", " LIMIT \(Self.arrayLimitVariable) + 1") } else { ("DISTINCT ON (\(references.other)) ", "") }
+            // No LIMIT here (unlike the recursive walk): in a plan made for any value of it, the
+            // planner expects to stop early and scans the child table instead of probing its index.
+            let distinct = if case .otherColumn = edge.link { "" } else { "DISTINCT ON (\(references.other)) " }
             return "SELECT \(distinct)\(references.other) AS id, \(references.subject) AS parent_id, \(index) AS edge \(references.source)"
-                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))\(limit)"
+                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))"
         }
         switch dialect {
         case .sqlite:

@@ -101,14 +101,14 @@ BEGIN
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
         modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id) LIMIT modelgen_array_limit + 1) AS r;
+        SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id)) AS r;
         modelgen_closure_4_id := modelgen_closure_4_id || modelgen_new_id;
         IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         LOOP
             PERFORM 1 FROM sd_user_profile AS t JOIN unnest(modelgen_closure_1_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
             PERFORM 1 FROM sd_sleep_session AS t JOIN unnest(modelgen_closure_4_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
             relocked := 0;
-            SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id) LIMIT modelgen_array_limit + 1) AS r;
+            SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id)) AS r;
             modelgen_closure_4_id := modelgen_closure_4_id || modelgen_new_id;
             changed := cardinality(modelgen_new_id);
             IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;

@@ -102,7 +102,7 @@ BEGIN
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         modelgen_closure_1_parent := array_fill(NULL::bigint, ARRAY[cardinality(modelgen_closure_1_id)]);
         modelgen_closure_1_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_1_id)]);
-        SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) LIMIT modelgen_array_limit + 1) AS r;
+        SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) AS r;
         modelgen_closure_3_id := modelgen_closure_3_id || modelgen_new_id;
         modelgen_closure_3_parent := modelgen_closure_3_parent || modelgen_new_parent;
         modelgen_closure_3_edge := modelgen_closure_3_edge || modelgen_new_edge;
@@ -111,7 +111,7 @@ BEGIN
             PERFORM 1 FROM author AS t JOIN unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS c(id, parent_id, edge) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
             PERFORM 1 FROM book AS t JOIN unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
             relocked := 0;
-            SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) LIMIT modelgen_array_limit + 1) AS r;
+            SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) AS r;
             modelgen_closure_3_id := modelgen_closure_3_id || modelgen_new_id;
             modelgen_closure_3_parent := modelgen_closure_3_parent || modelgen_new_parent;
             modelgen_closure_3_edge := modelgen_closure_3_edge || modelgen_new_edge;
