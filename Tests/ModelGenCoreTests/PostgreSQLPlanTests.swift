@@ -56,28 +56,15 @@ final class PostgreSQLPlanTests: XCTestCase {
             INSERT INTO project_tags (project_id, tag_id) SELECT g, g % 100 + 1 FROM generate_series(1, 4000) AS g;
             ANALYZE;
             """)
-        // The plans arrive as warnings, on psql's standard error.
-        let file = try TestSupport.temporaryDirectory().appendingPathComponent("explain.sql")
-        try """
-            SET search_path TO mg_plans;
+        let (output, plans) = try explained(url, schema: "mg_plans", """
             SET work_mem = '64kB';
-            LOAD 'auto_explain';
-            SET auto_explain.log_min_duration = 0;
-            SET auto_explain.log_nested_statements = on;
-            SET auto_explain.log_level = warning;
             SELECT team_safe_delete(ARRAY(SELECT id FROM team WHERE id <= 200), true);
             SELECT team_safe_delete(ARRAY[1, 2, 3], true);
             SELECT member_safe_delete(NULL, true);
             SELECT project_safe_delete(NULL, true);
-            """.write(to: file, atomically: true, encoding: .utf8)
-        // Thousands of plans (the foreign keys' own queries among them): written to a file, not a pipe.
-        let log = file.deletingLastPathComponent().appendingPathComponent("plans.txt")
-        let run = try TestSupport.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "psql \"$0\" -X -q -A -t -v ON_ERROR_STOP=1 -f \"$1\" 2> \"$2\"", url, file.path, log.path])
-        let warnings = try String(contentsOf: log, encoding: .utf8)
-        XCTAssertEqual(run.status, 0, String(warnings.suffix(2_000)))
-        let plans = warnings.components(separatedBy: "WARNING:  duration:").dropFirst()
+            """)
         XCTAssertGreaterThan(plans.count, 20, "auto_explain showed the functions' statements")
-        XCTAssertTrue(run.standardOutput.contains("\"Member\": 4000"), "the run behind the plans deleted what it should: \(run.standardOutput)")
+        XCTAssertTrue(output.contains("\"Member\": 4000"), "the run behind the plans deleted what it should: \(output)")
         // Both paths ran: the 200 teams' 4,000 members outgrow the small path's limit, three teams do not.
         XCTAssertTrue(plans.contains { $0.contains("JOIN pg_temp.modelgen_delete_team AS c") }, "the general path (temporary tables) ran")
         XCTAssertTrue(plans.contains { $0.contains("JOIN unnest(modelgen_closure_1_id") }, "the small path (arrays) ran")
@@ -119,29 +106,40 @@ final class PostgreSQLPlanTests: XCTestCase {
             INSERT INTO note (id, owner_id) SELECT g, g % 2000 + 1 FROM generate_series(1, 40000) AS g;
             ANALYZE;
             """)
-        let file = try TestSupport.temporaryDirectory().appendingPathComponent("explain.sql")
-        try """
-            SET search_path TO mg_probe;
-            LOAD 'auto_explain';
-            SET auto_explain.log_min_duration = 0;
-            SET auto_explain.log_nested_statements = on;
-            SET auto_explain.log_level = warning;
+        let (output, plans) = try explained(url, schema: "mg_probe", """
             SELECT owner_safe_delete(ARRAY[g]::bigint[], true) FROM generate_series(1, 3) AS g;
             -- The plans PL/pgSQL may keep after five calls, made at once.
             SET plan_cache_mode = force_generic_plan;
             SELECT owner_safe_delete(ARRAY[g]::bigint[], true) FROM generate_series(4, 6) AS g;
-            """.write(to: file, atomically: true, encoding: .utf8)
-        let log = file.deletingLastPathComponent().appendingPathComponent("plans.txt")
-        let run = try TestSupport.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "psql \"$0\" -X -q -A -t -v ON_ERROR_STOP=1 -f \"$1\" 2> \"$2\"", url, file.path, log.path])
-        let warnings = try String(contentsOf: log, encoding: .utf8)
-        XCTAssertEqual(run.status, 0, String(warnings.suffix(2_000)))
-        XCTAssertTrue(run.standardOutput.contains("\"Item\": 50"), "each call deletes an owner's 50 items: \(run.standardOutput)")
-        let plans = warnings.components(separatedBy: "WARNING:  duration:").dropFirst().filter { $0.contains("unnest(modelgen_closure_") }
-        XCTAssertGreaterThan(plans.count, 6 * 4, "auto_explain showed the small path's statements of every call")
-        for plan in plans {
+            """)
+        XCTAssertTrue(output.contains("\"Item\": 50"), "each call deletes an owner's 50 items: \(output)")
+        let smallPath = plans.filter { $0.contains("unnest(modelgen_closure_") }
+        XCTAssertGreaterThan(smallPath.count, 6 * 4, "auto_explain showed the small path's statements of every call")
+        for plan in smallPath {
             for table in ["item", "part", "note"] {
                 XCTAssertFalse(plan.contains("Seq Scan on \(table) "), "the small path scans \(table):\n\(plan)")
             }
         }
+    }
+
+    /// Runs `calls` in `schema` with `auto_explain` showing every statement's plan, nested ones
+    /// included; returns psql's output and the plans.
+    private func explained(_ url: String, schema: String, _ calls: String) throws -> (output: String, plans: [String]) {
+        let file = try TestSupport.temporaryDirectory().appendingPathComponent("explain.sql")
+        try """
+            SET search_path TO \(schema);
+            LOAD 'auto_explain';
+            SET auto_explain.log_min_duration = 0;
+            SET auto_explain.log_nested_statements = on;
+            SET auto_explain.log_level = warning;
+
+            """.appending(calls).write(to: file, atomically: true, encoding: .utf8)
+        // The plans arrive as warnings, on psql's standard error; thousands of them (the foreign
+        // keys' own queries among them): written to a file, not a pipe.
+        let log = file.deletingLastPathComponent().appendingPathComponent("plans.txt")
+        let run = try TestSupport.run(URL(fileURLWithPath: "/bin/sh"), ["-c", "psql \"$0\" -X -q -A -t -v ON_ERROR_STOP=1 -f \"$1\" 2> \"$2\"", url, file.path, log.path])
+        let warnings = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertEqual(run.status, 0, String(warnings.suffix(2_000)))
+        return (run.standardOutput, Array(warnings.components(separatedBy: "WARNING:  duration:").dropFirst()))
     }
 }
