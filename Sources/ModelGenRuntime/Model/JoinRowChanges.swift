@@ -28,7 +28,7 @@
     /// The changes of the join-table relationships of `objects` (saved ones: those with an id);
     /// `ownColumnFirst(table, ownColumn, targetColumn)` says which of a table's two columns comes
     /// first (the order rows are written in), the same answer from either side.
-    @_spi(Backend) public init(of objects: [any PersistentModel], ownColumnFirst: (_ table: String, _ own: String, _ target: String) throws -> Bool) rethrows {
+    @_spi(Backend) public init(of objects: some Sequence<any PersistentModel>, ownColumnFirst: (_ table: String, _ own: String, _ target: String) throws -> Bool) rethrows {
         var positions: [String: Int] = [:]
         for object in objects {
             let backing = object.persistentBackingData

@@ -5,7 +5,7 @@ extension ModelContext {
     /// which become the saved ones when the transaction commits. Pairs go sorted by the column of
     /// the table's second index, then by the other: that index only appends, and the primary key
     /// (other column first) grows at one place per value of it.
-    func writeJoinRows(of objects: [any PersistentModel]) throws -> [(ModelBackingData, Int, MemberIDs)] {
+    func writeJoinRows(of objects: some Sequence<any PersistentModel>) throws -> [(ModelBackingData, Int, MemberIDs)] {
         let changes = try JoinRowChanges(of: objects) { table, own, _ in try sortColumn(of: table) == SQLDialect.unquoted(own) }
         for table in changes.tables {
             let (first, second) = table.columns

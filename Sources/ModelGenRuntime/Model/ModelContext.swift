@@ -231,7 +231,7 @@ public final class ModelContext {
         var savedMembers: [(ModelBackingData, Int, MemberIDs)] = []
         do {
             try writeRows(of: newObjects, assigning: &assigned)
-            savedMembers = try writeJoinRows(of: newObjects + changed)
+            savedMembers = try writeJoinRows(of: [newObjects, changed].joined())
             var deletedIDs: [(entity: String, ids: [Int64])] = []
             var positions: [String: Int] = [:]
             for object in deleted {
@@ -252,8 +252,9 @@ public final class ModelContext {
             for backing in assigned { backing.id = nil }
             throw translate(error)
         }
-        for object in newObjects { register(object) }
-        for object in newObjects + changed { object.persistentBackingData.didSave() }
+        register(newObjects)
+        for object in newObjects { object.persistentBackingData.didSave() }
+        for object in changed { object.persistentBackingData.didSave() }
         for (backing, index, ids) in savedMembers { backing.didSaveMembers(index, ids) }
         let hadDeletions = !deleted.isEmpty
         for object in deleted {
@@ -442,10 +443,15 @@ public final class ModelContext {
         return registry
     }
 
-    /// Registers a saved object.
-    private func register(_ object: any PersistentModel) {
-        let backing = object.persistentBackingData
-        registry(for: backing.entity).register(backing, id: backing.id!)
+    /// Registers objects a save gave ids.
+    private func register(_ objects: [any PersistentModel]) {
+        // Objects of one entity mostly come together: the registry is looked up when it changes.
+        var current: (entity: EntityDescription, registry: Registry)?
+        for object in objects {
+            let backing = object.persistentBackingData
+            if current?.entity !== backing.entity { current = (backing.entity, registry(for: backing.entity)) }
+            current!.registry.register(backing, id: backing.id!)
+        }
     }
 
     /// A registered object's model went away: its entry goes too (unless the row has another object now).
