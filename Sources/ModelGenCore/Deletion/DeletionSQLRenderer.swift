@@ -67,7 +67,7 @@ public struct DeletionSQLRenderer {
         renderer.keepsPaths = !plan.checks.isEmpty && !plan.edges.isEmpty
         renderer.keepsRounds = plan.collection.contains { step in
             guard case let .followUntilStable(indices) = step else { return false }
-            return !(indices.count == 1 && isRecursive(plan.edges[indices[0]]))
+            return !isRecursive(indices, in: plan)
         }
         return renderer
     }
@@ -81,7 +81,13 @@ public struct DeletionSQLRenderer {
         let targets = plan.closure.filter { plan.deletedThroughParentKeys[$0] == nil }.map { entity in
             DeletionProgram.Target(entity: entity, table: quotedTable(entity), closureTable: closureTable(entity))
         }
-        let collections = steps(plan).map(\.collection)
+        let collections = plan.collection.map { step -> DeletionProgram.Collection in
+            switch step {
+            case let .follow(index): .once(collect(plan.edges[index], index: index))
+            case let .followUntilStable(indices) where isRecursive(indices, in: plan): .once(collectRecursively(plan.edges[indices[0]], index: indices[0]))
+            case let .followUntilStable(indices): .untilStable(indices.map { collect(plan.edges[$0], index: $0, frontier: true) })
+            }
+        }
         let checks = plan.checks.map { check in
             DeletionProgram.Check(kind: DeletionProgram.CheckKind(rawValue: check.kind.rawValue)!,
                                   subject: check.traversal.subject, other: check.traversal.other,
@@ -127,24 +133,20 @@ public struct DeletionSQLRenderer {
                                wholeTable: wholeTable)
     }
 
-    /// Each collection of the plan's program, with the entity each of its statements adds to (one
+    /// For each collection of the plan's program, the entity each of its statements adds to (one
     /// per statement, in order).
-    public func collectionSteps(of plan: DeletionPlan) -> [(collection: DeletionProgram.Collection, targets: [String])] {
-        configured(for: plan).steps(plan)
-    }
-
-    private func steps(_ plan: DeletionPlan) -> [(collection: DeletionProgram.Collection, targets: [String])] {
+    public func collectionTargets(of plan: DeletionPlan) -> [[String]] {
         plan.collection.map { step in
             switch step {
-            case let .follow(index):
-                return (.once(collect(plan.edges[index], index: index)), [plan.edges[index].other])
-            case let .followUntilStable(indices):
-                if indices.count == 1, let recursive = collectRecursively(plan.edges[indices[0]], index: indices[0]) {
-                    return (.once(recursive), [plan.edges[indices[0]].other])
-                }
-                return (.untilStable(indices.map { collect(plan.edges[$0], index: $0, frontier: true) }), indices.map { plan.edges[$0].other })
+            case let .follow(index): [plan.edges[index].other]
+            case let .followUntilStable(indices): isRecursive(indices, in: plan) ? [plan.edges[indices[0]].other] : indices.map { plan.edges[$0].other }
             }
         }
+    }
+
+    /// Whether a cycle of these edges is collected by one recursive query (`collectRecursively`).
+    private func isRecursive(_ indices: [Int], in plan: DeletionPlan) -> Bool {
+        indices.count == 1 && isRecursive(plan.edges[indices[0]])
     }
 
     /// The condition on `entity`'s rows that selects the deleted ones: collected ids, or keys
@@ -243,8 +245,8 @@ public struct DeletionSQLRenderer {
     }
 
     /// A cycle of one self-reference through a key column (a tree or chain of folders, comments,
-    /// org charts) as one recursive query: everything reachable from the collected objects, in one
-    /// statement whatever the depth, rather than one round per level. Nil for other cycles.
+    /// org charts; `isRecursive`) as one recursive query: everything reachable from the collected
+    /// objects, in one statement whatever the depth, rather than one round per level.
     /// Whether `edge`'s cycle is collected by one recursive query (`collectRecursively`).
     private func isRecursive(_ edge: Traversal) -> Bool {
         guard edge.subject == edge.other else { return false }
@@ -252,8 +254,7 @@ public struct DeletionSQLRenderer {
         return true
     }
 
-    private func collectRecursively(_ edge: Traversal, index: Int) -> String? {
-        guard isRecursive(edge) else { return nil }
+    private func collectRecursively(_ edge: Traversal, index: Int) -> String {
         let entity = edge.subject
         let (start, step): (String, String)
         switch edge.link {
@@ -266,7 +267,7 @@ public struct DeletionSQLRenderer {
             start = "SELECT \(reached) FROM \(closure(entity, as: "k")) JOIN \(q(table)) AS s ON s.id = k.id WHERE s.\(q(column)) IS NOT NULL AND \(new)"
             step = "SELECT \(reached) FROM modelgen_reached AS r JOIN \(q(table)) AS s ON s.id = r.id WHERE s.\(q(column)) IS NOT NULL AND \(new)"
         case .joinTable:
-            return nil
+            preconditionFailure("a cycle through a join table is collected round by round")
         }
         // Only rows not yet collected are walked: when the locked closure is collected again, the
         // walk finds just what was added meanwhile instead of repeating the whole descent.

@@ -34,8 +34,8 @@ public struct PostgreSQLDeletionFunctions {
         return zip(schema.entities, plans).map { entity, plan in
             let arrays = arrayRenderer.configured(for: plan)
             return function(for: entity,
-                            small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionSteps(of: plan).map(\.targets)),
-                            general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionSteps(of: plan).map(\.targets)))
+                            small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionTargets(of: plan)),
+                            general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionTargets(of: plan)))
         }
     }
 
