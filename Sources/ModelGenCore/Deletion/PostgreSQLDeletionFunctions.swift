@@ -145,7 +145,9 @@ public struct PostgreSQLDeletionFunctions {
         return """
         -- Safely deletes the \(entity.name) objects with these ids (all of them when ids is NULL), in the
         -- caller's transaction (ModelGen's plan for \(entity.name)); with dry_run, reports the same and
-        -- changes nothing. Tables resolve in the schema the function was created in.
+        -- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+        -- are held in arrays while there are at most \(Self.defaultArrayClosureLimit) of any entity (the setting
+        -- \(Self.arrayClosureLimitSetting) changes the bound), in temporary tables past it.
         DROP FUNCTION IF EXISTS \(Self.functionName(for: entity))(bigint[]);
         CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
         LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS \(tag)

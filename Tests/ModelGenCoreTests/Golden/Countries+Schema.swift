@@ -51,7 +51,9 @@ CREATE TABLE country (
     public static let postgreSQLFunctions = #"""
 -- Safely deletes the Country objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Country); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS country_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION country_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$

@@ -79,7 +79,9 @@ CREATE INDEX sd_physical_attribute_user_profile_id_idx ON sd_physical_attribute 
 
 -- Safely deletes the SDUserProfile objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for SDUserProfile); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_user_profile_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_user_profile_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -191,7 +193,9 @@ $modelgen$;
 
 -- Safely deletes the SDDietaryAndActivityPreferences objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for SDDietaryAndActivityPreferences); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_dietary_and_activity_preferences_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_dietary_and_activity_preferences_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -236,7 +240,9 @@ $modelgen$;
 
 -- Safely deletes the SDProgressEntry objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for SDProgressEntry); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_progress_entry_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_progress_entry_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -281,7 +287,9 @@ $modelgen$;
 
 -- Safely deletes the SDSleepSession objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for SDSleepSession); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_sleep_session_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_sleep_session_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -334,7 +342,9 @@ $modelgen$;
 
 -- Safely deletes the SDSleepStage objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for SDSleepStage); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_sleep_stage_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_sleep_stage_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -379,7 +389,9 @@ $modelgen$;
 
 -- Safely deletes the SDActivitySnapshot objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for SDActivitySnapshot); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_activity_snapshot_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_activity_snapshot_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -424,7 +436,9 @@ $modelgen$;
 
 -- Safely deletes the SDPhysicalAttribute objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for SDPhysicalAttribute); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_physical_attribute_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_physical_attribute_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -469,7 +483,9 @@ $modelgen$;
 
 -- Safely deletes the SDOutboxEvent objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for SDOutboxEvent); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_outbox_event_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_outbox_event_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$

@@ -32,7 +32,9 @@ CREATE INDEX order_tags_table_id_idx ON order_tags (table_id);
 
 -- Safely deletes the Order objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Order); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS order_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION order_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -87,7 +89,9 @@ $modelgen$;
 
 -- Safely deletes the Select objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Select); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS select_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION select_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -132,7 +136,9 @@ $modelgen$;
 
 -- Safely deletes the Table objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Table); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS table_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION table_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$

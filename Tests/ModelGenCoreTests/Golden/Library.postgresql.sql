@@ -62,7 +62,9 @@ CREATE INDEX book_shelves_shelf_id_idx ON book_shelves (shelf_id);
 
 -- Safely deletes the Author objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Author); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS author_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION author_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -246,7 +248,9 @@ $modelgen$;
 
 -- Safely deletes the Portrait objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Portrait); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS portrait_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION portrait_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -291,7 +295,9 @@ $modelgen$;
 
 -- Safely deletes the Book objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Book); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS book_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION book_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -384,7 +390,9 @@ $modelgen$;
 
 -- Safely deletes the Loan objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Loan); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS loan_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION loan_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -429,7 +437,9 @@ $modelgen$;
 
 -- Safely deletes the Shelf objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Shelf); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS shelves_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION shelves_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$

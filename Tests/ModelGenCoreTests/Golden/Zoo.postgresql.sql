@@ -17,7 +17,9 @@ CREATE INDEX animal_category_id_idx ON animal (category_id);
 
 -- Safely deletes the AnimalCategory objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for AnimalCategory); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS animal_category_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION animal_category_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
@@ -70,7 +72,9 @@ $modelgen$;
 
 -- Safely deletes the Animal objects with these ids (all of them when ids is NULL), in the
 -- caller's transaction (ModelGen's plan for Animal); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in.
+-- changes nothing. Tables resolve in the schema the function was created in. The ids collected
+-- are held in arrays while there are at most 1000 of any entity (the setting
+-- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS animal_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION animal_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
 LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
