@@ -182,9 +182,12 @@ public struct DeletionSQLRenderer {
         }
     }
 
-    /// With closures in arrays, the columns kept: each array's suffix and the column it stands for.
-    var arrayColumns: [(array: String, column: String)] {
-        [("id", "id")] + (keepsPaths ? [("parent", "parent_id"), ("edge", "edge")] : []) + (keepsRounds ? [("round", "round")] : [])
+    /// With closures in arrays, the columns kept: each array's suffix, the column it stands for and
+    /// the array's type.
+    var arrayColumns: [(array: String, column: String, type: String)] {
+        [("id", "id", "bigint[]")]
+            + (keepsPaths ? [("parent", "parent_id", "bigint[]"), ("edge", "edge", "integer[]")] : [])
+            + (keepsRounds ? [("round", "round", "integer[]")] : [])
     }
 
     /// The query of the collected ids of `entity`, for `… IN (…)`.

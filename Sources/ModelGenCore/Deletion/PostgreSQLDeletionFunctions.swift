@@ -90,8 +90,7 @@ public struct PostgreSQLDeletionFunctions {
             if small.renderer.keepsPaths { variables += ["modelgen_new_parent bigint[];", "modelgen_new_edge integer[];"] }
         }
         for target in program.targets {
-            for (array, column) in small.renderer.arrayColumns {
-                let type = column == "id" || column == "parent_id" ? "bigint[]" : "integer[]"
+            for (array, _, type) in small.renderer.arrayColumns {
                 variables.append("\(target.closureTable)_\(array) \(type) := '{}'::\(type);")
             }
         }
@@ -126,11 +125,11 @@ public struct PostgreSQLDeletionFunctions {
         // one for the general path to run.
         line("<<\(Self.smallPath)>>")
         line("LOOP")
-        emit(small, referenced: referenced, relocks: relocks, indent: "    ", line)
+        emit(small, hasCycles: hasCycles, referenced: referenced, relocks: relocks, indent: "    ", line)
         line("    EXIT \(Self.smallPath);")
         line("END LOOP \(Self.smallPath);")
         line("IF report IS NULL THEN")
-        emit(general, referenced: referenced, relocks: relocks, indent: "    ", line)
+        emit(general, hasCycles: hasCycles, referenced: referenced, relocks: relocks, indent: "    ", line)
         line("END IF;")
         // A dry run leaves by an exception this block catches: everything it did is rolled back.
         line("IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;")
@@ -162,7 +161,7 @@ public struct PostgreSQLDeletionFunctions {
     }
 
     /// One path of the function, from collecting the closure to making the report.
-    private func emit(_ path: Path, referenced: Set<String>, relocks: Bool, indent: String, _ emitLine: (String) -> Void) {
+    private func emit(_ path: Path, hasCycles: Bool, referenced: Set<String>, relocks: Bool, indent: String, _ emitLine: (String) -> Void) {
         let program = path.program, renderer = path.renderer, isSmall = path.storage == .arrays
         func line(_ text: String) { emitLine(indent + text) }
         // The small path leaves for the general one when a closure outgrows the limit.
@@ -181,7 +180,6 @@ public struct PostgreSQLDeletionFunctions {
             }
             if renderer.keepsRounds { line("\(root)_round := array_fill(0, ARRAY[cardinality(\(root)_id)]);") }
         } else {
-            let hasCycles = program.collections.contains { if case .untilStable = $0 { true } else { false } }
             for target in program.targets {
                 line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;")
                 if hasCycles { line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);") }
