@@ -268,7 +268,7 @@ public final class PostgresModelContext {
     /// The value of attribute `index` of `backing` as its column stores it (checked: throws for a
     /// value the column cannot hold); notes a date the store keeps rounded to the microsecond.
     private func stored(_ backing: ModelBackingData, _ index: Int, _ type: PostgresColumnType, _ written: inout WrittenChanges) throws -> SQLValue {
-        let value = backing.storedValues[index]
+        let value = backing.storedValue(at: index)
         do {
             let stored = try type.checked(value)
             if stored != value { written.storedValues.append((backing, index, stored)) }
@@ -527,7 +527,7 @@ public final class PostgresModelContext {
                 continue
             }
             var values: [SQLValue] = []
-            values.reserveCapacity(entity.attributes.count + entity.foreignKeys.count)
+            values.reserveCapacity(entity.valueCount)
             var position = 1
             for column in mapping.attributeColumns {
                 guard let column else {
@@ -541,7 +541,7 @@ public final class PostgresModelContext {
                 values.append(try cells[position].decode(Int64?.self).map(SQLValue.integer) ?? .null)
                 position += 1
             }
-            let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
+            let backing = ModelBackingData(entity: entity, id: id, context: self) { values[$0] }
             let model = type.init(backingData: backing)
             backing.model = model
             register(backing)

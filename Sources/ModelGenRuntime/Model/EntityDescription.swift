@@ -13,6 +13,11 @@ public final class EntityDescription: Sendable {
     /// For each relationship, the position of its key in a backing's values (after the
     /// attributes, in the order of `foreignKeys`), or nil when its key is not on this table.
     @_spi(Backend) public let keySlots: [Int?]
+    /// How many values a backing data holds: one per attribute, then one per key column.
+    @_spi(Backend) public let valueCount: Int
+    /// For each value slot, the position of its column among those `selectSQL` reads, or nil
+    /// (a transient attribute, which has none).
+    let selectedPositions: [Int?]
     /// The columns a fetch reads, in this order: `id`, the stored attributes', the keys'.
     ///
     ///     SELECT id, "title", "price", "writer_id" FROM "volume"
@@ -39,6 +44,13 @@ public final class EntityDescription: Sendable {
         var keySlots = [Int?](repeating: nil, count: relationships.count)
         for (position, key) in foreignKeys.enumerated() { keySlots[key.index] = attributes.count + position }
         self.keySlots = keySlots
+        valueCount = attributes.count + foreignKeys.count
+        var position = 0
+        selectedPositions = (attributes.map(\.column) + foreignKeys.map(\.column)).map { column in
+            guard column != nil else { return nil }
+            position += 1
+            return position
+        }
         let columns = ["id"] + attributes.compactMap(\.column) + foreignKeys.map(\.column)
         selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM \(table)"
         selectByIDSQL = selectSQL + " WHERE id = ?"

@@ -1,17 +1,60 @@
 /// The state of one model object: attribute values, relationship references (loaded lazily),
 /// its row id and its context. Generated accessors read and write through it; it keeps inverse
 /// relationships in sync in memory.
-public final class ModelBackingData {
-    // Stored properties are internal (the backend reads and sets them through the `Backend` SPI
-    // accessors below), and those read or set for every object a fetch or an insert makes are
-    // exempt from dynamic exclusivity checks (`@exclusivity(unchecked)`): each check costs a
-    // thread-local lookup, and the runtime never holds two accesses to one of them at once.
-    // Their order packs the two flags into the padding after `id`.
-    public let entity: EntityDescription
+///
+/// One allocation holds it all: the object's state (`State`) and, after it, its values (a
+/// `ManagedBuffer`'s header and elements). An object a fetch makes costs two allocations, this
+/// and its model, instead of three with the values in an array of their own.
+public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLiteValue>, ModelBackingDataInitializers {
+    /// What an object holds besides its values. Internal to the runtime; public only because a
+    /// `ManagedBuffer`'s header type is part of the class's declaration.
+    public struct State {
+        let entity: EntityDescription
+        var id: Int64?
+        var isDeleted = false
+        var isChanged = false
+        var contextReference: ContextReference?
+        var savedValues: [SQLiteValue]?
+        var relationshipStates: [RelationshipState]?
+        var changedAttributes: Set<Int> = []
+        unowned(unsafe) var object: (any PersistentModel)?
+    }
+
+    // The state is read and written through a pointer to the header: no dynamic exclusivity
+    // check (each costs a thread-local lookup, and the runtime never holds two accesses to one of
+    // these at once), and collections in it change in place.
+    private var state: UnsafeMutablePointer<State> { withUnsafeMutablePointerToHeader { $0 } }
+    /// The values: `entity.valueCount` of them, in the allocation after the state.
+    private var values: UnsafeMutablePointer<SQLiteValue> { withUnsafeMutablePointerToElements { $0 } }
+
+    /// A new backing data for `entity`, its state made by `state` and its values by `value`
+    /// (slot by slot, in `values`' layout).
+    static func make(entity: EntityDescription, state: () -> State, value: (Int) -> SQLiteValue) -> ModelBackingData {
+        let made = unsafeDowncast(create(minimumCapacity: entity.valueCount) { _ in state() }, to: ModelBackingData.self)
+        let values = made.values
+        for slot in 0..<entity.valueCount { (values + slot).initialize(to: value(slot)) }
+        return made
+    }
+
+    deinit {
+        modelDidEnd()
+        values.deinitialize(count: entity.valueCount)
+    }
+
+    public var entity: EntityDescription { state.pointee.entity }
     /// The row id, once saved or loaded.
-    @exclusivity(unchecked) public internal(set) var id: Int64?
-    @exclusivity(unchecked) var isDeleted = false
-    @exclusivity(unchecked) var isChanged = false
+    public internal(set) var id: Int64? {
+        get { state.pointee.id }
+        set { state.pointee.id = newValue }
+    }
+    var isDeleted: Bool {
+        get { state.pointee.isDeleted }
+        set { state.pointee.isDeleted = newValue }
+    }
+    var isChanged: Bool {
+        get { state.pointee.isChanged }
+        set { state.pointee.isChanged = newValue }
+    }
     /// The context managing the object: nil before it is inserted, after its deletion is saved
     /// and once the context is gone.
     var context: (any ModelBackingContext)? {
@@ -20,19 +63,46 @@ public final class ModelBackingData {
     }
     /// The reference to the context: nil before the object is inserted and after it leaves its
     /// context; kept, naming no context, when the context is freed while the app keeps the object.
-    @exclusivity(unchecked) private var contextReference: ContextReference?
-    /// Values of all attributes (transient ones too), in schema order, then one slot per key
-    /// column (`EntityDescription.keySlots`): a row's columns but its id, in one array. The key
-    /// slots hold the keys as last saved or loaded; the keys now live in `relationships`.
-    @exclusivity(unchecked) var values: [SQLiteValue]
-    /// Values and keys as last saved or loaded, for rollback and for the keys of relationships
-    /// not loaded; empty for an object never saved (a copy of its defaults would be one more array
-    /// per new object, and rollback discards it anyway).
-    @exclusivity(unchecked) var savedValues: [SQLiteValue]
+    private var contextReference: ContextReference? {
+        get { state.pointee.contextReference }
+        set { state.pointee.contextReference = newValue }
+    }
+    // The values are those of all attributes (transient ones too), in schema order, then one slot
+    // per key column (`EntityDescription.keySlots`): a row's columns but its id. The key slots
+    // hold the keys as last saved or loaded; the keys now live in `relationships`.
+    /// Values and keys as last saved or loaded, kept from the first change after that (for
+    /// rollback, and for the keys of relationships not loaded); nil while the values are the
+    /// saved ones, and for an object never saved (rollback discards it anyway). An object loaded
+    /// and only read keeps no second copy of its values.
+    private var savedValues: [SQLiteValue]? {
+        get { state.pointee.savedValues }
+        set { state.pointee.savedValues = newValue }
+        _modify { yield &state.pointee.savedValues }
+    }
     /// The state of each relationship, or nil while every one is unloaded with the key it was
     /// saved or loaded with: an object loaded from a row needs no array of states until a
     /// relationship of it is used.
-    @exclusivity(unchecked) private var relationshipStates: [RelationshipState]?
+    private var relationshipStates: [RelationshipState]? {
+        get { state.pointee.relationshipStates }
+        set { state.pointee.relationshipStates = newValue }
+        _modify { yield &state.pointee.relationshipStates }
+    }
+    /// Attributes set since the last save or load: an update writes only their columns (a new
+    /// object, whose insert writes every column, keeps none).
+    var changedAttributes: Set<Int> {
+        get { state.pointee.changedAttributes }
+        set { state.pointee.changedAttributes = newValue }
+        _modify { yield &state.pointee.changedAttributes }
+    }
+    /// The model object owning this backing data (registered by the context or by the model's
+    /// init). Unowned and unchecked, not weak: the model owns its backing data and clears this in
+    /// its deinit (`modelDidEnd`), so it outlives every use here; a weak reference would give every
+    /// model a side table, which sends each of its retains and releases down the runtime's slow
+    /// path, and a checked unowned one keeps the model's memory until the backing data goes.
+    var object: (any PersistentModel)? {
+        get { state.pointee.object }
+        set { state.pointee.object = newValue }
+    }
 
     /// The state of each relationship; changing one makes the array of states.
     var relationships: [RelationshipState] {
@@ -55,14 +125,16 @@ public final class ModelBackingData {
 
     /// The key relationship `index` held when last saved or loaded (nil when it has no key column).
     @_spi(Backend) public func savedForeignID(_ index: Int) -> Int64? {
-        guard let slot = entity.keySlots[index], slot < savedValues.count else { return nil }
-        return savedValues[slot].integer
+        guard let slot = entity.keySlots[index] else { return nil }
+        return (savedValues?[slot] ?? values[slot]).integer
     }
 
     /// The store now holds `foreignID` in the key column of relationship `index`.
     @_spi(Backend) public func setSavedForeignID(_ index: Int, _ foreignID: Int64?) {
-        guard let slot = entity.keySlots[index], slot < savedValues.count else { return }
-        savedValues[slot] = foreignID.map(SQLiteValue.integer) ?? .null
+        guard let slot = entity.keySlots[index], id != nil else { return }
+        let key = foreignID.map(SQLiteValue.integer) ?? .null
+        values[slot] = key
+        savedValues?[slot] = key
     }
 
     // MARK: - What a backend reads and sets
@@ -85,8 +157,8 @@ public final class ModelBackingData {
         set { isDeleted = newValue }
     }
 
-    /// Attribute values and keys (the layout of `values`).
-    @_spi(Backend) public var storedValues: [SQLiteValue] { values }
+    /// The value in slot `index` (attributes, then keys: the layout of the values).
+    @_spi(Backend) public func storedValue(at index: Int) -> SQLiteValue { values[index] }
 
     /// The attributes set since the last save or load.
     @_spi(Backend) public var changedAttributeIndexes: Set<Int> { changedAttributes }
@@ -105,16 +177,14 @@ public final class ModelBackingData {
         for (index, _) in entity.foreignKeys {
             values[entity.keySlots[index]!] = foreignID(index).map(SQLiteValue.integer) ?? .null
         }
-        savedValues = values
+        savedValues = nil
         isChanged = false
         changedAttributes = []
     }
 
     /// Every relationship becomes unloaded, with the key saved or loaded last.
     @_spi(Backend) public func unloadRelationships() { relationshipStates = nil }
-    /// Attributes set since the last save or load: an update writes only their columns (a new
-    /// object, whose insert writes every column, keeps none).
-    @exclusivity(unchecked) var changedAttributes: Set<Int> = []
+
     @_spi(Backend) public enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
         case unloaded(foreignID: Int64?)
@@ -183,23 +253,6 @@ public final class ModelBackingData {
         func containsAny(of others: Set<ObjectIdentifier>) -> Bool { objects.contains { others.contains(ObjectIdentifier($0)) } }
     }
 
-    /// A new object: default values, every relationship loaded and empty.
-    public init(entity: EntityDescription) {
-        self.entity = entity
-        values = Array(repeating: .null, count: entity.attributes.count + entity.foreignKeys.count)
-        savedValues = []
-        relationshipStates = entity.relationships.map { $0.isToMany ? .toMany(ModelList()) : .toOne(nil) }
-    }
-
-    /// An object loaded from a row: `values` holds its attributes and keys (`values`' layout).
-    @_spi(Backend) public init(entity: EntityDescription, id: Int64, values: [SQLiteValue], context: any ModelBackingContext) {
-        self.entity = entity
-        self.id = id
-        self.values = values
-        savedValues = values
-        contextReference = context.objectReference
-    }
-
     // MARK: - Attributes
     //
     // The generic accessors generated models call are inlinable: compiled in the model's module,
@@ -236,15 +289,18 @@ public final class ModelBackingData {
     /// Attribute `index` takes `newValue`: the object is changed, the attribute too once saved.
     @usableFromInline func setStoredValue(_ index: Int, _ newValue: SQLiteValue) {
         let old = values[index]
+        if id != nil {
+            if savedValues == nil { savedValues = Array(UnsafeBufferPointer(start: values, count: entity.valueCount)) }
+            changedAttributes.insert(index)
+        }
         values[index] = newValue
-        if id != nil { changedAttributes.insert(index) }
         markChanged()
         if let context, context.indexesPendingValues { context.pendingValueChanged(self, attribute: index, from: old) }
     }
 
     @usableFromInline func setInitialStoredValue(_ index: Int, _ newValue: SQLiteValue) {
         values[index] = newValue
-        if id != nil { savedValues[index] = newValue }
+        savedValues?[index] = newValue
     }
 
     func markChanged() {
@@ -496,15 +552,6 @@ public final class ModelBackingData {
         }
     }
 
-    /// The model object owning this backing data (registered by the context or by the model's
-    /// init). Unowned and unchecked, not weak: the model owns its backing data and clears this in
-    /// its deinit (`modelDidEnd`), so it outlives every use here; a weak reference would give every
-    /// model a side table, which sends each of its retains and releases down the runtime's slow
-    /// path, and a checked unowned one keeps the model's memory until the backing data goes.
-    unowned(unsafe) var object: (any PersistentModel)?
-
-    deinit { modelDidEnd() }
-
     /// The model is going away (generated models call this from their `deinit`; the backing data's
     /// own deinit calls it too): its row's entry leaves the context's identity map, and nothing
     /// refers to the model any longer.
@@ -595,7 +642,10 @@ public final class ModelBackingData {
 
     /// Forgets unsaved changes and loaded relationships (they load again on access).
     @_spi(Backend) public func revert() {
-        values = savedValues
+        if let savedValues {
+            savedValues.withUnsafeBufferPointer { values.update(from: $0.baseAddress!, count: $0.count) }
+            self.savedValues = nil
+        }
         unloadRelationships()
         changedAttributes = []
         isChanged = false
@@ -605,6 +655,27 @@ public final class ModelBackingData {
     /// Registers the model object; generated initializers call it.
     public func attach(_ object: any PersistentModel) {
         self.object = object
+    }
+}
+
+/// The initializers of `ModelBackingData`: a class whose instances `ManagedBuffer.create` makes
+/// has no initializers of its own, so these, in a protocol extension, make one and take it as
+/// `self` (generated models call `ModelBackingData(entity:)`).
+public protocol ModelBackingDataInitializers {}
+
+extension ModelBackingDataInitializers where Self == ModelBackingData {
+    /// A new object: default values, every relationship loaded and empty.
+    public init(entity: EntityDescription) {
+        self = ModelBackingData.make(entity: entity, state: {
+            ModelBackingData.State(entity: entity, relationshipStates: entity.relationships.map { $0.isToMany ? .toMany(.init()) : .toOne(nil) })
+        }, value: { _ in .null })
+    }
+
+    /// An object loaded from a row: `value(slot)` gives each of its values (attributes, then keys).
+    @_spi(Backend) public init(entity: EntityDescription, id: Int64, context: any ModelBackingContext, value: (_ slot: Int) -> SQLiteValue) {
+        self = ModelBackingData.make(entity: entity, state: {
+            ModelBackingData.State(entity: entity, id: id, contextReference: context.objectReference)
+        }, value: value)
     }
 }
 

@@ -274,22 +274,9 @@ extension ModelContext {
             // The model made for a new row: the registry and the backing data do not retain it.
             var made: (any PersistentModel)?
             let backing = registry.registered(id) {
-                var values: [SQLiteValue] = []
-                values.reserveCapacity(entity.attributes.count + entity.foreignKeys.count)
-                var position = 1
-                for attribute in entity.attributes {
-                    if attribute.column != nil {
-                        values.append(row.value(at: position))
-                        position += 1
-                    } else {
-                        values.append(.null)
-                    }
+                let backing = ModelBackingData(entity: entity, id: id, context: self) { slot in
+                    entity.selectedPositions[slot].map(row.value(at:)) ?? .null
                 }
-                for _ in entity.foreignKeys {
-                    values.append(row.value(at: position))
-                    position += 1
-                }
-                let backing = ModelBackingData(entity: entity, id: id, values: values, context: self)
                 let model = type.init(backingData: backing)
                 backing.object = model
                 made = model

@@ -156,7 +156,7 @@ public final class ModelContext {
         let backing = model.persistentBackingData
         if pending.removeInserted(model) {
             for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(backing.entity) {
-                index.remove(model, value: backing.values[index.attribute])
+                index.remove(model, value: backing.storedValue(index.attribute))
             }
             backing.detachFromRelated()
             backing.context = nil
@@ -318,7 +318,7 @@ public final class ModelContext {
         let backing = object.persistentBackingData
         let entity = backing.entity
         for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil && (isNew || backing.changedAttributes.contains(index)) {
-            if case let .real(number) = backing.values[index], number.isNaN {
+            if case let .real(number) = backing.storedValue(index), number.isNaN {
                 throw ModelContextError.unstorableValue(entity: entity.name, attribute: attribute.name, reason: "NaN cannot be stored (SQLite would read it back as nil); store nil or a number")
             }
         }
@@ -328,7 +328,7 @@ public final class ModelContext {
                 statement.bind(.integer(backing.id!), at: 1)
                 var position: Int32 = 2
                 for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil {
-                    statement.bind(backing.values[index], at: position)
+                    statement.bind(backing.storedValue(index), at: position)
                     position += 1
                 }
                 for (index, _) in entity.foreignKeys {
@@ -342,7 +342,7 @@ public final class ModelContext {
         for (index, attribute) in entity.attributes.enumerated() {
             guard let column = attribute.column, backing.changedAttributes.contains(index) else { continue }
             columns.append(column)
-            values.append(backing.values[index])
+            values.append(backing.storedValue(index))
         }
         for (index, column) in entity.foreignKeys {
             let foreignID = backing.foreignID(index)

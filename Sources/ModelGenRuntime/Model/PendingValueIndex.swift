@@ -25,7 +25,7 @@ final class PendingValueIndex {
     }
 
     func add(_ object: any PersistentModel) {
-        buckets[object.persistentBackingData.values[attribute], default: [:]][ObjectIdentifier(object)] = object
+        buckets[object.persistentBackingData.storedValue(attribute), default: [:]][ObjectIdentifier(object)] = object
     }
 
     func remove(_ object: any PersistentModel, value: SQLValue) {

@@ -3,10 +3,12 @@
 ///
 /// Open addressing with linear probing, where an id's first slot is the id itself (masked): rows
 /// fetched in id order land side by side, so registering, finding and forgetting tens of thousands
-/// of objects walks memory in order instead of hashing each id to a random place, and the table
-/// may fill to 7/8 (ids that follow each other do not collide). Should ids crowd into few slots (a
-/// stride that is a large power of two), the table switches to scrambled slots (Fibonacci hashing)
-/// for good, and then fills to 3/4.
+/// of objects walks memory in order instead of hashing each id to a random place. The table fills
+/// to 1/2: the ids of a fetch are mostly some of a range of ids, and once the range is wider than
+/// the table, ids a table's size apart share a first slot; at 1/2, a fetch of half a table's rows
+/// (in any order) finds each entry in one probe, where at 7/8 it walked runs of ids that collide
+/// (a cache miss each, for every object made and freed). Should ids crowd into few slots (a stride
+/// that is a large power of two), the table switches to scrambled slots (Fibonacci hashing) for good.
 struct RowIDTable {
     private struct Entry {
         var id: Int64
@@ -63,7 +65,7 @@ struct RowIDTable {
     /// `make` must not use the table.
     mutating func registered(_ id: Int64, replacing: (ModelBackingData) -> Bool = { _ in false }, orMake make: () -> ModelBackingData) -> ModelBackingData {
         // Grown first, so that the empty slot the probe ends at is where the entry goes.
-        if (count + 1) * 8 > entries.count * (scrambled ? 6 : 7) { rehash(capacity: entries.count * 2) }
+        if (count + 1) * 2 > entries.count { rehash(capacity: entries.count * 2) }
         var index = home(id), probes = 0
         while let found = entries[index].backing {
             if entries[index].id == id {
@@ -81,9 +83,8 @@ struct RowIDTable {
         count += 1
         longestProbe = max(longestProbe, probes)
         if longestProbe > Self.longProbe, !scrambled {
-            // Scrambled slots fill to 3/4 only: a fuller table grows as it scrambles.
             scrambled = true
-            rehash(capacity: count * 4 > entries.count * 3 ? entries.count * 2 : entries.count)
+            rehash(capacity: entries.count)
         }
         return made
     }
