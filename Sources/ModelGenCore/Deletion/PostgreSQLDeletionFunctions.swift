@@ -121,6 +121,17 @@ public struct PostgreSQLDeletionFunctions {
         let referenced = Set(schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] })
         // Without collections (nothing cascades from the entity) nothing can be added: one lock suffices.
         let relocks = !program.collections.isEmpty
+        // A dry run is the delete itself, called in a block whose exception rolls it back. Only a dry
+        // run enters that block: a block that catches exceptions starts a subtransaction, which
+        // costs each call of a small delete a tenth of its time.
+        line("IF dry_run THEN")
+        line("    BEGIN")
+        line("        report := \(Self.functionName(for: entity))($1, false);")
+        line("        RAISE EXCEPTION USING ERRCODE = 'MGDRY';")
+        line("    EXCEPTION WHEN SQLSTATE 'MGDRY' THEN")
+        line("        RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);")
+        line("    END;")
+        line("END IF;")
         // The small path is a loop that runs once: it leaves (EXIT) with the report made, or without
         // one for the general path to run.
         line("<<\(Self.smallPath)>>")
@@ -131,8 +142,6 @@ public struct PostgreSQLDeletionFunctions {
         line("IF report IS NULL THEN")
         emit(general, hasCycles: hasCycles, referenced: referenced, relocks: relocks, indent: "    ", line)
         line("END IF;")
-        // A dry run leaves by an exception this block catches: everything it did is rolled back.
-        line("IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;")
         line("RETURN report;")
         // The body is dollar-quoted with a tag that does not occur in it, whatever the names hold.
         var tag = "$modelgen$"
@@ -153,9 +162,7 @@ public struct PostgreSQLDeletionFunctions {
         #variable_conflict use_column
         DECLARE
         \(declarations(small: small, hasCycles: hasCycles, relocks: relocks))BEGIN
-        \(body)EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
-            RETURN report;
-        END
+        \(body)END
         \(tag);
         """
     }

@@ -66,6 +66,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := country_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -89,9 +97,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_country;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;

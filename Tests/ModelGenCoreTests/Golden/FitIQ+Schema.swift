@@ -365,6 +365,14 @@ DECLARE
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_user_profile_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -452,9 +460,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -476,6 +481,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_dietary_and_activity_preferences_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -499,9 +512,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -523,6 +533,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_3_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_progress_entry_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -546,9 +564,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -570,6 +585,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_sleep_session_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -601,9 +624,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -625,6 +645,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_5_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_sleep_stage_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -648,9 +676,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -672,6 +697,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_6_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_activity_snapshot_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -695,9 +728,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -719,6 +749,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_7_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_physical_attribute_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -742,9 +780,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -766,6 +801,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_8_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_outbox_event_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -789,9 +832,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;

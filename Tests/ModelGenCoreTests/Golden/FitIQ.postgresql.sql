@@ -97,6 +97,14 @@ DECLARE
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_user_profile_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -184,9 +192,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -208,6 +213,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_dietary_and_activity_preferences_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -231,9 +244,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_dietary_and_activity_preferences;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -255,6 +265,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_3_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_progress_entry_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -278,9 +296,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_progress_entry;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -302,6 +317,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_sleep_session_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -333,9 +356,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -357,6 +377,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_5_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_sleep_stage_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -380,9 +408,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_sleep_stage;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -404,6 +429,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_6_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_activity_snapshot_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -427,9 +460,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_activity_snapshot;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -451,6 +481,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_7_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_physical_attribute_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -474,9 +512,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_physical_attribute;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -498,6 +533,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_8_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := sd_outbox_event_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -521,9 +564,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_outbox_event;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;

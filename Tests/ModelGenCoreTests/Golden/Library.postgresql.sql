@@ -96,6 +96,14 @@ DECLARE
     modelgen_closure_3_parent bigint[] := '{}'::bigint[];
     modelgen_closure_3_edge integer[] := '{}'::integer[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := author_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -239,9 +247,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_book;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -263,6 +268,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := portrait_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -286,9 +299,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_portrait;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -316,6 +326,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_3_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := book_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -381,9 +399,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_book;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -405,6 +420,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := loan_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -428,9 +451,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_loan;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -454,6 +474,14 @@ DECLARE
     modelgen_new_id bigint[];
     modelgen_closure_5_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := shelves_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -502,9 +530,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_shelves;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;

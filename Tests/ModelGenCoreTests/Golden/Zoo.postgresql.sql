@@ -32,6 +32,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := animal_category_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -63,9 +71,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_animal_category;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
@@ -87,6 +92,14 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run THEN
+        BEGIN
+            report := animal_safe_delete($1, false);
+            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
+        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
+            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
+        END;
+    END IF;
     <<modelgen_small_delete>>
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
@@ -110,9 +123,6 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_animal;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
     END IF;
-    IF dry_run THEN RAISE EXCEPTION USING ERRCODE = 'MGDRY'; END IF;
-    RETURN report;
-EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
     RETURN report;
 END
 $modelgen$;
