@@ -11,7 +11,8 @@ enum PostgreSQLBenchmark {
     static func run(url: String, profiles: [Int], chains: [Int], treeSize: Int, repetitions: Int, fitIQPath: String, bookshelfPath: String) throws {
         let fitIQ = try schema(at: fitIQPath)
         print("PostgreSQL: FitIQ, the generated function beside PostgreSQL's own ON DELETE CASCADE (DELETE on the root")
-        print("table), median of \(repetitions), each run rolled back; A = one profile, B = all, C = even ids.")
+        print("table), median of \(repetitions) after \(warmUpRuns) untimed runs in the same session, each run rolled back;")
+        print("A = one profile, B = all, C = even ids.")
         print(pad(["N", "scenario", "cascade s", "function s", "ratio"], [7, 9, 10, 11, 7]))
         for size in profiles {
             let setup = prepare(fitIQ) + fitIQRows(profiles: size) + "ANALYZE;\n"
@@ -25,7 +26,7 @@ enum PostgreSQLBenchmark {
         }
         let bookshelf = try schema(at: bookshelfPath)
         print("PostgreSQL: deleting the root of N folders (Folder.children, cascade), the function beside a recursive CTE")
-        print("(WITH RECURSIVE … DELETE), median of \(repetitions), each run rolled back.")
+        print("(WITH RECURSIVE … DELETE), median of \(repetitions) after \(warmUpRuns) untimed runs, each run rolled back.")
         print(pad(["shape", "N", "CTE s", "function s", "ratio", "µs per folder"], [7, 8, 9, 11, 7, 14]))
         let shapes = chains.map { ("chain", $0, "NULLIF(g - 1, 0)") } + [("tree", treeSize, "CASE WHEN g = 1 THEN NULL ELSE (g - 2) / 10 + 1 END")]
         for (shape, size, parent) in shapes {
@@ -68,9 +69,19 @@ enum PostgreSQLBenchmark {
         """
     }
 
-    /// Medians of the two statements' times, run alternately, each in a transaction rolled back.
+    /// Untimed runs of each statement before the timed ones: a server calls them again and again on
+    /// its pooled connections, and a session plans a PL/pgSQL function's statements anew on their
+    /// first five runs (PostgreSQL's plan cache, as for prepared statements), a generic plan after.
+    private static let warmUpRuns = 5
+
+    /// Medians of the two statements' times, run alternately, each in a transaction rolled back,
+    /// after `warmUpRuns` of each.
     private static func compare(_ url: String, setup: String, repetitions: Int, _ baseline: String, _ subject: String) throws -> (Double, Double) {
-        var script = setup + "\\timing on\n"
+        var script = setup
+        for _ in 0..<warmUpRuns {
+            for statement in [baseline, subject] { script += "BEGIN;\n\(statement)\nROLLBACK;\n" }
+        }
+        script += "\\timing on\n"
         for _ in 0..<repetitions {
             for statement in [baseline, subject] { script += "BEGIN;\n\(statement)\nROLLBACK;\n" }
         }
