@@ -12,15 +12,20 @@ enum PostgreSQLBenchmark {
         let fitIQ = try schema(at: fitIQPath)
         print("PostgreSQL: FitIQ, the generated function beside PostgreSQL's own ON DELETE CASCADE (DELETE on the root")
         print("table), median of \(repetitions) after \(warmUpRuns) untimed runs in the same session, each run rolled back;")
-        print("A = one profile, B = all, C = even ids.")
+        print("A = one profile (another each run, scattered over the ids: an app deletes each profile once), B = all,")
+        print("C = even ids.")
         print(pad(["N", "scenario", "cascade s", "function s", "ratio"], [7, 9, 10, 11, 7]))
         for size in profiles {
             let setup = prepare(fitIQ) + fitIQRows(profiles: size) + "ANALYZE;\n"
-            let scenarios = [("A", "ARRAY[1]::bigint[]", "id = 1"), ("B", "NULL", "TRUE"), ("C", "ARRAY(SELECT id FROM sd_user_profile WHERE id % 2 = 0)", "id % 2 = 0")]
+            let scenarios: [(String, (Int) -> String, (Int) -> String)] = [
+                ("A", { "ARRAY[\(scattered($0, size))]::bigint[]" }, { "id = \(scattered($0, size))" }),
+                ("B", { _ in "NULL" }, { _ in "TRUE" }),
+                ("C", { _ in "ARRAY(SELECT id FROM sd_user_profile WHERE id % 2 = 0)" }, { _ in "id % 2 = 0" }),
+            ]
             for (name, ids, condition) in scenarios {
                 let times = try compare(url, setup: setup, repetitions: repetitions,
-                                        "DELETE FROM sd_user_profile WHERE \(condition);",
-                                        "SELECT sd_user_profile_safe_delete(\(ids)) IS NOT NULL;")
+                                        { "DELETE FROM sd_user_profile WHERE \(condition($0));" },
+                                        { "SELECT sd_user_profile_safe_delete(\(ids($0))) IS NOT NULL;" })
                 print(pad([String(size), name, format(times.0), format(times.1), String(format: "%.2f", times.1 / times.0)], [7, 9, 10, 11, 7]))
             }
         }
@@ -32,8 +37,8 @@ enum PostgreSQLBenchmark {
         for (shape, size, parent) in shapes {
             let setup = prepare(bookshelf) + "INSERT INTO folder (id, name, parent_id) SELECT g, 'f', \(parent) FROM generate_series(1, \(size)) AS g;\nANALYZE;\n"
             let times = try compare(url, setup: setup, repetitions: repetitions,
-                                    "WITH RECURSIVE doomed(id) AS (SELECT 1::bigint UNION ALL SELECT f.id FROM folder AS f JOIN doomed ON f.parent_id = doomed.id) DELETE FROM folder WHERE id IN (SELECT id FROM doomed);",
-                                    "SELECT folder_safe_delete(ARRAY[1]::bigint[]) IS NOT NULL;")
+                                    { _ in "WITH RECURSIVE doomed(id) AS (SELECT 1::bigint UNION ALL SELECT f.id FROM folder AS f JOIN doomed ON f.parent_id = doomed.id) DELETE FROM folder WHERE id IN (SELECT id FROM doomed);" },
+                                    { _ in "SELECT folder_safe_delete(ARRAY[1]::bigint[]) IS NOT NULL;" })
             print(pad([shape, String(size), format(times.0), format(times.1), String(format: "%.2f", times.1 / times.0), String(format: "%.1f", times.1 / Double(size) * 1e6)],
                       [7, 8, 9, 11, 7, 14]))
         }
@@ -69,21 +74,23 @@ enum PostgreSQLBenchmark {
         """
     }
 
+    /// The id of run `run` of `size` objects: runs take ids 7,919 apart (a prime), so that each run
+    /// deletes rows of its own, not the neighbours of the last run's.
+    private static func scattered(_ run: Int, _ size: Int) -> Int { run * 7_919 % size + 1 }
+
     /// Untimed runs of each statement before the timed ones: a server calls them again and again on
     /// its pooled connections, and a session plans a PL/pgSQL function's statements anew on their
     /// first five runs (PostgreSQL's plan cache, as for prepared statements), a generic plan after.
     private static let warmUpRuns = 5
 
     /// Medians of the two statements' times, run alternately, each in a transaction rolled back,
-    /// after `warmUpRuns` of each.
-    private static func compare(_ url: String, setup: String, repetitions: Int, _ baseline: String, _ subject: String) throws -> (Double, Double) {
+    /// after `warmUpRuns` of each. Each statement is made for its run's number (0, 1, …, the
+    /// baseline's even and the subject's odd), so that a statement may pick different rows each run.
+    private static func compare(_ url: String, setup: String, repetitions: Int, _ baseline: (Int) -> String, _ subject: (Int) -> String) throws -> (Double, Double) {
         var script = setup
-        for _ in 0..<warmUpRuns {
-            for statement in [baseline, subject] { script += "BEGIN;\n\(statement)\nROLLBACK;\n" }
-        }
-        script += "\\timing on\n"
-        for _ in 0..<repetitions {
-            for statement in [baseline, subject] { script += "BEGIN;\n\(statement)\nROLLBACK;\n" }
+        for run in 0..<(warmUpRuns + repetitions) {
+            if run == warmUpRuns { script += "\\timing on\n" }
+            for statement in [baseline(2 * run), subject(2 * run + 1)] { script += "BEGIN;\n\(statement)\nROLLBACK;\n" }
         }
         let file = workDirectory.appendingPathComponent("postgres-bench.sql")
         try script.write(to: file, atomically: true, encoding: .utf8)
