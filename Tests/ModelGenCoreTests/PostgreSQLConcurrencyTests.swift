@@ -105,4 +105,51 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
         XCTAssertTrue(report.contains("\"Note\": 2"), "\(path.name): both notes deleted and counted: \(report)")
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.note;").trimmingCharacters(in: .whitespacesAndNewlines), "0", path.name)
     }
+
+    /// Folders in a tree (Folder.children cascade to Document.pages cascade): another session moves
+    /// Document#1 from Folder#1 to Folder#2 and commits while the delete of Folder#1 waits for it.
+    /// The document and its page now belong to Folder#2: they survive and are not counted (as with
+    /// PostgreSQL's own cascade), where a delete that locked what it had collected before took them.
+    func testAChildMovedAwayWhileTheDeleteWaitsSurvivesWithItsChildren() throws {
+        let url = try PostgresServer.requireURL()
+        let compilation = TestSupport.compile("""
+            schema: Moves
+            entities:
+              Folder:
+                attributes:
+                  name: String
+                relationships:
+                  documents: { type: "[Document]", inverse: folder, deleteRule: cascade }
+              Document:
+                attributes:
+                  title: String
+                relationships:
+                  folder: { type: Folder, inverse: documents }
+                  pages: { type: "[Page]", inverse: document, deleteRule: cascade }
+              Page:
+                attributes:
+                  number: Int
+                relationships:
+                  document: { type: Document, inverse: pages }
+            """, file: "Moves.yaml")
+        for path in PostgresServer.deletionPaths {
+            try PostgresServer.psql(url, schema: "mg_moves", compilation.files[1].contents + """
+
+                INSERT INTO folder (id, name) VALUES (1, 'one'), (2, 'two');
+                INSERT INTO document (id, title, folder_id) VALUES (1, 'moved', 1), (2, 'stays', 1);
+                INSERT INTO page (id, number, document_id) VALUES (1, 1, 1), (2, 1, 2);
+                """)
+            let writer = try background(url, "SET search_path TO mg_moves; BEGIN; UPDATE document SET folder_id = 2 WHERE id = 1; SELECT pg_sleep(1.5); COMMIT;")
+            try waitForTheWriter(url)
+            let delete = try background(url, "SET search_path TO mg_moves; \(path.setting)SELECT folder_safe_delete(ARRAY[1]::bigint[]);")
+            delete.0.waitUntilExit()
+            writer.0.waitUntilExit()
+            let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(delete.0.terminationStatus, 0, "\(path.name): " + String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            XCTAssertTrue(report.contains("\"Document\": 1") && report.contains("\"Page\": 1") && report.contains("\"Folder\": 1"),
+                          "\(path.name): the folder, the document that stayed and its page: \(report)")
+            let left = try PostgresServer.psqlRaw(url, "SELECT (SELECT string_agg(id || ':' || folder_id, ',') FROM mg_moves.document) || ' ' || (SELECT string_agg(id::text, ',') FROM mg_moves.page);")
+            XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "1:2 1", "\(path.name): the moved document and its page survive")
+        }
+    }
 }

@@ -17,6 +17,14 @@ public struct DeletionSQLRenderer {
     /// `configured(for:)`): how each object was reached (`parent_id`, `edge`), read only to explain
     /// refusals, and the round of a cycle it was collected in (`round`), read only by a cycle's rounds.
     public private(set) var keepsPaths = true, keepsRounds = true
+    /// PostgreSQL, set by `configured(for:)` for a plan whose every collection follows children's
+    /// keys to their parents once (a tree of one-to-many cascades, no cycle): each level is
+    /// collected and locked in one `SELECT … FOR UPDATE`, top down, after its parents are locked.
+    /// A child moved to another parent meanwhile is then left out (PostgreSQL checks the locked
+    /// row's new version against the condition), no child can join a locked parent, and the
+    /// collected rows of an entity are exactly those whose key names a collected parent, so they
+    /// are deleted through those keys, as PostgreSQL's own cascade finds them.
+    public private(set) var collectsTopDown = false
 
     /// Where a delete holds the ids it collects.
     public enum ClosureStorage: Sendable {
@@ -62,8 +70,12 @@ public struct DeletionSQLRenderer {
 
     /// The renderer for `plan`: with closures in arrays, they keep only the columns the plan reads.
     public func configured(for plan: DeletionPlan) -> DeletionSQLRenderer {
-        guard closureStorage == .arrays else { return self }
         var renderer = self
+        renderer.collectsTopDown = dialect == .postgresql && !plan.collection.isEmpty && plan.collection.allSatisfy { step in
+            guard case let .follow(index) = step, case .otherColumn = plan.edges[index].link else { return false }
+            return true
+        }
+        guard closureStorage == .arrays else { return renderer }
         renderer.keepsPaths = !plan.checks.isEmpty && !plan.edges.isEmpty
         renderer.keepsRounds = plan.collection.contains { step in
             guard case let .followUntilStable(indices) = step else { return false }
@@ -152,7 +164,14 @@ public struct DeletionSQLRenderer {
     /// The condition on `entity`'s rows that selects the deleted ones: collected ids, or keys
     /// pointing at collected parents (`DeletionPlan.deletedThroughParentKeys`).
     private func deletedRows(of entity: String, in plan: DeletionPlan) -> String {
-        guard let parentEdges = plan.deletedThroughParentKeys[entity] else { return "id IN (\(collectedIDs(entity)))" }
+        let parentEdges: [Int]
+        if let edges = plan.deletedThroughParentKeys[entity] {
+            parentEdges = edges
+        } else if collectsTopDown, entity != plan.root {
+            parentEdges = plan.edges.indices.filter { plan.edges[$0].other == entity }
+        } else {
+            return "id IN (\(collectedIDs(entity)))"
+        }
         return parentEdges.map { index -> String in
             let edge = plan.edges[index]
             guard case let .otherColumn(_, column) = edge.link else { preconditionFailure("planner invariant: a parent key is on the deleted rows") }
@@ -298,12 +317,14 @@ public struct DeletionSQLRenderer {
     private func collect(_ edge: Traversal, index: Int, frontier: Bool = false) -> String {
         let references = references(edge, frontier: frontier)
         let (roundColumn, roundValue) = frontier ? (", round", ", \(roundParameters.current)") : ("", "")
+        // Collected top down, the rows are locked as they are read (`collectsTopDown`).
+        let lock = collectsTopDown ? " ORDER BY o.id FOR UPDATE OF o" : ""
         if closureStorage == .arrays {
             // No LIMIT here (unlike the recursive walk): in a plan made for any value of it, the
             // planner expects to stop early and scans the child table instead of probing its index.
             let distinct = if case .otherColumn = edge.link { "" } else { "DISTINCT ON (\(references.other)) " }
             return "SELECT \(distinct)\(references.other) AS id, \(references.subject) AS parent_id, \(index) AS edge \(references.source)"
-                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))"
+                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))" + lock
         }
         switch dialect {
         case .sqlite:
@@ -317,7 +338,7 @@ public struct DeletionSQLRenderer {
             let distinct: String
             if case .otherColumn = edge.link { distinct = "" } else { distinct = "DISTINCT ON (\(references.other)) " }
             return "INSERT INTO \(closure) (id, parent_id, edge\(roundColumn)) SELECT \(distinct)\(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
-                + " AND NOT EXISTS (SELECT 1 FROM \(self.closure(edge.other, as: "c")) WHERE c.id = \(references.other)) ON CONFLICT DO NOTHING"
+                + " AND NOT EXISTS (SELECT 1 FROM \(self.closure(edge.other, as: "c")) WHERE c.id = \(references.other))\(lock) ON CONFLICT DO NOTHING"
         }
     }
 }

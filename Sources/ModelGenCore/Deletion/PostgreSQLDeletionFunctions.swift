@@ -29,10 +29,10 @@ public struct PostgreSQLDeletionFunctions {
 
     /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order.
     public func functions() -> [String] {
-        let tables = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
+        let tableRenderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
         let arrayRenderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql, closureStorage: .arrays)
         return zip(schema.entities, plans).map { entity, plan in
-            let arrays = arrayRenderer.configured(for: plan)
+            let arrays = arrayRenderer.configured(for: plan), tables = tableRenderer.configured(for: plan)
             return function(for: entity,
                             small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionTargets(of: plan)),
                             general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionTargets(of: plan)))
@@ -119,8 +119,9 @@ public struct PostgreSQLDeletionFunctions {
         // Rows that nothing can refer to (no foreign key or join table points at their table) gain
         // no reference while the delete runs: they need no lock of their own.
         let referenced = Set(schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] })
-        // Without collections (nothing cascades from the entity) nothing can be added: one lock suffices.
-        let relocks = !program.collections.isEmpty
+        // Without collections (nothing cascades from the entity) nothing can be added: one lock
+        // suffices; collected top down, each level is locked as it is collected.
+        let relocks = !program.collections.isEmpty && !small.renderer.collectsTopDown
         // A dry run is the delete itself, called in a block whose exception rolls it back. Only a dry
         // run enters that block: a block that catches exceptions starts a subtransaction, which
         // costs each call of a small delete a tenth of its time.
@@ -170,6 +171,8 @@ public struct PostgreSQLDeletionFunctions {
     /// One path of the function, from collecting the closure to making the report.
     private func emit(_ path: Path, hasCycles: Bool, referenced: Set<String>, relocks: Bool, indent: String, _ emitLine: (String) -> Void) {
         let program = path.program, renderer = path.renderer, isSmall = path.storage == .arrays
+        // Collected top down, the objects asked for are locked as they are read, and each level after.
+        let topDown = renderer.collectsTopDown
         func line(_ text: String) { emitLine(indent + text) }
         // The small path leaves for the general one when a closure outgrows the limit.
         func leaveIfLarge(_ arrays: String, indent: String) {
@@ -179,7 +182,11 @@ public struct PostgreSQLDeletionFunctions {
             let root = program.root.closureTable
             line("IF $1 IS NULL THEN EXIT \(Self.smallPath); END IF;")
             line("\(DeletionSQLRenderer.arrayLimitVariable) := coalesce(nullif(current_setting(\(literal(Self.arrayClosureLimitSetting)), true), '')::integer, \(Self.defaultArrayClosureLimit));")
-            line("\(root)_id := ARRAY(SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id);")
+            if topDown {
+                line("\(root)_id := ARRAY(SELECT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id FOR UPDATE);")
+            } else {
+                line("\(root)_id := ARRAY(SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id);")
+            }
             leaveIfLarge(root, indent: "")
             if renderer.keepsPaths {
                 line("\(root)_parent := array_fill(NULL::bigint, ARRAY[cardinality(\(root)_id)]);")
@@ -192,7 +199,11 @@ public struct PostgreSQLDeletionFunctions {
                 if hasCycles { line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);") }
                 line("DELETE FROM \(target.closureTable);")
             }
-            line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
+            if topDown {
+                line("INSERT INTO \(program.root.closureTable) (id) SELECT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1) ORDER BY t.id FOR UPDATE;")
+            } else {
+                line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
+            }
             line("ANALYZE \(program.root.closureTable);")
         }
         // One collection statement, added to the closure (a table's rows, or its arrays); with
@@ -262,11 +273,12 @@ public struct PostgreSQLDeletionFunctions {
         // Lock, then check: every collected row is locked (FOR UPDATE) before any check runs, so a
         // concurrent insert of a reference to one (which takes a KEY SHARE lock on it) waits for this
         // transaction and then fails, and every reference committed before the lock is seen by the
-        // checks and counts. Rows added before the locks were taken are collected again, and locked,
-        // until nothing new turns up.
+        // checks and counts. Collected top down, the rows are locked as they were collected;
+        // otherwise they are locked now, and rows added before the locks were taken are collected
+        // again, and locked, until nothing new turns up.
         let lockIndent = relocks ? "    " : ""
         if relocks { line("LOOP") }
-        for target in program.targets where referenced.contains(target.entity) {
+        for target in program.targets where referenced.contains(target.entity) && !topDown {
             line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(renderer.closure(target.entity, as: "c")) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
         }
         if relocks {

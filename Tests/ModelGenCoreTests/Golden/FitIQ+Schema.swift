@@ -359,7 +359,6 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    relocked bigint;
     modelgen_array_limit integer;
     modelgen_new_id bigint[];
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
@@ -377,22 +376,11 @@ BEGIN
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
-        modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        modelgen_closure_1_id := ARRAY(SELECT t.id FROM sd_user_profile AS t WHERE t.id = ANY($1) ORDER BY t.id FOR UPDATE);
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id)) AS r;
+        SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
         modelgen_closure_4_id := modelgen_closure_4_id || modelgen_new_id;
         IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        LOOP
-            PERFORM 1 FROM sd_user_profile AS t JOIN unnest(modelgen_closure_1_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            PERFORM 1 FROM sd_sleep_session AS t JOIN unnest(modelgen_closure_4_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            relocked := 0;
-            SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id)) AS r;
-            modelgen_closure_4_id := modelgen_closure_4_id || modelgen_new_id;
-            changed := cardinality(modelgen_new_id);
-            IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-            relocked := relocked + changed;
-            EXIT WHEN relocked = 0;
-        END LOOP;
         DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
@@ -402,7 +390,7 @@ BEGIN
         DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM unnest(modelgen_closure_4_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
-        DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM unnest(modelgen_closure_4_id) AS collected(id));
+        DELETE FROM sd_sleep_session WHERE user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
         DELETE FROM sd_activity_snapshot WHERE user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
@@ -422,19 +410,10 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_user_profile;
         CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_sd_sleep_session (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
         DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
-        INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT DISTINCT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1) ORDER BY t.id FOR UPDATE;
         ANALYZE pg_temp.modelgen_delete_sd_user_profile;
-        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
+        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o ON CONFLICT DO NOTHING;
         ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
-        LOOP
-            PERFORM 1 FROM sd_user_profile AS t JOIN pg_temp.modelgen_delete_sd_user_profile AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            PERFORM 1 FROM sd_sleep_session AS t JOIN pg_temp.modelgen_delete_sd_sleep_session AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            relocked := 0;
-            INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
-            GET DIAGNOSTICS changed = ROW_COUNT;
-            relocked := relocked + changed;
-            EXIT WHEN relocked = 0;
-        END LOOP;
         DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDDietaryAndActivityPreferences', changed); END IF;
@@ -444,7 +423,7 @@ BEGIN
         DELETE FROM sd_sleep_stage WHERE session_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepStage', changed); END IF;
-        DELETE FROM sd_sleep_session WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_sd_sleep_session);
+        DELETE FROM sd_sleep_session WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('SDSleepSession', changed); END IF;
         DELETE FROM sd_activity_snapshot WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);

@@ -280,7 +280,6 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    relocked bigint;
     blocker record;
     blocked_entities text[] := '{}'::text[];
     blocked_ids bigint[] := '{}'::bigint[];
@@ -314,28 +313,15 @@ BEGIN
     LOOP
         IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
-        modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM author AS t WHERE t.id = ANY($1) ORDER BY t.id);
+        modelgen_closure_1_id := ARRAY(SELECT t.id FROM author AS t WHERE t.id = ANY($1) ORDER BY t.id FOR UPDATE);
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         modelgen_closure_1_parent := array_fill(NULL::bigint, ARRAY[cardinality(modelgen_closure_1_id)]);
         modelgen_closure_1_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_1_id)]);
-        SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) AS r;
+        SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
         modelgen_closure_3_id := modelgen_closure_3_id || modelgen_new_id;
         modelgen_closure_3_parent := modelgen_closure_3_parent || modelgen_new_parent;
         modelgen_closure_3_edge := modelgen_closure_3_edge || modelgen_new_edge;
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        LOOP
-            PERFORM 1 FROM author AS t JOIN unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS c(id, parent_id, edge) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            PERFORM 1 FROM book AS t JOIN unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            relocked := 0;
-            SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) AS r;
-            modelgen_closure_3_id := modelgen_closure_3_id || modelgen_new_id;
-            modelgen_closure_3_parent := modelgen_closure_3_parent || modelgen_new_parent;
-            modelgen_closure_3_edge := modelgen_closure_3_edge || modelgen_new_edge;
-            changed := cardinality(modelgen_new_id);
-            IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-            relocked := relocked + changed;
-            EXIT WHEN relocked = 0;
-        END LOOP;
         FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100 LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
@@ -376,7 +362,7 @@ BEGIN
         DELETE FROM portrait WHERE author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
-        DELETE FROM book WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        DELETE FROM book WHERE author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
         DELETE FROM author WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
@@ -390,19 +376,10 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_author;
         CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_book (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
         DELETE FROM pg_temp.modelgen_delete_book;
-        INSERT INTO pg_temp.modelgen_delete_author (id) SELECT DISTINCT t.id FROM author AS t WHERE $1 IS NULL OR t.id = ANY($1);
+        INSERT INTO pg_temp.modelgen_delete_author (id) SELECT t.id FROM author AS t WHERE $1 IS NULL OR t.id = ANY($1) ORDER BY t.id FOR UPDATE;
         ANALYZE pg_temp.modelgen_delete_author;
-        INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
+        INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o ON CONFLICT DO NOTHING;
         ANALYZE pg_temp.modelgen_delete_book;
-        LOOP
-            PERFORM 1 FROM author AS t JOIN pg_temp.modelgen_delete_author AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            relocked := 0;
-            INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ON CONFLICT DO NOTHING;
-            GET DIAGNOSTICS changed = ROW_COUNT;
-            relocked := relocked + changed;
-            EXIT WHEN relocked = 0;
-        END LOOP;
         FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
@@ -443,7 +420,7 @@ BEGIN
         DELETE FROM portrait WHERE author_id IN (SELECT id FROM pg_temp.modelgen_delete_author);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
-        DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
+        DELETE FROM book WHERE author_id IN (SELECT id FROM pg_temp.modelgen_delete_author);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
         DELETE FROM author WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author);
