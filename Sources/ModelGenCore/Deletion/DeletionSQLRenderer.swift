@@ -162,7 +162,8 @@ public struct DeletionSQLRenderer {
     }
 
     /// The condition on `entity`'s rows that selects the deleted ones: collected ids, or keys
-    /// pointing at collected parents (`DeletionPlan.deletedThroughParentKeys`).
+    /// pointing at collected parents (`DeletionPlan.deletedThroughParentKeys`, and every entity but
+    /// the root when the closure is collected top down: `collectsTopDown`).
     private func deletedRows(of entity: String, in plan: DeletionPlan) -> String {
         let parentEdges: [Int]
         if let edges = plan.deletedThroughParentKeys[entity] {
