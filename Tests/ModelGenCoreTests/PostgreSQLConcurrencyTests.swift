@@ -152,4 +152,37 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
             XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "1:2 1", "\(path.name): the moved document and its page survive")
         }
     }
+
+    /// The same race in a tree that cascades to itself (Folder.subfolders), which is collected by a
+    /// recursive walk and locked afterwards: another session moves Folder#2 (with Folder#3 under it)
+    /// from Folder#1 to Folder#9 while the delete of Folder#1 waits; #2 and #3 survive.
+    func testASubtreeMovedAwayWhileTheDeleteWaitsSurvives() throws {
+        let url = try PostgresServer.requireURL()
+        let compilation = TestSupport.compile("""
+            schema: Tree
+            entities:
+              Folder:
+                attributes:
+                  name: String
+                relationships:
+                  parent: { type: Folder?, inverse: subfolders }
+                  subfolders: { type: "[Folder]", inverse: parent, deleteRule: cascade }
+            """, file: "Tree.yaml")
+        for path in PostgresServer.deletionPaths {
+            try PostgresServer.psql(url, schema: "mg_tree", compilation.files[1].contents + """
+
+                INSERT INTO folder (id, name, parent_id) VALUES (1, 'root', NULL), (9, 'other', NULL), (2, 'moved', 1), (3, 'under', 2), (4, 'stays', 1);
+                """)
+            let writer = try background(url, "SET search_path TO mg_tree; BEGIN; UPDATE folder SET parent_id = 9 WHERE id = 2; SELECT pg_sleep(1.5); COMMIT;")
+            try waitForTheWriter(url)
+            let delete = try background(url, "SET search_path TO mg_tree; \(path.setting)SELECT folder_safe_delete(ARRAY[1]::bigint[]);")
+            delete.0.waitUntilExit()
+            writer.0.waitUntilExit()
+            let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(delete.0.terminationStatus, 0, "\(path.name): " + String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            XCTAssertTrue(report.contains("\"Folder\": 2"), "\(path.name): Folder#1 and Folder#4 deleted and counted: \(report)")
+            let left = try PostgresServer.psqlRaw(url, "SELECT string_agg(id || ':' || coalesce(parent_id::text, '-'), ',' ORDER BY id) FROM mg_tree.folder;")
+            XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "2:9,3:2,9:-", "\(path.name): the moved subtree survives")
+        }
+    }
 }

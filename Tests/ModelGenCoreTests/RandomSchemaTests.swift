@@ -79,11 +79,12 @@ final class RandomSchemaTests: XCTestCase {
         let schema = try XCTUnwrap(compilation.schema)
         var script = compilation.files[1].contents
         if lint {
-            // The checker resolves each statement's tables: the closure tables must exist, as they
-            // do while a function runs.
-            for entity in schema.entities {
+            // The checker resolves each statement's tables: the closure tables and the tables of
+            // the ids locked must exist, as they do while a function runs.
+            for (position, entity) in schema.entities.enumerated() {
                 let table = SQLDialect.postgresql.quote(SQLNames.closureTable(of: entity.tableName))
                 script += "\nCREATE TEMP TABLE IF NOT EXISTS \(table) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0);"
+                script += "\nCREATE TEMP TABLE IF NOT EXISTS \(PostgreSQLDeletionFunctions.lockedTable(position)) (id bigint PRIMARY KEY);"
             }
         }
         for entity in schema.entities {

@@ -76,7 +76,6 @@ public struct PostgreSQLDeletionFunctions {
             variables += ["added bigint;", "modelgen_previous_round integer := 0;", "modelgen_current_round integer := 0;",
                           "collected bigint := 0;", "analyzed bigint := 1;"]
         }
-        if relocks { variables.append("relocked bigint;") }
         if !program.checks.isEmpty {
             variables += ["blocker record;", "blocked_entities text[] := '{}'::text[];", "blocked_ids bigint[] := '{}'::bigint[];",
                           "blocked_reasons text[] := '{}'::text[];", "path text;", "problems text := '';"]
@@ -93,6 +92,7 @@ public struct PostgreSQLDeletionFunctions {
             for (array, _, type) in small.renderer.arrayColumns {
                 variables.append("\(target.closureTable)_\(array) \(type) := '{}'::\(type);")
             }
+            if relocks { variables.append("\(target.closureTable)_locked bigint[];") }
         }
         return variables.map { "    " + $0 + "\n" }.joined()
     }
@@ -168,6 +168,10 @@ public struct PostgreSQLDeletionFunctions {
         """
     }
 
+    /// The temporary table that holds, on the general path, the ids of a function's `position`th
+    /// collecting entity (from 0) locked before the closure is collected again.
+    public static func lockedTable(_ position: Int) -> String { "pg_temp.modelgen_locked_\(position + 1)" }
+
     /// One path of the function, from collecting the closure to making the report.
     private func emit(_ path: Path, hasCycles: Bool, referenced: Set<String>, relocks: Bool, indent: String, _ emitLine: (String) -> Void) {
         let program = path.program, renderer = path.renderer, isSmall = path.storage == .arrays
@@ -178,34 +182,46 @@ public struct PostgreSQLDeletionFunctions {
         func leaveIfLarge(_ arrays: String, indent: String) {
             line(indent + "IF cardinality(\(arrays)_id) > \(DeletionSQLRenderer.arrayLimitVariable) THEN EXIT \(Self.smallPath); END IF;")
         }
-        if isSmall {
+        // The objects asked for, the start of the closure.
+        func collectRoot(indent: String) {
             let root = program.root.closureTable
+            if isSmall {
+                if topDown {
+                    line(indent + "\(root)_id := ARRAY(SELECT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id FOR UPDATE);")
+                } else {
+                    line(indent + "\(root)_id := ARRAY(SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id);")
+                }
+                leaveIfLarge(root, indent: indent)
+                if renderer.keepsPaths {
+                    line(indent + "\(root)_parent := array_fill(NULL::bigint, ARRAY[cardinality(\(root)_id)]);")
+                    line(indent + "\(root)_edge := array_fill(NULL::integer, ARRAY[cardinality(\(root)_id)]);")
+                }
+                if renderer.keepsRounds { line(indent + "\(root)_round := array_fill(0, ARRAY[cardinality(\(root)_id)]);") }
+            } else {
+                if topDown {
+                    line(indent + "INSERT INTO \(root) (id) SELECT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1) ORDER BY t.id FOR UPDATE;")
+                } else {
+                    line(indent + "INSERT INTO \(root) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
+                }
+                line(indent + "ANALYZE \(root);")
+            }
+        }
+        if isSmall {
             line("IF $1 IS NULL THEN EXIT \(Self.smallPath); END IF;")
             line("\(DeletionSQLRenderer.arrayLimitVariable) := coalesce(nullif(current_setting(\(literal(Self.arrayClosureLimitSetting)), true), '')::integer, \(Self.defaultArrayClosureLimit));")
-            if topDown {
-                line("\(root)_id := ARRAY(SELECT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id FOR UPDATE);")
-            } else {
-                line("\(root)_id := ARRAY(SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id);")
-            }
-            leaveIfLarge(root, indent: "")
-            if renderer.keepsPaths {
-                line("\(root)_parent := array_fill(NULL::bigint, ARRAY[cardinality(\(root)_id)]);")
-                line("\(root)_edge := array_fill(NULL::integer, ARRAY[cardinality(\(root)_id)]);")
-            }
-            if renderer.keepsRounds { line("\(root)_round := array_fill(0, ARRAY[cardinality(\(root)_id)]);") }
         } else {
             for target in program.targets {
                 line("CREATE TEMP TABLE IF NOT EXISTS \(target.closureTable) (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;")
                 if hasCycles { line("CREATE INDEX IF NOT EXISTS \(DeletionProgram.roundIndex(of: target.closureTable)) ON \(target.closureTable) (round);") }
                 line("DELETE FROM \(target.closureTable);")
             }
-            if topDown {
-                line("INSERT INTO \(program.root.closureTable) (id) SELECT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1) ORDER BY t.id FOR UPDATE;")
-            } else {
-                line("INSERT INTO \(program.root.closureTable) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
+            if relocks {
+                for position in program.targets.indices {
+                    line("CREATE TEMP TABLE IF NOT EXISTS \(Self.lockedTable(position)) (id bigint PRIMARY KEY) ON COMMIT DROP;")
+                }
             }
-            line("ANALYZE \(program.root.closureTable);")
         }
+        collectRoot(indent: "")
         // One collection statement, added to the closure (a table's rows, or its arrays); with
         // `counting`, the rows it adds are counted in `changed`.
         func collectStatement(_ sql: String, into entity: String, round: String, analyzing: Bool, counting: Bool, indent: String) {
@@ -231,17 +247,15 @@ public struct PostgreSQLDeletionFunctions {
                 if counting { line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;") }
             }
         }
-        // The collection statements; with `counter`, the rows they add are summed into it. With
-        // `analyzing`, each closure table gets statistics as soon as it is filled, so that the
+        // The collection statements. With `analyzing`, each closure table gets statistics as soon as it is filled, so that the
         // statements reading it (the next level's collection, the checks, updates and deletes) probe
         // the indexes of large tables rather than scan them: a temporary table has no statistics
         // until analyzed, and the planner then guesses thousands of rows.
-        func collect(counting counter: String?, analyzing: Bool = false, indent: String = "") {
+        func collect(analyzing: Bool, indent: String) {
             for (collection, targets) in zip(program.collections, path.collectionTargets) {
                 switch collection {
                 case let .once(sql):
-                    collectStatement(sql, into: targets[0], round: "0", analyzing: analyzing, counting: counter != nil, indent: indent)
-                    if let counter { line(indent + "\(counter) := \(counter) + changed;") }
+                    collectStatement(sql, into: targets[0], round: "0", analyzing: analyzing, counting: false, indent: indent)
                 case let .untilStable(statements):
                     // Temporary tables have no statistics; without them the planner scans whole tables each round.
                     if !isSmall { for target in program.targets { line(indent + "ANALYZE \(target.closureTable);") } }
@@ -253,7 +267,6 @@ public struct PostgreSQLDeletionFunctions {
                         collectStatement(sql, into: target, round: "modelgen_current_round", analyzing: false, counting: true, indent: indent + "    ")
                         line(indent + "    added := added + changed;")
                     }
-                    if let counter { line(indent + "    \(counter) := \(counter) + added;") }
                     line(indent + "    EXIT WHEN added = 0;")
                     if !isSmall {
                         // Plans made when the tables were small scan them whole: each time the rows
@@ -269,22 +282,44 @@ public struct PostgreSQLDeletionFunctions {
                 }
             }
         }
-        collect(counting: nil, analyzing: true)
+        collect(analyzing: true, indent: "")
         // Lock, then check: every collected row is locked (FOR UPDATE) before any check runs, so a
         // concurrent insert of a reference to one (which takes a KEY SHARE lock on it) waits for this
         // transaction and then fails, and every reference committed before the lock is seen by the
-        // checks and counts. Collected top down, the rows are locked as they were collected;
-        // otherwise they are locked now, and rows added before the locks were taken are collected
-        // again, and locked, until nothing new turns up.
+        // checks and counts. Collected top down, the rows are locked as they were collected.
+        // Otherwise they are locked now and the closure is collected again from the objects asked
+        // for, over the links the locks hold still: a row another session detached from the closure
+        // before its lock is no longer reached (it survives, as PostgreSQL's own cascade would leave
+        // it), a row attached before its parent's lock is reached; until the collection is the set
+        // locked.
         let lockIndent = relocks ? "    " : ""
         if relocks { line("LOOP") }
         for target in program.targets where referenced.contains(target.entity) && !topDown {
             line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(renderer.closure(target.entity, as: "c")) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
         }
         if relocks {
-            line("    relocked := 0;")
-            collect(counting: "relocked", indent: "    ")
-            line("    EXIT WHEN relocked = 0;")
+            var unchanged: [String] = []
+            for (position, target) in program.targets.enumerated() {
+                let closure = target.closureTable
+                if isSmall {
+                    line("    \(closure)_locked := \(closure)_id;")
+                    // The root's arrays are made anew by `collectRoot`.
+                    if target.entity != program.root.entity {
+                        for (array, _, type) in renderer.arrayColumns { line("    \(closure)_\(array) := '{}'::\(type);") }
+                    }
+                    unchanged.append("ARRAY(SELECT unnest(\(closure)_id) ORDER BY 1) = ARRAY(SELECT unnest(\(closure)_locked) ORDER BY 1)")
+                } else {
+                    let locked = Self.lockedTable(position)
+                    line("    DELETE FROM \(locked);")
+                    line("    INSERT INTO \(locked) (id) SELECT id FROM \(closure);")
+                    line("    DELETE FROM \(closure);")
+                    unchanged.append("(SELECT count(*) FROM \(closure)) = (SELECT count(*) FROM \(locked))")
+                    unchanged.append("NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE NOT EXISTS (SELECT 1 FROM \(locked) AS l WHERE l.id = c.id))")
+                }
+            }
+            collectRoot(indent: "    ")
+            collect(analyzing: !isSmall, indent: "    ")
+            line("    EXIT WHEN " + unchanged.joined(separator: " AND ") + ";")
             line("END LOOP;")
         }
         // Every check's blockers first; then, once for all of them, the cascade path that reached

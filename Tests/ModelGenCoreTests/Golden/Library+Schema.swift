@@ -652,10 +652,10 @@ DECLARE
     changed bigint;
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
-    relocked bigint;
     modelgen_array_limit integer;
     modelgen_new_id bigint[];
     modelgen_closure_5_id bigint[] := '{}'::bigint[];
+    modelgen_closure_5_locked bigint[];
 BEGIN
     IF dry_run THEN
         BEGIN
@@ -676,13 +676,13 @@ BEGIN
         IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         LOOP
             PERFORM 1 FROM shelves AS t JOIN unnest(modelgen_closure_5_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            relocked := 0;
+            modelgen_closure_5_locked := modelgen_closure_5_id;
+            modelgen_closure_5_id := ARRAY(SELECT DISTINCT t.id FROM shelves AS t WHERE t.id = ANY($1) ORDER BY t.id);
+            IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
             SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id) AS k(id) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id) AS c(id) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id) AS c(id) WHERE c.id = o.id)) SELECT id, parent_id, 0 AS edge FROM modelgen_reached LIMIT modelgen_array_limit + 1) AS r;
             modelgen_closure_5_id := modelgen_closure_5_id || modelgen_new_id;
-            changed := cardinality(modelgen_new_id);
             IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-            relocked := relocked + changed;
-            EXIT WHEN relocked = 0;
+            EXIT WHEN ARRAY(SELECT unnest(modelgen_closure_5_id) ORDER BY 1) = ARRAY(SELECT unnest(modelgen_closure_5_locked) ORDER BY 1);
         END LOOP;
         DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM unnest(modelgen_closure_5_id) AS collected(id));
         DELETE FROM shelves WHERE id IN (SELECT id FROM unnest(modelgen_closure_5_id) AS collected(id));
@@ -694,17 +694,21 @@ BEGIN
     IF report IS NULL THEN
         CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_shelves (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
         DELETE FROM pg_temp.modelgen_delete_shelves;
+        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_locked_1 (id bigint PRIMARY KEY) ON COMMIT DROP;
         INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
         ANALYZE pg_temp.modelgen_delete_shelves;
         WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
         ANALYZE pg_temp.modelgen_delete_shelves;
         LOOP
             PERFORM 1 FROM shelves AS t JOIN pg_temp.modelgen_delete_shelves AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            relocked := 0;
+            DELETE FROM pg_temp.modelgen_locked_1;
+            INSERT INTO pg_temp.modelgen_locked_1 (id) SELECT id FROM pg_temp.modelgen_delete_shelves;
+            DELETE FROM pg_temp.modelgen_delete_shelves;
+            INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
+            ANALYZE pg_temp.modelgen_delete_shelves;
             WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached ON CONFLICT DO NOTHING;
-            GET DIAGNOSTICS changed = ROW_COUNT;
-            relocked := relocked + changed;
-            EXIT WHEN relocked = 0;
+            ANALYZE pg_temp.modelgen_delete_shelves;
+            EXIT WHEN (SELECT count(*) FROM pg_temp.modelgen_delete_shelves) = (SELECT count(*) FROM pg_temp.modelgen_locked_1) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_locked_1 AS l WHERE l.id = c.id));
         END LOOP;
         DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
         DELETE FROM shelves WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
