@@ -76,7 +76,10 @@ public struct DeletionSQLRenderer {
             return true
         }
         guard closureStorage == .arrays else { return renderer }
-        renderer.keepsPaths = !plan.checks.isEmpty && !plan.edges.isEmpty
+        // Paths explain refusals, and show which collected rows lost the link they were collected
+        // through (`brokenLinks`, read where the closure is locked after it is collected).
+        let locksAfterCollecting = !plan.collection.isEmpty && !renderer.collectsTopDown
+        renderer.keepsPaths = !plan.edges.isEmpty && (!plan.checks.isEmpty || locksAfterCollecting)
         renderer.keepsRounds = plan.collection.contains { step in
             guard case let .followUntilStable(indices) = step else { return false }
             return !isRecursive(indices, in: plan)
@@ -159,6 +162,26 @@ public struct DeletionSQLRenderer {
     /// Whether a cycle of these edges is collected by one recursive query (`collectRecursively`).
     private func isRecursive(_ indices: [Int], in plan: DeletionPlan) -> Bool {
         indices.count == 1 && isRecursive(plan.edges[indices[0]])
+    }
+
+    /// PostgreSQL: a condition that holds when some collected row no longer has the link it was
+    /// collected through (its `parent_id` and `edge`), read once the collected rows are locked. While
+    /// none has lost its link, every collected row is still reached from the objects asked for by
+    /// the links it was collected through (each row's parent was collected before it), and the
+    /// locks keep them so.
+    public func brokenLinks(of plan: DeletionPlan) -> String {
+        let collected = Set(plan.closure.filter { plan.deletedThroughParentKeys[$0] == nil })
+        return plan.edges.indices.filter { collected.contains(plan.edges[$0].other) }.map { index in
+            let edge = plan.edges[index], rows = closure(edge.other, as: "c")
+            switch edge.link {
+            case let .otherColumn(table, column):
+                return "EXISTS (SELECT 1 FROM \(rows) JOIN \(q(table)) AS t ON t.id = c.id WHERE c.edge = \(index) AND t.\(q(column)) IS DISTINCT FROM c.parent_id)"
+            case let .subjectColumn(table, column):
+                return "EXISTS (SELECT 1 FROM \(rows) JOIN \(q(table)) AS s ON s.id = c.parent_id WHERE c.edge = \(index) AND s.\(q(column)) IS DISTINCT FROM c.id)"
+            case let .joinTable(name, subjectColumn, otherColumn):
+                return "EXISTS (SELECT 1 FROM \(rows) WHERE c.edge = \(index) AND NOT EXISTS (SELECT 1 FROM \(q(name)) AS j WHERE j.\(q(subjectColumn)) = c.parent_id AND j.\(q(otherColumn)) = c.id))"
+            }
+        }.joined(separator: " OR ")
     }
 
     /// The condition on `entity`'s rows that selects the deleted ones: collected ids, or keys

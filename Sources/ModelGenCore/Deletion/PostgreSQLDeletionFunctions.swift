@@ -34,8 +34,10 @@ public struct PostgreSQLDeletionFunctions {
         return zip(schema.entities, plans).map { entity, plan in
             let arrays = arrayRenderer.configured(for: plan), tables = tableRenderer.configured(for: plan)
             return function(for: entity,
-                            small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionTargets(of: plan)),
-                            general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionTargets(of: plan)))
+                            small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionTargets(of: plan),
+                                        brokenLinks: arrays.brokenLinks(of: plan)),
+                            general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionTargets(of: plan),
+                                          brokenLinks: tables.brokenLinks(of: plan)))
         }
     }
 
@@ -61,6 +63,8 @@ public struct PostgreSQLDeletionFunctions {
         var renderer: DeletionSQLRenderer
         var program: DeletionProgram
         var collectionTargets: [[String]]
+        /// Whether a collected row lost the link it was collected through (`DeletionSQLRenderer.brokenLinks`).
+        var brokenLinks: String
 
         var storage: DeletionSQLRenderer.ClosureStorage { renderer.closureStorage }
 
@@ -83,6 +87,7 @@ public struct PostgreSQLDeletionFunctions {
                 variables += ["walk_entity text;", "walk_id bigint;", "walk_parent bigint;", "walk_edge integer;"]
             }
         }
+        if relocks { variables.append("relocked bigint;") }
         variables.append("\(DeletionSQLRenderer.arrayLimitVariable) integer;")
         if !program.collections.isEmpty {
             variables.append("modelgen_new_id bigint[];")
@@ -247,15 +252,17 @@ public struct PostgreSQLDeletionFunctions {
                 if counting { line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;") }
             }
         }
-        // The collection statements. With `analyzing`, each closure table gets statistics as soon as it is filled, so that the
+        // The collection statements; with `counter`, the rows they add are summed into it. With
+        // `analyzing`, each closure table gets statistics as soon as it is filled, so that the
         // statements reading it (the next level's collection, the checks, updates and deletes) probe
         // the indexes of large tables rather than scan them: a temporary table has no statistics
         // until analyzed, and the planner then guesses thousands of rows.
-        func collect(analyzing: Bool, indent: String) {
+        func collect(counting counter: String? = nil, analyzing: Bool, indent: String) {
             for (collection, targets) in zip(program.collections, path.collectionTargets) {
                 switch collection {
                 case let .once(sql):
-                    collectStatement(sql, into: targets[0], round: "0", analyzing: analyzing, counting: false, indent: indent)
+                    collectStatement(sql, into: targets[0], round: "0", analyzing: analyzing, counting: counter != nil, indent: indent)
+                    if let counter { line(indent + "\(counter) := \(counter) + changed;") }
                 case let .untilStable(statements):
                     // Temporary tables have no statistics; without them the planner scans whole tables each round.
                     if !isSmall { for target in program.targets { line(indent + "ANALYZE \(target.closureTable);") } }
@@ -267,6 +274,7 @@ public struct PostgreSQLDeletionFunctions {
                         collectStatement(sql, into: target, round: "modelgen_current_round", analyzing: false, counting: true, indent: indent + "    ")
                         line(indent + "    added := added + changed;")
                     }
+                    if let counter { line(indent + "    \(counter) := \(counter) + added;") }
                     line(indent + "    EXIT WHEN added = 0;")
                     if !isSmall {
                         // Plans made when the tables were small scan them whole: each time the rows
@@ -287,39 +295,46 @@ public struct PostgreSQLDeletionFunctions {
         // concurrent insert of a reference to one (which takes a KEY SHARE lock on it) waits for this
         // transaction and then fails, and every reference committed before the lock is seen by the
         // checks and counts. Collected top down, the rows are locked as they were collected.
-        // Otherwise they are locked now and the closure is collected again from the objects asked
-        // for, over the links the locks hold still: a row another session detached from the closure
-        // before its lock is no longer reached (it survives, as PostgreSQL's own cascade would leave
-        // it), a row attached before its parent's lock is reached; until the collection is the set
-        // locked.
+        // Otherwise they are locked now; then, while every collected row keeps the link it was
+        // collected through, what was attached meanwhile is collected (and locked on the next
+        // turn) until nothing new turns up. When a row lost its link (another session detached it
+        // before its lock), the closure is collected again from the objects asked for, over the
+        // links the locks hold still: the detached row is no longer reached and survives, as
+        // PostgreSQL's own cascade would leave it.
         let lockIndent = relocks ? "    " : ""
         if relocks { line("LOOP") }
         for target in program.targets where referenced.contains(target.entity) && !topDown {
             line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(renderer.closure(target.entity, as: "c")) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
         }
         if relocks {
+            line("    IF \(path.brokenLinks) THEN")
             var unchanged: [String] = []
             for (position, target) in program.targets.enumerated() {
                 let closure = target.closureTable
                 if isSmall {
-                    line("    \(closure)_locked := \(closure)_id;")
+                    line("        \(closure)_locked := \(closure)_id;")
                     // The root's arrays are made anew by `collectRoot`.
                     if target.entity != program.root.entity {
-                        for (array, _, type) in renderer.arrayColumns { line("    \(closure)_\(array) := '{}'::\(type);") }
+                        for (array, _, type) in renderer.arrayColumns { line("        \(closure)_\(array) := '{}'::\(type);") }
                     }
                     unchanged.append("ARRAY(SELECT unnest(\(closure)_id) ORDER BY 1) = ARRAY(SELECT unnest(\(closure)_locked) ORDER BY 1)")
                 } else {
                     let locked = Self.lockedTable(position)
-                    line("    DELETE FROM \(locked);")
-                    line("    INSERT INTO \(locked) (id) SELECT id FROM \(closure);")
-                    line("    DELETE FROM \(closure);")
+                    line("        DELETE FROM \(locked);")
+                    line("        INSERT INTO \(locked) (id) SELECT id FROM \(closure);")
+                    line("        DELETE FROM \(closure);")
                     unchanged.append("(SELECT count(*) FROM \(closure)) = (SELECT count(*) FROM \(locked))")
                     unchanged.append("NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE NOT EXISTS (SELECT 1 FROM \(locked) AS l WHERE l.id = c.id))")
                 }
             }
-            collectRoot(indent: "    ")
-            collect(analyzing: !isSmall, indent: "    ")
-            line("    EXIT WHEN " + unchanged.joined(separator: " AND ") + ";")
+            collectRoot(indent: "        ")
+            collect(analyzing: !isSmall, indent: "        ")
+            line("        EXIT WHEN " + unchanged.joined(separator: " AND ") + ";")
+            line("    ELSE")
+            line("        relocked := 0;")
+            collect(counting: "relocked", analyzing: false, indent: "        ")
+            line("        EXIT WHEN relocked = 0;")
+            line("    END IF;")
             line("END LOOP;")
         }
         // Every check's blockers first; then, once for all of them, the cascade path that reached
