@@ -128,7 +128,7 @@ final class DifferentialDeletionTests: XCTestCase {
     func testPostgreSQLFunctionsAgreeWithTheSQLitePlans() throws {
         let url = try PostgresServer.requireURL()
         var generator = Generator(state: 99)
-        for round in 0..<30 {
+        for round in 0..<120 {
             let yaml = Self.randomSchema(&generator)
             let compilation = TestSupport.compile(yaml)
             let schema = try XCTUnwrap(compilation.schema)

@@ -186,12 +186,15 @@ public struct DeletionSQLRenderer {
 
     /// The condition on `entity`'s rows that selects the deleted ones: collected ids, or keys
     /// pointing at collected parents (`DeletionPlan.deletedThroughParentKeys`, and every entity but
-    /// the root when the closure is collected top down: `collectsTopDown`).
+    /// the root when the closure is collected top down, `collectsTopDown`, unless the plan nullifies
+    /// or detaches keys of its rows).
     private func deletedRows(of entity: String, in plan: DeletionPlan) -> String {
         let parentEdges: [Int]
         if let edges = plan.deletedThroughParentKeys[entity] {
             parentEdges = edges
-        } else if collectsTopDown, entity != plan.root {
+        } else if collectsTopDown, entity != plan.root, !(plan.nullifications + plan.detachments).contains(where: { $0.entity == entity }) {
+            // Not where the plan sets keys of the entity's rows to NULL before the deletes (a
+            // detachment may clear the very key the rows would be found by).
             parentEdges = plan.edges.indices.filter { plan.edges[$0].other == entity }
         } else {
             return "id IN (\(collectedIDs(entity)))"

@@ -362,7 +362,7 @@ BEGIN
         DELETE FROM portrait WHERE author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
-        DELETE FROM book WHERE author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        DELETE FROM book WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
         DELETE FROM author WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
@@ -420,7 +420,7 @@ BEGIN
         DELETE FROM portrait WHERE author_id IN (SELECT id FROM pg_temp.modelgen_delete_author);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
-        DELETE FROM book WHERE author_id IN (SELECT id FROM pg_temp.modelgen_delete_author);
+        DELETE FROM book WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_book);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
         DELETE FROM author WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author);
