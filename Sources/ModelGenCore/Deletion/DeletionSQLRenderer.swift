@@ -93,7 +93,7 @@ public struct DeletionSQLRenderer {
 
     private func render(_ plan: DeletionPlan) -> DeletionProgram {
         let members = Set(plan.closure)
-        let targets = plan.closure.filter { plan.deletedThroughParentKeys[$0] == nil }.map { entity in
+        let targets = collectedEntities(of: plan).map { entity in
             DeletionProgram.Target(entity: entity, table: quotedTable(entity), closureTable: closureTable(entity))
         }
         let collections = plan.collection.map { step -> DeletionProgram.Collection in
@@ -164,13 +164,19 @@ public struct DeletionSQLRenderer {
         indices.count == 1 && isRecursive(plan.edges[indices[0]])
     }
 
+    /// The entities of the closure whose ids the plan collects (the others are deleted through
+    /// their keys to collected parents), in closure order.
+    private func collectedEntities(of plan: DeletionPlan) -> [String] {
+        plan.closure.filter { plan.deletedThroughParentKeys[$0] == nil }
+    }
+
     /// PostgreSQL: a condition that holds when some collected row no longer has the link it was
     /// collected through (its `parent_id` and `edge`), read once the collected rows are locked. While
     /// none has lost its link, every collected row is still reached from the objects asked for by
     /// the links it was collected through (each row's parent was collected before it), and the
     /// locks keep them so.
     public func brokenLinks(of plan: DeletionPlan) -> String {
-        let collected = Set(plan.closure.filter { plan.deletedThroughParentKeys[$0] == nil })
+        let collected = Set(collectedEntities(of: plan))
         return plan.edges.indices.filter { collected.contains(plan.edges[$0].other) }.map { index in
             let edge = plan.edges[index], rows = closure(edge.other, as: "c")
             switch edge.link {

@@ -190,12 +190,10 @@ public struct PostgreSQLDeletionFunctions {
         // The objects asked for, the start of the closure.
         func collectRoot(indent: String) {
             let root = program.root.closureTable
+            // Locked as they are read, the rows come once each without DISTINCT (which FOR UPDATE does not allow).
+            let select = topDown ? "SELECT t.id" : "SELECT DISTINCT t.id", lock = topDown ? " FOR UPDATE" : ""
             if isSmall {
-                if topDown {
-                    line(indent + "\(root)_id := ARRAY(SELECT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id FOR UPDATE);")
-                } else {
-                    line(indent + "\(root)_id := ARRAY(SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id);")
-                }
+                line(indent + "\(root)_id := ARRAY(\(select) FROM \(program.root.table) AS t WHERE t.id = ANY($1) ORDER BY t.id\(lock));")
                 leaveIfLarge(root, indent: indent)
                 if renderer.keepsPaths {
                     line(indent + "\(root)_parent := array_fill(NULL::bigint, ARRAY[cardinality(\(root)_id)]);")
@@ -203,11 +201,7 @@ public struct PostgreSQLDeletionFunctions {
                 }
                 if renderer.keepsRounds { line(indent + "\(root)_round := array_fill(0, ARRAY[cardinality(\(root)_id)]);") }
             } else {
-                if topDown {
-                    line(indent + "INSERT INTO \(root) (id) SELECT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1) ORDER BY t.id FOR UPDATE;")
-                } else {
-                    line(indent + "INSERT INTO \(root) (id) SELECT DISTINCT t.id FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1);")
-                }
+                line(indent + "INSERT INTO \(root) (id) \(select) FROM \(program.root.table) AS t WHERE $1 IS NULL OR t.id = ANY($1)\(topDown ? " ORDER BY t.id" : "")\(lock);")
                 line(indent + "ANALYZE \(root);")
             }
         }
