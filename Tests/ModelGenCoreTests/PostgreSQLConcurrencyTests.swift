@@ -185,4 +185,44 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
             XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "2:9,3:2,9:-", "\(path.name): the moved subtree survives")
         }
     }
+
+    /// A many-to-many cascade (Shelf.books, cascade) whose link another session deletes while the
+    /// delete runs: the link is gone once that session commits, so the book it linked survives.
+    /// Deleting a join row locks neither row it links; the delete locks the links it collected
+    /// through, waits for the one being deleted, and finds it lost.
+    func testALinkDeletedWhileTheDeleteRunsNoLongerCarriesTheCascade() throws {
+        let url = try PostgresServer.requireURL()
+        let compilation = TestSupport.compile("""
+            schema: Links
+            entities:
+              Shelf:
+                attributes:
+                  name: String
+                relationships:
+                  books: { type: "[Book]", inverse: shelves, deleteRule: cascade }
+              Book:
+                attributes:
+                  title: String
+                relationships:
+                  shelves: { type: "[Shelf]", inverse: books }
+            """, file: "Links.yaml")
+        for path in PostgresServer.deletionPaths {
+            try PostgresServer.psql(url, schema: "mg_links", compilation.files[1].contents + """
+
+                INSERT INTO shelf (id, name) VALUES (1, 'one');
+                INSERT INTO book (id, title) VALUES (5, 'unlinked meanwhile'), (6, 'stays linked');
+                INSERT INTO book_shelves (shelf_id, book_id) VALUES (1, 5), (1, 6);
+                """)
+            let writer = try background(url, "SET search_path TO mg_links; BEGIN; DELETE FROM book_shelves WHERE book_id = 5; SELECT pg_sleep(1.5); COMMIT;")
+            try waitForTheWriter(url)
+            let delete = try background(url, "SET search_path TO mg_links; \(path.setting)SELECT shelf_safe_delete(ARRAY[1]::bigint[]);")
+            delete.0.waitUntilExit()
+            writer.0.waitUntilExit()
+            let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(delete.0.terminationStatus, 0, "\(path.name): " + String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            XCTAssertTrue(report.contains("\"Book\": 1") && report.contains("\"Shelf\": 1"), "\(path.name): the shelf and the book still linked: \(report)")
+            let left = try PostgresServer.psqlRaw(url, "SELECT (SELECT string_agg(id::text, ',' ORDER BY id) FROM mg_links.book) || ' ' || (SELECT count(*) FROM mg_links.book_shelves);")
+            XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "5 0", "\(path.name): the book unlinked meanwhile survives")
+        }
+    }
 }

@@ -190,6 +190,21 @@ public struct DeletionSQLRenderer {
         }.joined(separator: " OR ")
     }
 
+    /// PostgreSQL: the locks on the join rows the closure was collected through (PL/pgSQL
+    /// statements, one per cascade through a join table), taken with the collected rows' and before
+    /// `brokenLinks` is read. Deleting a join row locks neither row it links: without these, another
+    /// session could delete a link after the check and the delete would still cascade across it. A
+    /// link being deleted when its lock is asked for is waited for and, once gone, reads as lost.
+    /// Rows are locked in the order of their columns' names, the same from either side of a table.
+    public func linkLocks(of plan: DeletionPlan) -> [String] {
+        let collected = Set(collectedEntities(of: plan))
+        return plan.edges.indices.filter { collected.contains(plan.edges[$0].other) }.compactMap { index in
+            guard case let .joinTable(name, subjectColumn, otherColumn) = plan.edges[index].link else { return nil }
+            let order = [subjectColumn, otherColumn].sorted().map { "j.\(q($0))" }.joined(separator: ", ")
+            return "PERFORM 1 FROM \(q(name)) AS j JOIN \(closure(plan.edges[index].other, as: "c")) ON j.\(q(otherColumn)) = c.id AND j.\(q(subjectColumn)) = c.parent_id WHERE c.edge = \(index) ORDER BY \(order) FOR UPDATE OF j"
+        }
+    }
+
     /// The condition on `entity`'s rows that selects the deleted ones: collected ids, or keys
     /// pointing at collected parents (`DeletionPlan.deletedThroughParentKeys`, and every entity but
     /// the root when the closure is collected top down, `collectsTopDown`, unless the plan nullifies

@@ -35,9 +35,9 @@ public struct PostgreSQLDeletionFunctions {
             let arrays = arrayRenderer.configured(for: plan), tables = tableRenderer.configured(for: plan)
             return function(for: entity,
                             small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionTargets(of: plan),
-                                        brokenLinks: arrays.brokenLinks(of: plan)),
+                                        brokenLinks: arrays.brokenLinks(of: plan), linkLocks: arrays.linkLocks(of: plan)),
                             general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionTargets(of: plan),
-                                          brokenLinks: tables.brokenLinks(of: plan)))
+                                          brokenLinks: tables.brokenLinks(of: plan), linkLocks: tables.linkLocks(of: plan)))
         }
     }
 
@@ -65,6 +65,8 @@ public struct PostgreSQLDeletionFunctions {
         var collectionTargets: [[String]]
         /// Whether a collected row lost the link it was collected through (`DeletionSQLRenderer.brokenLinks`).
         var brokenLinks: String
+        /// The locks on the join rows the closure was collected through (`DeletionSQLRenderer.linkLocks`).
+        var linkLocks: [String]
 
         var storage: DeletionSQLRenderer.ClosureStorage { renderer.closureStorage }
 
@@ -289,7 +291,8 @@ public struct PostgreSQLDeletionFunctions {
         // concurrent insert of a reference to one (which takes a KEY SHARE lock on it) waits for this
         // transaction and then fails, and every reference committed before the lock is seen by the
         // checks and counts. Collected top down, the rows are locked as they were collected.
-        // Otherwise they are locked now; then, while every collected row keeps the link it was
+        // Otherwise they are locked now, with the join rows they were collected through (deleting
+        // a join row locks neither row it links); then, while every collected row keeps the link it was
         // collected through, what was attached meanwhile is collected (and locked on the next
         // turn) until nothing new turns up. When a row lost its link (another session detached it
         // before its lock), the closure is collected again from the objects asked for, over the
@@ -301,6 +304,7 @@ public struct PostgreSQLDeletionFunctions {
             line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(renderer.closure(target.entity, as: "c")) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
         }
         if relocks {
+            for lock in path.linkLocks { line("    \(lock);") }
             line("    IF \(path.brokenLinks) THEN")
             var unchanged: [String] = []
             for (position, target) in program.targets.enumerated() {
