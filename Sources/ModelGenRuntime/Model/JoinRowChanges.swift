@@ -28,29 +28,47 @@
     /// The changes of the join-table relationships of `objects` (saved ones: those with an id);
     /// `ownColumnFirst(table, ownColumn, targetColumn)` says which of a table's two columns comes
     /// first (the order rows are written in), the same answer from either side.
+    ///
+    /// Two passes: the first reads each changed list's members and counts its pairs, the second
+    /// writes the pairs into lists made at their final size. A save of many links holds hundreds of
+    /// thousands of pairs (each reported from both sides); lists that grew by doubling held up to
+    /// twice that, and the old and new buffer at once while growing.
     @_spi(Backend) public init(of objects: some Sequence<any PersistentModel>, ownColumnFirst: (_ table: String, _ own: String, _ target: String) throws -> Bool) rethrows {
         var positions: [String: Int] = [:]
+        // Per changed list, in `written`'s order: its table and whether its own id comes first.
+        var sources: [(table: Int, ownFirst: Bool)] = []
+        var counts: [(added: Int, removed: Int)] = []
         for object in objects {
             let backing = object.persistentBackingData
-            guard let id = backing.id else { continue }
+            guard backing.id != nil else { continue }
             try backing.forEachChangedMembers { index, current, saved in
                 guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { return }
                 let ownFirst = try ownColumnFirst(table, own, target)
-                func pair(_ member: Int64) -> Pair { ownFirst ? Pair(first: id, second: member) : Pair(first: member, second: id) }
                 let position = positions[table] ?? tables.count
                 if position == tables.count {
                     positions[table] = position
                     tables.append(Table(name: table, columns: ownFirst ? (own, target) : (target, own)))
+                    counts.append((0, 0))
                 }
-                // Appended in place (a table taken out and put back would copy its lists each time).
-                for member in current.subtracting(saved) { tables[position].added.append(pair(member)) }
-                for member in saved.subtracting(current) { tables[position].removed.append(pair(member)) }
+                counts[position].added += current.count(notIn: saved)
+                counts[position].removed += saved.count(notIn: current)
+                sources.append((position, ownFirst))
                 written.append((backing, index, current))
             }
         }
+        for position in tables.indices {
+            tables[position].added.reserveCapacity(counts[position].added)
+            tables[position].removed.reserveCapacity(counts[position].removed)
+        }
+        for ((backing, index, current), (position, ownFirst)) in zip(written, sources) {
+            guard let id = backing.id, case let .toMany(list) = backing.relationship(index) else { continue }
+            func pair(_ member: Int64) -> Pair { ownFirst ? Pair(first: id, second: member) : Pair(first: member, second: id) }
+            // Appended in place (a table taken out and put back would copy its lists each time).
+            current.forEach(notIn: list.savedIDs) { tables[position].added.append(pair($0)) }
+            list.savedIDs.forEach(notIn: current) { tables[position].removed.append(pair($0)) }
+        }
         tables.sort { $0.name < $1.name }
-        // In place: a save of many links holds hundreds of thousands of pairs, and no second and
-        // third array at the save's peak of memory.
+        // In place: no second and third array at the save's peak of memory.
         for position in tables.indices {
             tables[position].added.sortKeepingEachOnce()
             tables[position].removed.sortKeepingEachOnce()

@@ -696,14 +696,20 @@ extension ModelBackingDataInitializers where Self == ModelBackingData {
         ids.sortKeepingEachOnce()
     }
 
-    /// The ids here and not in `other`.
-    @_spi(Backend) public func subtracting(_ other: MemberIDs) -> [Int64] {
-        guard !other.ids.isEmpty else { return ids }
-        var result: [Int64] = [], position = other.ids.startIndex
+    /// Calls `body` with each id here and not in `other`, in order (both are sorted: one merge).
+    @_spi(Backend) public func forEach(notIn other: MemberIDs, _ body: (Int64) throws -> Void) rethrows {
+        var position = other.ids.startIndex
         for id in ids {
             while position < other.ids.endIndex, other.ids[position] < id { position += 1 }
-            if position == other.ids.endIndex || other.ids[position] != id { result.append(id) }
+            if position == other.ids.endIndex || other.ids[position] != id { try body(id) }
         }
-        return result
+    }
+
+    /// How many ids are here and not in `other`.
+    @_spi(Backend) public func count(notIn other: MemberIDs) -> Int {
+        guard !other.ids.isEmpty else { return ids.count }
+        var count = 0
+        forEach(notIn: other) { _ in count += 1 }
+        return count
     }
 }
