@@ -126,6 +126,14 @@ public struct SQLiteMigrator {
     /// having changed nothing.
     @discardableResult
     public func migrate(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool = false, dryRun: Bool = false) throws -> MigrationReport {
+        try migrate(from: old, to: new, allowDataLoss: allowDataLoss, dryRun: dryRun, ifStoreRecords: nil)!
+    }
+
+    /// Migrates the store from `old` to `new` if, once the migration holds the store's write lock,
+    /// the store still records the schema whose hash is `recordedHash` (when given); nil, having
+    /// changed nothing, when it does not: another connection changed the store since it was read
+    /// (another process that opened it at the same moment migrated it first).
+    func migrate(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool, dryRun: Bool = false, ifStoreRecords recordedHash: String?) throws -> MigrationReport? {
         let plan = MigrationPlanner.plan(from: old, to: new)
         var report = MigrationReport(from: plan.from, to: plan.to, operations: plan.operations, isDryRun: dryRun)
         guard !plan.isEmpty else { return report }
@@ -136,9 +144,13 @@ public struct SQLiteMigrator {
         let secureDelete = try database.scalar("PRAGMA secure_delete"), cacheSize = try database.scalar("PRAGMA cache_size")
         try database.execute("PRAGMA cache_size = -65536")
         defer { try? database.execute("PRAGMA secure_delete = \(secureDelete); PRAGMA cache_size = \(cacheSize)") }
-        try database.withoutForeignKeyEnforcement {
+        let ran = try database.withoutForeignKeyEnforcement { () -> Bool in
             try database.execute("BEGIN IMMEDIATE")
             do {
+                if let recordedHash, try storedSchema()?.hash != recordedHash {
+                    try database.execute("ROLLBACK")
+                    return false
+                }
                 for check in plan.checks {
                     let rows = Int(try database.scalar(check.countSQL))
                     guard rows > 0 else { continue }
@@ -188,12 +200,13 @@ public struct SQLiteMigrator {
                 }
                 try recordSchema(newJSON)
                 try database.execute(dryRun ? "ROLLBACK" : "COMMIT")
+                return true
             } catch {
                 if database.isInTransaction { try? database.execute("ROLLBACK") }
                 throw error
             }
         }
-        return report
+        return ran ? report : nil
     }
 
     /// The table's columns in the order the file stores them.

@@ -64,12 +64,18 @@ public struct ModelConfiguration: Sendable {
 public enum ModelContainerError: Error, Equatable, CustomStringConvertible {
     /// The store's tables do not match the schema: each difference, as a sentence.
     case storeDoesNotMatchSchema(store: String, schema: String, differences: [String])
+    /// Other connections changed the store every time this open read it (`attempts` times), between
+    /// its read and its write lock.
+    case storeKeptChanging(store: String, attempts: Int)
 
     public var description: String {
         switch self {
         case let .storeDoesNotMatchSchema(store, schema, differences):
             return "the store \(store) does not match schema \(schema): \(differences.joined(separator: "; ")). "
                 + "Nothing was changed. Open it with the schema version that created it, or start from a new file."
+        case let .storeKeptChanging(store, attempts):
+            return "the store \(store) was changed by other connections each of the \(attempts) times it was read while opening "
+                + "(other processes creating or migrating it, perhaps with other versions of the schema). This open changed nothing; open it again."
         }
     }
 }
@@ -90,34 +96,73 @@ public final class ModelContainer {
     /// - a store built from the plain DDL must have every table and column of the schema and no
     ///   other column in them (then the schema is recorded); otherwise
     ///   `ModelContainerError.storeDoesNotMatchSchema` names the differences.
+    ///
+    /// Of processes opening one store at once, one creates or migrates it; the others find it done.
     public init(for schema: any ModelSchemaDefinition.Type, configurations configuration: ModelConfiguration = ModelConfiguration(isStoredInMemoryOnly: true)) throws {
         self.schema = schema
         self.configuration = configuration
         if let url = configuration.url, !configuration.isStoredInMemoryOnly {
             database = try SQLiteDatabase(path: url.path)
-            if configuration.usesWriteAheadLog { try database.execute("PRAGMA journal_mode = WAL") }
+            if configuration.usesWriteAheadLog { try database.useWriteAheadLog() }
         } else {
             database = try SQLiteDatabase(path: ":memory:")
         }
+        try prepareStore()
+    }
+
+    /// How many times an open reads the store again after another connection changed it between
+    /// the open's read and its write lock (each time, that connection moved the store on).
+    private static let openAttempts = 8
+
+    /// Brings the store to the schema (see `init`). Other processes may open the store at the same
+    /// moment (an app and its extension, a server's workers): what the store holds is read again
+    /// once the write lock is held, so exactly one of them creates the tables or migrates, and the
+    /// others find the work done. A store already at the schema is only read.
+    private func prepareStore() throws {
         let migrator = SQLiteMigrator(database: database)
-        let existing = try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        if existing == 0 {
-            try database.execute("BEGIN; \(schema.sqliteDDL)")
+        let current = try ModelSchema(canonicalJSON: schema.canonicalSchema)
+        for _ in 0..<Self.openAttempts {
+            if let stored = try migrator.storedSchema() {
+                guard stored.hash != ModelSchema.hash(schema.canonicalSchema) else { return }
+                // A store written by an earlier version of the schema migrates (SwiftData's lightweight migration).
+                let migrated = try migrator.migrate(from: try ModelSchema(canonicalJSON: stored.json), to: current,
+                                                    allowDataLoss: configuration.allowsMigrationDataLoss, ifStoreRecords: stored.hash)
+                if migrated != nil { return }
+            } else if try tableCount() == 0 {
+                if try createTables(recordingWith: migrator) { return }
+            } else {
+                // Built from the plain DDL (no recorded schema): used only when its tables match, then recorded.
+                let differences = try migrator.differences(from: current)
+                guard differences.isEmpty else {
+                    throw ModelContainerError.storeDoesNotMatchSchema(store: configuration.url?.path ?? ":memory:", schema: "\(schema)", differences: differences)
+                }
+                try migrator.recordSchema(schema.canonicalSchema)
+                return
+            }
+        }
+        throw ModelContainerError.storeKeptChanging(store: configuration.url?.path ?? ":memory:", attempts: Self.openAttempts)
+    }
+
+    private func tableCount() throws -> Int64 {
+        try database.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    }
+
+    /// Creates the schema's tables and records the schema, if the store still has no tables once
+    /// the write lock is held; false, having changed nothing, when another connection made them first.
+    private func createTables(recordingWith migrator: SQLiteMigrator) throws -> Bool {
+        try database.execute("BEGIN IMMEDIATE")
+        do {
+            guard try tableCount() == 0 else {
+                try database.execute("ROLLBACK")
+                return false
+            }
+            try database.execute(schema.sqliteDDL)
             try migrator.recordSchema(schema.canonicalSchema)
             try database.execute("COMMIT")
-        } else if let stored = try migrator.storedSchema() {
-            // A store written by an earlier version of the schema migrates (SwiftData's lightweight migration).
-            if stored.hash != ModelSchema.hash(schema.canonicalSchema) {
-                try migrator.migrate(from: try ModelSchema(canonicalJSON: stored.json), to: try ModelSchema(canonicalJSON: schema.canonicalSchema),
-                                     allowDataLoss: configuration.allowsMigrationDataLoss)
-            }
-        } else {
-            // Built from the plain DDL (no recorded schema): used only when its tables match, then recorded.
-            let differences = try migrator.differences(from: try ModelSchema(canonicalJSON: schema.canonicalSchema))
-            guard differences.isEmpty else {
-                throw ModelContainerError.storeDoesNotMatchSchema(store: configuration.url?.path ?? ":memory:", schema: "\(schema)", differences: differences)
-            }
-            try migrator.recordSchema(schema.canonicalSchema)
+            return true
+        } catch {
+            if database.isInTransaction { try? database.execute("ROLLBACK") }
+            throw error
         }
     }
 

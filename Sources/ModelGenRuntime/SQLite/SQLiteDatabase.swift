@@ -46,14 +46,34 @@ public final class SQLiteDatabase {
             throw SQLiteError(code: status, message: "cannot open database '\(path)': \(message)")
         }
         self.handle = handle
-        sqlite3_busy_timeout(handle, 5_000)
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON")
         try registerDecimalCollation()
     }
 
+    /// How long a statement waits for another connection's lock before it fails with "busy".
+    static let busyTimeoutMilliseconds: Int32 = 5_000
+
     deinit {
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Puts the store in write-ahead-log mode (a setting the file keeps). Changing the mode needs
+    /// the store to itself, and SQLite answers "busy" at once rather than wait while another
+    /// connection opens it: the change is tried again for up to the busy timeout. A store already in
+    /// the mode is only read.
+    func useWriteAheadLog() throws {
+        guard try query("PRAGMA journal_mode").first?.first != .text("wal") else { return }
+        let deadline = ContinuousClock.now + .milliseconds(Int(Self.busyTimeoutMilliseconds))
+        while true {
+            do {
+                try execute("PRAGMA journal_mode = WAL")
+                return
+            } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY && ContinuousClock.now < deadline {
+                sqlite3_sleep(5)
+            }
+        }
     }
 
     /// Runs one or more statements that return no rows.
