@@ -348,7 +348,8 @@ public struct DeletionSQLRenderer {
         case (.sqlite, _):
             return walk + "INSERT OR IGNORE INTO \(collected) (id, parent_id, edge) SELECT id, parent_id, \(index) FROM modelgen_reached"
         case (.postgresql, .tables):
-            return walk + "INSERT INTO \(collected) (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, \(index) FROM modelgen_reached ON CONFLICT DO NOTHING"
+            // Rows collected before are left out by the walk, rows it reaches twice by DISTINCT ON.
+            return walk + "INSERT INTO \(collected) (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, \(index) FROM modelgen_reached"
         case (.postgresql, .arrays):
             // Through a key of the reached rows, each is reached once (its one parent): the walk
             // stops one row past the limit. Through a key of the subject, a row may be reached twice.
@@ -378,15 +379,16 @@ public struct DeletionSQLRenderer {
         case .sqlite:
             return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge\(roundColumn)) SELECT \(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
         case .postgresql:
-            // Rows already collected are left out before the insert rather than by its conflicts
-            // (a speculative insertion each): the collection run again after the locks reads what
-            // it collected before. Rows found through their own key column come once each; other
-            // links (a key of the subject, a join table) may reach an object twice.
+            // Rows already collected are left out before the insert (NOT EXISTS), not by `ON
+            // CONFLICT DO NOTHING`, which makes every row a speculative insertion and cost a
+            // collection half its time; the collection run again after the locks reads what it
+            // collected before. Rows found through their own key column come once each; other
+            // links (a key of the subject, a join table) may reach an object twice (DISTINCT ON).
             let closure = closureTable(edge.other)
             let distinct: String
             if case .otherColumn = edge.link { distinct = "" } else { distinct = "DISTINCT ON (\(references.other)) " }
             return "INSERT INTO \(closure) (id, parent_id, edge\(roundColumn)) SELECT \(distinct)\(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
-                + " AND NOT EXISTS (SELECT 1 FROM \(self.closure(edge.other, as: "c")) WHERE c.id = \(references.other))\(lock) ON CONFLICT DO NOTHING"
+                + " AND NOT EXISTS (SELECT 1 FROM \(self.closure(edge.other, as: "c")) WHERE c.id = \(references.other))\(lock)"
         }
     }
 }

@@ -412,7 +412,7 @@ BEGIN
         DELETE FROM pg_temp.modelgen_delete_sd_sleep_session;
         INSERT INTO pg_temp.modelgen_delete_sd_user_profile (id) SELECT t.id FROM sd_user_profile AS t WHERE $1 IS NULL OR t.id = ANY($1) ORDER BY t.id FOR UPDATE;
         ANALYZE pg_temp.modelgen_delete_sd_user_profile;
-        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o ON CONFLICT DO NOTHING;
+        INSERT INTO pg_temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_sd_sleep_session AS c WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o;
         ANALYZE pg_temp.modelgen_delete_sd_sleep_session;
         DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM pg_temp.modelgen_delete_sd_user_profile);
         GET DIAGNOSTICS changed = ROW_COUNT;
