@@ -120,19 +120,20 @@ public final class ModelContainer {
     /// others find the work done. A store already at the schema is only read.
     private func prepareStore() throws {
         let migrator = SQLiteMigrator(database: database)
-        let current = try ModelSchema(canonicalJSON: schema.canonicalSchema)
+        // Parsed only when the store is not at the schema (an open that finds it there compares hashes).
+        func current() throws -> ModelSchema { try ModelSchema(canonicalJSON: schema.canonicalSchema) }
         for _ in 0..<Self.openAttempts {
             if let stored = try migrator.storedSchema() {
                 guard stored.hash != ModelSchema.hash(schema.canonicalSchema) else { return }
                 // A store written by an earlier version of the schema migrates (SwiftData's lightweight migration).
-                let migrated = try migrator.migrate(from: try ModelSchema(canonicalJSON: stored.json), to: current,
+                let migrated = try migrator.migrate(from: try ModelSchema(canonicalJSON: stored.json), to: try current(),
                                                     allowDataLoss: configuration.allowsMigrationDataLoss, ifStoreRecords: stored.hash)
                 if migrated != nil { return }
             } else if try tableCount() == 0 {
                 if try createTables(recordingWith: migrator) { return }
             } else {
                 // Built from the plain DDL (no recorded schema): used only when its tables match, then recorded.
-                let differences = try migrator.differences(from: current)
+                let differences = try migrator.differences(from: try current())
                 guard differences.isEmpty else {
                     throw ModelContainerError.storeDoesNotMatchSchema(store: configuration.url?.path ?? ":memory:", schema: "\(schema)", differences: differences)
                 }
