@@ -52,6 +52,56 @@ final class RandomSchemaTests: XCTestCase {
         }
     }
 
+    /// Every troublesome name (Swift's keywords, the random pools' names) in every place a name
+    /// goes — entity, enum, attribute, relationship, enum case — is refused by validation or its
+    /// generated Swift compiles and runs: two schemas hold every name each place accepts (random
+    /// schemas draw a troublesome name now and then, and compile a sample of a dozen).
+    func testEveryTroublesomeNameTheValidatorAcceptsCompilesAndRuns() throws {
+        // Besides the pools: the members generated models and schema types have (theirs and their protocols').
+        let generatedMembers = ["entity", "persistentBackingData", "propertyName", "persistentModelID", "modelContext", "isDeleted", "hasChanges",
+                                "hashValue", "hash", "models", "sqliteDDL", "postgreSQLTables", "postgreSQLFunctions", "deletionProgram",
+                                "canonicalSchema", "tables", "Holder", "Item", "Linked", "Kind", "Names"]
+        let names = Set(Naming.swiftKeywords).union(RandomSchema.entityNames).union(RandomSchema.memberNames).union(RandomSchema.enumCases)
+            .union(generatedMembers).filter(Naming.isIdentifier).sorted()
+        func accepts(_ yaml: String) -> Bool { !ModelGen.generate(path: "Names.yaml", bytes: Array(yaml.utf8)).hasErrors }
+        let q = RandomSchema.quoted
+        let typeNames = names.filter { accepts("schema: Names\nentities:\n  \(q($0)):\n    attributes:\n      note: String?\n") }
+        let memberNames = names.filter { !["Linked", "Item"].contains($0) }.filter { accepts("schema: Names\nentities:\n  Holder:\n    attributes:\n      \(q($0)): String?\n") }
+        let enumNames = names.filter { accepts("schema: Names\nenums:\n  \(q($0)): [one]\nentities:\n  Holder:\n    attributes:\n      kind: \(q($0 + "?"))\n") }
+        let caseNames = names.filter { accepts("schema: Names\nenums:\n  Kind: [\(q($0))]\nentities:\n  Holder:\n    attributes:\n      kind: Kind?\n") }
+        XCTAssertGreaterThan(typeNames.count, 20, "\(typeNames)")
+        XCTAssertGreaterThan(memberNames.count, 20, "\(memberNames)")
+        XCTAssertGreaterThan(caseNames.count, 20, "\(caseNames)")
+        XCTAssertGreaterThan(enumNames.count, 20, "\(enumNames)")
+        // Entities named by every accepted type name; a holder with an attribute and a to-one
+        // relationship (its inverse a to-many on Item) named by every accepted member name, and an
+        // enum with every accepted case.
+        var entities = ["schema: Names", "enums:", "  Kind: [\(caseNames.map(q).joined(separator: ", "))]", "entities:"]
+        // Tables named apart: names that differ in case (AB, Ab) would share a table name.
+        for (position, name) in typeNames.enumerated() where !["Holder", "Item", "Kind", "Linked"].contains(name) {
+            entities += ["  \(q(name)):", "    table: t\(position)", "    attributes:", "      note: String?"]
+        }
+        // Columns named apart too (aB and a_b share a column name).
+        entities += ["  Holder:", "    attributes:"] + memberNames.enumerated().map { "      \(q($1)): { type: String?, column: c\($0) }" }
+        entities += ["      kind: { type: Kind?, default: \(q(caseNames[0])) }", "  Linked:", "    relationships:"]
+            + memberNames.enumerated().map { "      \(q($1)): { type: Item?, inverse: back\($0), column: k\($0) }" }
+        entities += ["  Item:", "    relationships:"] + memberNames.indices.map { "      back\($0): { type: \"[Linked]\", inverse: \(q(memberNames[$0])), deleteRule: cascade }" }
+        // Enums named by every name accepted for one, each an attribute's type.
+        var enums = ["schema: Names", "enums:"] + enumNames.map { "  \(q($0)): [one, two]" }
+        enums += ["entities:", "  Holder:", "    attributes:"] + enumNames.indices.map { "      e\($0): \(q(enumNames[$0] + "?"))" }
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (label, lines) in [("entity and member names", entities), ("enum names", enums)] {
+            let yaml = lines.joined(separator: "\n") + "\n"
+            let compilation = ModelGen.generate(path: "Names.yaml", bytes: Array(yaml.utf8))
+            guard !compilation.hasErrors else {
+                XCTFail("\(label): names accepted one by one are refused together: \(compilation.diagnostics)\n\(yaml)")
+                continue
+            }
+            try checkSwift(compilation, label: label, yaml: yaml, in: directory.appendingPathComponent(label.replacingOccurrences(of: " ", with: "-")))
+        }
+    }
+
     /// The DDL applies with foreign keys on, and every entity's deletion program runs, on an empty
     /// table and on one row.
     private func checkSQLite(_ compilation: Compilation, seed: UInt64) throws {
@@ -125,6 +175,10 @@ final class RandomSchemaTests: XCTestCase {
     /// The Swift files compile against the built runtime, and a program creates, saves and deletes
     /// an object of every entity.
     private func checkSwift(_ compilation: Compilation, seed: UInt64, in directory: URL) throws {
+        try checkSwift(compilation, label: "seed \(seed)", yaml: RandomSchema.yaml(seed: seed), in: directory)
+    }
+
+    private func checkSwift(_ compilation: Compilation, label: String, yaml: String, in directory: URL) throws {
         let schema = try XCTUnwrap(compilation.schema)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         for file in compilation.files where file.name.hasSuffix(".swift") {
@@ -142,11 +196,11 @@ final class RandomSchemaTests: XCTestCase {
         let compile = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-module-name", "RandomCheck", "-I", products.appendingPathComponent("Modules").path,
                                                                               "-Xcc", "-fmodule-map-file=\(moduleMap)"] + sources + objects + ["-lsqlite3", "-o", executable.path])
         guard compile.status == 0 else {
-            return XCTFail("seed \(seed): the Swift of an accepted schema does not compile:\n\(compile.standardError.prefix(3000))\n\(RandomSchema.yaml(seed: seed))")
+            return XCTFail("\(label): the Swift of an accepted schema does not compile:\n\(compile.standardError.prefix(3000))\n\(yaml)")
         }
         let run = try TestSupport.run(executable, [])
-        XCTAssertEqual(run.status, 0, "seed \(seed): \(run.standardError)")
-        XCTAssertEqual(run.standardOutput.split(separator: "\n").last, "ok", "seed \(seed): \(run.standardOutput)\(run.standardError)")
+        XCTAssertEqual(run.status, 0, "\(label): \(run.standardError)")
+        XCTAssertEqual(run.standardOutput.split(separator: "\n").last, "ok", "\(label): \(run.standardOutput)\(run.standardError)")
     }
 }
 

@@ -6,15 +6,24 @@ import Foundation
 public struct SchemaResolver {
     /// Type names generated code cannot take: the modules it qualifies names with (every runtime
     /// and standard type is written `ModelGenRuntime.…`, `Swift.…` or `Foundation.…`, so entities
-    /// may be named like any of them) and Swift's own special types.
+    /// may be named like any of them) and Swift's own special types; and `self`, which inside a
+    /// class's own methods names the object, not the class (`\`self`.name`, the key path a model
+    /// class writes for `#Predicate`, does not compile there).
     static let reservedTypeNames = [
-        "Swift", "Foundation", "ModelGenRuntime", "ModelGenProgram", "ModelGenQuery", "Self", "Any", "Type", "Protocol",
+        "Swift", "Foundation", "ModelGenRuntime", "ModelGenProgram", "ModelGenQuery", "Self", "self", "Any", "Type", "Protocol",
     ]
     /// Names of members that every generated model class already has, and names Swift key paths
     /// (`\Entity.name`, which `#Predicate` and `SortDescriptor` need) cannot reach.
     static let reservedMemberNames = [
-        "id", "persistentModelID", "modelContext", "isDeleted", "hasChanges", "persistentBackingData",
+        "id", "persistentModelID", "modelContext", "isDeleted", "hasChanges", "persistentBackingData", "hashValue",
         "self", "Self", "Type", "Protocol", "init", "deinit",
+    ]
+    /// Names of members that every generated model class and schema type has (theirs and their
+    /// protocols'): inside the class or the schema type, such a name means the member, so an entity
+    /// named so could not be named there (`\Entity.name` for `#Predicate`, `Entity.self` in the schema's models).
+    static let reservedEntityNames = [
+        "entity", "persistentBackingData", "propertyName", "persistentModelID", "modelContext", "isDeleted", "hasChanges",
+        "hashValue", "hash", "models", "sqliteDDL", "postgreSQLTables", "postgreSQLFunctions", "deletionProgram", "canonicalSchema",
     ]
     /// Enum cases generated code cannot write as `Enum.case`.
     static let reservedCaseNames = ["self", "Self", "Protocol", "init"]
@@ -49,6 +58,12 @@ public struct SchemaResolver {
         let entityNames = uniqueNames(syntax.entities.map(\.name), what: "entity")
         for entity in syntax.entities {
             checkTypeName(entity.name, what: "entity name")
+            if Self.reservedEntityNames.contains(entity.name.value) {
+                diagnostics.error("""
+                    entity name '\(entity.name.value)' is the name of a member of every generated model class or of the schema type, \
+                    where it would name the member, not the class; choose another name (its table may keep the name: 'table: \(entity.name.value)')
+                    """, at: entity.name.location)
+            }
             if entity.name.value == schemaName {
                 diagnostics.error("entity '\(entity.name.value)' has the same name as the schema; the generated schema type would collide with it", at: entity.name.location)
             }
@@ -87,7 +102,7 @@ public struct SchemaResolver {
         if !Naming.isIdentifier(name.value) {
             diagnostics.error("\(what) '\(name.value)' is not a valid Swift identifier; use letters, digits and '_', not starting with a digit", at: name.location)
         } else if Self.reservedTypeNames.contains(name.value) {
-            diagnostics.error("\(what) '\(name.value)' is reserved: generated code qualifies names with the modules Swift, Foundation and ModelGenRuntime, and Self, Any, Type and Protocol are Swift's own; choose another name", at: name.location)
+            diagnostics.error("\(what) '\(name.value)' is reserved: generated code qualifies names with the modules Swift, Foundation and ModelGenRuntime, Self, Any, Type and Protocol are Swift's own, and inside a class's methods self is the object; choose another name\(what == "entity name" ? " (its table may keep the name: 'table: \(name.value)')" : "")", at: name.location)
         } else if ScalarType(rawValue: name.value) != nil && what != "entity name" {
             diagnostics.error("\(what) '\(name.value)' is the name of a built-in attribute type; choose another name", at: name.location)
         }
@@ -106,6 +121,9 @@ public struct SchemaResolver {
         _ = uniqueNames(syntax.enums.map(\.name), what: "enum")
         return syntax.enums.map { syntax in
             checkTypeName(syntax.name, what: "enum name")
+            if syntax.name.value == self.syntax.name?.value {
+                diagnostics.error("enum '\(syntax.name.value)' has the same name as the schema; the generated schema type would collide with it", at: syntax.name.location)
+            }
             if syntax.cases.isEmpty {
                 diagnostics.error("enum '\(syntax.name.value)' has no cases", at: syntax.name.location)
             }
@@ -142,6 +160,11 @@ public struct SchemaResolver {
                     : ["self", "Self", "Type", "Protocol", "init", "deinit"].contains(member.value) ? "cannot be named by a Swift key path, which #Predicate and SortDescriptor need"
                     : "collides with a member every generated model has"
                 diagnostics.error("'\(member.value)' in '\(entity.name.value)' \(reason); rename it", at: member.location)
+            } else if member.value == entity.name.value {
+                diagnostics.error("""
+                    '\(member.value)' in '\(entity.name.value)' has its entity's name: inside the class it would name the member, not the class \
+                    (the key paths #Predicate and SortDescriptor need could not be written); rename it (its column may keep the name: 'column:')
+                    """, at: member.location)
             }
         }
         let table = entity.table?.value ?? Naming.snakeCase(entity.name.value)
