@@ -52,6 +52,18 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
         XCTFail("session B never reached its sleep")
     }
 
+    /// Session B runs `writer` in a transaction it keeps open a moment (it sleeps before it
+    /// commits); once B sleeps, session A runs `delete`. Returns A's exit status, output and errors.
+    private func race(_ url: String, schema: String, writer: String, delete: String) throws -> (status: Int32, output: String, error: String) {
+        let writing = try background(url, "SET search_path TO \(schema); BEGIN; \(writer) SELECT pg_sleep(1.5); COMMIT;")
+        try waitForTheWriter(url)
+        let deleting = try background(url, "SET search_path TO \(schema); \(delete)")
+        deleting.0.waitUntilExit()
+        writing.0.waitUntilExit()
+        return (deleting.0.terminationStatus, String(decoding: deleting.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                String(decoding: deleting.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
     private func prepare(_ url: String) throws {
         let compilation = TestSupport.compile(schema, file: "Race.yaml")
         try PostgresServer.psql(url, schema: "mg_race", compilation.files[1].contents + """
@@ -71,16 +83,12 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
 
     private func referenceCommittedWhileTheDeleteWaits(_ url: String, _ path: (name: String, setting: String)) throws {
         try prepare(url)
-        // Session B links Author#1 to Book#5 (Author.books is deny) and commits a moment later.
-        let writer = try background(url, "SET search_path TO mg_race; BEGIN; INSERT INTO author_books (author_id, book_id) VALUES (1, 5); SELECT pg_sleep(1.5); COMMIT;")
-        try waitForTheWriter(url)
-        // Session A deletes Author#1 meanwhile: it must wait for B's link, see it and refuse.
-        let delete = try background(url, "SET search_path TO mg_race; \(path.setting)SELECT author_safe_delete(ARRAY[1]::bigint[]);")
-        delete.0.waitUntilExit()
-        writer.0.waitUntilExit()
-        let error = String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertNotEqual(delete.0.terminationStatus, 0, "\(path.name): the delete went through although a committed reference denies it")
-        XCTAssertTrue(error.contains("Author.books (deny) still refers to surviving Book#5"), "\(path.name): \(error)")
+        // Session B links Author#1 to Book#5 (Author.books is deny) and commits a moment later;
+        // session A deletes Author#1 meanwhile: it must wait for B's link, see it and refuse.
+        let delete = try race(url, schema: "mg_race", writer: "INSERT INTO author_books (author_id, book_id) VALUES (1, 5);",
+                              delete: "\(path.setting)SELECT author_safe_delete(ARRAY[1]::bigint[]);")
+        XCTAssertNotEqual(delete.status, 0, "\(path.name): the delete went through although a committed reference denies it")
+        XCTAssertTrue(delete.error.contains("Author.books (deny) still refers to surviving Book#5"), "\(path.name): \(delete.error)")
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.author_books;").trimmingCharacters(in: .whitespacesAndNewlines), "1", "\(path.name): the link survives")
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.author;").trimmingCharacters(in: .whitespacesAndNewlines), "1", path.name)
     }
@@ -95,13 +103,10 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
     private func childInsertedWhileTheDeleteRuns(_ url: String, _ path: (name: String, setting: String)) throws {
         try prepare(url)
         // Session B adds a note to Author#1 (cascade) and commits while A's delete waits for it.
-        let writer = try background(url, "SET search_path TO mg_race; BEGIN; INSERT INTO note (id, text, author_id) VALUES (2, 'late', 1); SELECT pg_sleep(1.5); COMMIT;")
-        try waitForTheWriter(url)
-        let delete = try background(url, "SET search_path TO mg_race; \(path.setting)SELECT author_safe_delete(ARRAY[1]::bigint[]);")
-        delete.0.waitUntilExit()
-        writer.0.waitUntilExit()
-        let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(delete.0.terminationStatus, 0, "\(path.name): " + String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let delete = try race(url, schema: "mg_race", writer: "INSERT INTO note (id, text, author_id) VALUES (2, 'late', 1);",
+                              delete: "\(path.setting)SELECT author_safe_delete(ARRAY[1]::bigint[]);")
+        let report = delete.output
+        XCTAssertEqual(delete.status, 0, "\(path.name): \(delete.error)")
         XCTAssertTrue(report.contains("\"Note\": 2"), "\(path.name): both notes deleted and counted: \(report)")
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM mg_race.note;").trimmingCharacters(in: .whitespacesAndNewlines), "0", path.name)
     }
@@ -139,13 +144,10 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
                 INSERT INTO document (id, title, folder_id) VALUES (1, 'moved', 1), (2, 'stays', 1);
                 INSERT INTO page (id, number, document_id) VALUES (1, 1, 1), (2, 1, 2);
                 """)
-            let writer = try background(url, "SET search_path TO mg_moves; BEGIN; UPDATE document SET folder_id = 2 WHERE id = 1; SELECT pg_sleep(1.5); COMMIT;")
-            try waitForTheWriter(url)
-            let delete = try background(url, "SET search_path TO mg_moves; \(path.setting)SELECT folder_safe_delete(ARRAY[1]::bigint[]);")
-            delete.0.waitUntilExit()
-            writer.0.waitUntilExit()
-            let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            XCTAssertEqual(delete.0.terminationStatus, 0, "\(path.name): " + String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            let delete = try race(url, schema: "mg_moves", writer: "UPDATE document SET folder_id = 2 WHERE id = 1;",
+                                  delete: "\(path.setting)SELECT folder_safe_delete(ARRAY[1]::bigint[]);")
+            let report = delete.output
+            XCTAssertEqual(delete.status, 0, "\(path.name): \(delete.error)")
             XCTAssertTrue(report.contains("\"Document\": 1") && report.contains("\"Page\": 1") && report.contains("\"Folder\": 1"),
                           "\(path.name): the folder, the document that stayed and its page: \(report)")
             let left = try PostgresServer.psqlRaw(url, "SELECT (SELECT string_agg(id || ':' || folder_id, ',') FROM mg_moves.document) || ' ' || (SELECT string_agg(id::text, ',') FROM mg_moves.page);")
@@ -173,13 +175,10 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
 
                 INSERT INTO folder (id, name, parent_id) VALUES (1, 'root', NULL), (9, 'other', NULL), (2, 'moved', 1), (3, 'under', 2), (4, 'stays', 1);
                 """)
-            let writer = try background(url, "SET search_path TO mg_tree; BEGIN; UPDATE folder SET parent_id = 9 WHERE id = 2; SELECT pg_sleep(1.5); COMMIT;")
-            try waitForTheWriter(url)
-            let delete = try background(url, "SET search_path TO mg_tree; \(path.setting)SELECT folder_safe_delete(ARRAY[1]::bigint[]);")
-            delete.0.waitUntilExit()
-            writer.0.waitUntilExit()
-            let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            XCTAssertEqual(delete.0.terminationStatus, 0, "\(path.name): " + String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            let delete = try race(url, schema: "mg_tree", writer: "UPDATE folder SET parent_id = 9 WHERE id = 2;",
+                                  delete: "\(path.setting)SELECT folder_safe_delete(ARRAY[1]::bigint[]);")
+            let report = delete.output
+            XCTAssertEqual(delete.status, 0, "\(path.name): \(delete.error)")
             XCTAssertTrue(report.contains("\"Folder\": 2"), "\(path.name): Folder#1 and Folder#4 deleted and counted: \(report)")
             let left = try PostgresServer.psqlRaw(url, "SELECT string_agg(id || ':' || coalesce(parent_id::text, '-'), ',' ORDER BY id) FROM mg_tree.folder;")
             XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "2:9,3:2,9:-", "\(path.name): the moved subtree survives")
@@ -213,13 +212,10 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
                 INSERT INTO book (id, title) VALUES (5, 'unlinked meanwhile'), (6, 'stays linked');
                 INSERT INTO book_shelves (shelf_id, book_id) VALUES (1, 5), (1, 6);
                 """)
-            let writer = try background(url, "SET search_path TO mg_links; BEGIN; DELETE FROM book_shelves WHERE book_id = 5; SELECT pg_sleep(1.5); COMMIT;")
-            try waitForTheWriter(url)
-            let delete = try background(url, "SET search_path TO mg_links; \(path.setting)SELECT shelf_safe_delete(ARRAY[1]::bigint[]);")
-            delete.0.waitUntilExit()
-            writer.0.waitUntilExit()
-            let report = String(decoding: delete.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            XCTAssertEqual(delete.0.terminationStatus, 0, "\(path.name): " + String(decoding: delete.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            let delete = try race(url, schema: "mg_links", writer: "DELETE FROM book_shelves WHERE book_id = 5;",
+                                  delete: "\(path.setting)SELECT shelf_safe_delete(ARRAY[1]::bigint[]);")
+            let report = delete.output
+            XCTAssertEqual(delete.status, 0, "\(path.name): \(delete.error)")
             XCTAssertTrue(report.contains("\"Book\": 1") && report.contains("\"Shelf\": 1"), "\(path.name): the shelf and the book still linked: \(report)")
             let left = try PostgresServer.psqlRaw(url, "SELECT (SELECT string_agg(id::text, ',' ORDER BY id) FROM mg_links.book) || ' ' || (SELECT count(*) FROM mg_links.book_shelves);")
             XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "5 0", "\(path.name): the book unlinked meanwhile survives")
