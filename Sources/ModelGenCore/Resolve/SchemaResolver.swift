@@ -211,6 +211,16 @@ public struct SchemaResolver {
         value.range(of: "\\A(?:\(pattern))\\z", options: .regularExpression) != nil
     }
 
+    /// Whether a number's text denotes zero (every digit of its mantissa is 0), decimal or hex.
+    private static func isZeroLiteral(_ text: String) -> Bool {
+        var body = Substring(text.lowercased())
+        if body.first == "-" || body.first == "+" { body = body.dropFirst() }
+        let isHex = body.hasPrefix("0x")
+        if isHex { body = body.dropFirst(2) }
+        let mantissa = body.prefix { $0 != (isHex ? "p" : "e") }
+        return mantissa.allSatisfy { $0 == "0" || $0 == "." }
+    }
+
     private mutating func resolveDefault(_ text: Located<String>, type: AttributeType, enums: [String: EnumType], attribute: String) -> DefaultValue? {
         func fail(_ expected: String) -> DefaultValue? {
             diagnostics.error("default '\(text.value)' of '\(attribute)' is not \(expected)", at: text.location)
@@ -242,6 +252,12 @@ public struct SchemaResolver {
                 return .integer(number)
             case .double, .float:
                 guard let number = Double(value), number.isFinite else { return fail("a number") }
+                // PostgreSQL refuses a literal its type cannot hold (a Float past 3.4028235e38; one
+                // that rounds to zero), which Swift and SQLite would take as infinity or zero.
+                if scalar == .float, !(Float(value)?.isFinite ?? false) { return fail("a number within Float's range (at most 3.4028235e38)") }
+                if scalar == .float ? Float(value) == 0 : number == 0, !Self.isZeroLiteral(value) {
+                    return fail("a number \(scalar.rawValue) can hold: it rounds to zero")
+                }
                 return .real(number)
             case .bool:
                 guard value == "true" || value == "false" else { return fail("true or false") }
