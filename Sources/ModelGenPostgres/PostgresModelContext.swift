@@ -717,6 +717,16 @@ public final class PostgresModelContext {
             return ModelContextError.constraintViolation(message + detail)
         case let state where state.hasPrefix("23"):
             return ModelContextError.constraintViolation(message + detail)
+        case "54000" where message.hasPrefix("index row size"):
+            // A B-tree entry holds at most about a third of a page: a long, incompressible value of
+            // an indexed or unique attribute (SQLite indexes any length).
+            let table = error.serverInfo?[.tableName]
+            let entity = container.mappings.values.first { SQLDialect.unquoted($0.table) == table }?.entity.name ?? table ?? "a table"
+            let index = error.serverInfo?[.constraintName].map { " (index \($0))" } ?? ""
+            return ModelContextError.constraintViolation("""
+                a value of an indexed or unique attribute of \(entity) is too long for PostgreSQL to index\(index): \(message). \
+                Such values must stay within about 2,700 bytes once compressed; shorten it, or drop `indexed`/`unique` from the attribute
+                """)
         default:
             return error
         }

@@ -82,6 +82,28 @@ final class PostgresContextTests: XCTestCase {
         }
     }
 
+    /// A unique attribute's value too long for a B-tree entry (SQLite indexes any length): the save
+    /// is refused naming the entity and what to do, and nothing is saved.
+    func testAValueTooLongToIndexIsRefusedSayingWhy() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Zoo.self, client: client)
+            let context = PostgresModelContext(container)
+            var random = SeededRandom(seed: 11)
+            // Incompressible: a B-tree entry holds about 2,700 bytes once compressed.
+            let long = String((0..<6_000).map { _ in Character(Unicode.Scalar(UInt8(33 + random.next() % 90))) })
+            context.insert(AnimalCategory(name: "short"))
+            context.insert(AnimalCategory(name: long))
+            do {
+                try await context.save()
+                XCTFail("a value longer than an index entry was saved")
+            } catch let error as ModelContextError {
+                guard case let .constraintViolation(message) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains("AnimalCategory is too long for PostgreSQL to index") && message.contains("drop `indexed`/`unique`"), message)
+            }
+            try await assertEqual(await client.scalar("SELECT count(*) FROM animal_category"), 0)
+        }
+    }
+
     func testRelationshipsLoadWhenAskedAndSaveFromEitherSide() async throws {
         try await PostgresTestServer.withClient { client in
             let container = try await PostgresModelContainer(for: Catalog.self, client: client)
