@@ -221,4 +221,39 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
             XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "5 0", "\(path.name): the book unlinked meanwhile survives")
         }
     }
+
+    /// A required one-to-one whose key is on the deleted side (person.passport_id; Passport.holder is
+    /// required): another session links Person#1 to Passport#7 while the delete of Person#1 runs.
+    /// The delete waits for that row, sees the link and refuses (the passport would lose its required
+    /// holder), changing nothing.
+    func testARequiredOneToOneLinkedWhileTheDeleteWaitsRefusesIt() throws {
+        let url = try PostgresServer.requireURL()
+        let compilation = TestSupport.compile("""
+            schema: Identities
+            entities:
+              Person:
+                attributes:
+                  name: String
+                relationships:
+                  passport: { type: Passport?, inverse: holder }
+              Passport:
+                attributes:
+                  number: String
+                relationships:
+                  holder: { type: Person, inverse: passport }
+            """, file: "Identities.yaml")
+        for path in PostgresServer.deletionPaths {
+            try PostgresServer.psql(url, schema: "mg_identities", compilation.files[1].contents + """
+
+                INSERT INTO passport (id, number) VALUES (7, 'X7');
+                INSERT INTO person (id, name) VALUES (1, 'ann');
+                """)
+            let delete = try race(url, schema: "mg_identities", writer: "UPDATE person SET passport_id = 7 WHERE id = 1;",
+                                  delete: "\(path.setting)SELECT person_safe_delete(ARRAY[1]::bigint[]);")
+            XCTAssertNotEqual(delete.status, 0, "\(path.name): the delete went through although Passport#7 requires its holder")
+            XCTAssertTrue(delete.error.contains("the required relationship Passport.holder of surviving Passport#7 would be left empty"), "\(path.name): \(delete.error)")
+            let left = try PostgresServer.psqlRaw(url, "SELECT string_agg(id || ':' || coalesce(passport_id::text, '-'), ',') FROM mg_identities.person;")
+            XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "1:7", "\(path.name): nothing changed")
+        }
+    }
 }

@@ -123,9 +123,12 @@ public struct PostgreSQLDeletionFunctions {
         // The round column serves cycles, collected round by round from each round's additions.
         let program = small.program
         let hasCycles = program.collections.contains { if case .untilStable = $0 { true } else { false } }
-        // Rows that nothing can refer to (no foreign key or join table points at their table) gain
-        // no reference while the delete runs: they need no lock of their own.
-        let referenced = Set(schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] })
+        // Collected rows are locked when another session could change what the delete reads about
+        // them: a reference to them (a foreign key or join table points at their table) or, when
+        // the plan checks anything, a key they hold (a one-to-one stored on the deleted side, whose
+        // partner a check finds through it). Other rows need no lock of their own.
+        let referenced = schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] }
+        let locked = Set(referenced + (program.checks.isEmpty ? [] : schema.foreignKeys.map(\.entity)))
         // Without collections (nothing cascades from the entity) nothing can be added: one lock
         // suffices; collected top down, each level is locked as it is collected.
         let relocks = !program.collections.isEmpty && !small.renderer.collectsTopDown
@@ -144,11 +147,11 @@ public struct PostgreSQLDeletionFunctions {
         // one for the general path to run.
         line("<<\(Self.smallPath)>>")
         line("LOOP")
-        emit(small, hasCycles: hasCycles, referenced: referenced, relocks: relocks, indent: "    ", line)
+        emit(small, hasCycles: hasCycles, locked: locked, relocks: relocks, indent: "    ", line)
         line("    EXIT \(Self.smallPath);")
         line("END LOOP \(Self.smallPath);")
         line("IF report IS NULL THEN")
-        emit(general, hasCycles: hasCycles, referenced: referenced, relocks: relocks, indent: "    ", line)
+        emit(general, hasCycles: hasCycles, locked: locked, relocks: relocks, indent: "    ", line)
         line("END IF;")
         line("RETURN report;")
         // The body is dollar-quoted with a tag that does not occur in it, whatever the names hold.
@@ -180,7 +183,7 @@ public struct PostgreSQLDeletionFunctions {
     public static func lockedTable(_ position: Int) -> String { "pg_temp.modelgen_locked_\(position + 1)" }
 
     /// One path of the function, from collecting the closure to making the report.
-    private func emit(_ path: Path, hasCycles: Bool, referenced: Set<String>, relocks: Bool, indent: String, _ emitLine: (String) -> Void) {
+    private func emit(_ path: Path, hasCycles: Bool, locked: Set<String>, relocks: Bool, indent: String, _ emitLine: (String) -> Void) {
         let program = path.program, renderer = path.renderer, isSmall = path.storage == .arrays
         // Collected top down, the objects asked for are locked as they are read, and each level after.
         let topDown = renderer.collectsTopDown
@@ -300,7 +303,7 @@ public struct PostgreSQLDeletionFunctions {
         // PostgreSQL's own cascade would leave it.
         let lockIndent = relocks ? "    " : ""
         if relocks { line("LOOP") }
-        for target in program.targets where referenced.contains(target.entity) && !topDown {
+        for target in program.targets where locked.contains(target.entity) && !topDown {
             line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(renderer.closure(target.entity, as: "c")) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
         }
         if relocks {
@@ -339,15 +342,17 @@ public struct PostgreSQLDeletionFunctions {
         // each, walked back through the closure's parent_id and edge (`Artist#3 → albums
         // (cascade) → Album#2`).
         for check in program.checks {
-            let reason: String = switch check.kind {
-            case .deny: "\(check.relationship) (deny) still refers to surviving \(check.other)#"
-            case .required: "the required relationship \(check.relationship) of surviving \(check.other)# would be left empty"
-            case .dangling: "a dangling reference would remain through \(check.relationship) from surviving \(check.other)#"
+            // The reason's text before and after the surviving object's id.
+            let (before, after): (String, String) = switch check.kind {
+            case .deny: ("\(check.relationship) (deny) still refers to surviving \(check.other)#", "")
+            case .required: ("the required relationship \(check.relationship) of surviving \(check.other)#", " would be left empty")
+            case .dangling: ("a dangling reference would remain through \(check.relationship) from surviving \(check.other)#", "")
             }
+            let reason = "\(literal(before)) || blocker.other" + (after.isEmpty ? "" : " || \(literal(after))")
             line("FOR blocker IN \(check.sql) LOOP")
             line("    blocked_entities := blocked_entities || \(literal(check.subject))::text;")
             line("    blocked_ids := blocked_ids || blocker.subject::bigint;")
-            line("    blocked_reasons := blocked_reasons || (\(literal(reason)) || blocker.other);")
+            line("    blocked_reasons := blocked_reasons || (\(reason));")
             line("END LOOP;")
         }
         if !program.checks.isEmpty {
