@@ -256,4 +256,37 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
             XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "1:7", "\(path.name): nothing changed")
         }
     }
+
+    /// A cascade through a key on the deleted row (Person.passport, no inverse, cascade: the key is
+    /// person.passport_id): another session moves Person#1 from Passport#7 to Passport#8 while the
+    /// delete of Person#1 runs. The delete waits for that row and cascades to Passport#8; Passport#7,
+    /// unlinked meanwhile, survives.
+    func testAKeyOnTheDeletedRowChangedWhileTheDeleteWaitsIsFollowedAsItIsNow() throws {
+        let url = try PostgresServer.requireURL()
+        let compilation = TestSupport.compile("""
+            schema: Badges
+            entities:
+              Person:
+                attributes:
+                  name: String
+                relationships:
+                  passport: { type: Passport?, deleteRule: cascade }
+              Passport:
+                attributes:
+                  number: String
+            """, file: "Badges.yaml")
+        for path in PostgresServer.deletionPaths {
+            try PostgresServer.psql(url, schema: "mg_badges", compilation.files[1].contents + """
+
+                INSERT INTO passport (id, number) VALUES (7, 'X7'), (8, 'X8');
+                INSERT INTO person (id, name, passport_id) VALUES (1, 'ann', 7);
+                """)
+            let delete = try race(url, schema: "mg_badges", writer: "UPDATE person SET passport_id = 8 WHERE id = 1;",
+                                  delete: "\(path.setting)SELECT person_safe_delete(ARRAY[1]::bigint[]);")
+            XCTAssertEqual(delete.status, 0, "\(path.name): \(delete.error)")
+            XCTAssertTrue(delete.output.contains("\"Passport\": 1") && delete.output.contains("\"Person\": 1"), "\(path.name): \(delete.output)")
+            let left = try PostgresServer.psqlRaw(url, "SELECT coalesce((SELECT string_agg(id::text, ',') FROM mg_badges.person), '-') || ' ' || (SELECT string_agg(id::text, ',' ORDER BY id) FROM mg_badges.passport);")
+            XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "- 7", "\(path.name): Passport#8 went with Person#1, Passport#7 survives")
+        }
+    }
 }

@@ -33,12 +33,25 @@ public struct PostgreSQLDeletionFunctions {
         let arrayRenderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql, closureStorage: .arrays)
         return zip(schema.entities, plans).map { entity, plan in
             let arrays = arrayRenderer.configured(for: plan), tables = tableRenderer.configured(for: plan)
-            return function(for: entity,
+            return function(for: entity, locking: lockedEntities(plan),
                             small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionTargets(of: plan),
                                         brokenLinks: arrays.brokenLinks(of: plan), linkLocks: arrays.linkLocks(of: plan)),
                             general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionTargets(of: plan),
                                           brokenLinks: tables.brokenLinks(of: plan), linkLocks: tables.linkLocks(of: plan)))
         }
+    }
+
+    /// The entities whose collected rows a delete locks: those another session could change
+    /// what the delete reads about — a reference to them (a foreign key or join table points at
+    /// their table), or a key they hold that the plan reads: one it follows (a cascade through the
+    /// deleted row's own key) or, when the plan checks anything, any (a one-to-one stored on the
+    /// deleted side is found through it). Other rows can neither gain a reference nor change one.
+    private func lockedEntities(_ plan: DeletionPlan) -> Set<String> {
+        let referenced = schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] }
+        let followedKeys = plan.edges.compactMap { edge -> String? in
+            if case .subjectColumn = edge.link { edge.subject } else { nil }
+        }
+        return Set(referenced + followedKeys + (plan.checks.isEmpty ? [] : schema.foreignKeys.map(\.entity)))
     }
 
     /// `<table>_safe_delete` (`SQLNames.safeDeleteFunction`), quoted as needed.
@@ -112,7 +125,7 @@ public struct PostgreSQLDeletionFunctions {
     /// closure that outgrows the limit while it is collected (nothing has changed yet; the rows
     /// locked stay locked) — collects into temporary tables, analyzed as they fill, so that the
     /// planner sees their sizes.
-    private func function(for entity: Entity, small: Path, general: Path) -> String {
+    private func function(for entity: Entity, locking locked: Set<String>, small: Path, general: Path) -> String {
         // The body's lines, each indented by four spaces and ended by a line break.
         var body = ""
         func line(_ text: String) {
@@ -123,12 +136,6 @@ public struct PostgreSQLDeletionFunctions {
         // The round column serves cycles, collected round by round from each round's additions.
         let program = small.program
         let hasCycles = program.collections.contains { if case .untilStable = $0 { true } else { false } }
-        // Collected rows are locked when another session could change what the delete reads about
-        // them: a reference to them (a foreign key or join table points at their table) or, when
-        // the plan checks anything, a key they hold (a one-to-one stored on the deleted side, whose
-        // partner a check finds through it). Other rows need no lock of their own.
-        let referenced = schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] }
-        let locked = Set(referenced + (program.checks.isEmpty ? [] : schema.foreignKeys.map(\.entity)))
         // Without collections (nothing cascades from the entity) nothing can be added: one lock
         // suffices; collected top down, each level is locked as it is collected.
         let relocks = !program.collections.isEmpty && !small.renderer.collectsTopDown
