@@ -289,4 +289,46 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
             XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "- 7", "\(path.name): Passport#8 went with Person#1, Passport#7 survives")
         }
     }
+
+    /// The child-moved race where the closure is not a tree of one-to-many cascades (a many-to-many
+    /// cascade first: Author.books, then Book.notes): another session moves Note#3 from Book#5 (in
+    /// the closure) to Book#9 (outside it) while the delete of Author#1 runs. Note#3 survives.
+    func testAChildMovedAwayBehindAManyToManyCascadeSurvives() throws {
+        let url = try PostgresServer.requireURL()
+        let compilation = TestSupport.compile("""
+            schema: Notes
+            entities:
+              Author:
+                attributes:
+                  name: String
+                relationships:
+                  books: { type: "[Book]", inverse: authors, deleteRule: cascade }
+              Book:
+                attributes:
+                  title: String
+                relationships:
+                  authors: { type: "[Author]", inverse: books }
+                  notes: { type: "[Note]", inverse: book, deleteRule: cascade }
+              Note:
+                attributes:
+                  text: String
+                relationships:
+                  book: { type: Book?, inverse: notes }
+            """, file: "Notes.yaml")
+        for path in PostgresServer.deletionPaths {
+            try PostgresServer.psql(url, schema: "mg_notes", compilation.files[1].contents + """
+
+                INSERT INTO author (id, name) VALUES (1, 'a');
+                INSERT INTO book (id, title) VALUES (5, 'deleted'), (9, 'survives');
+                INSERT INTO author_books (author_id, book_id) VALUES (1, 5);
+                INSERT INTO note (id, text, book_id) VALUES (3, 'moved', 5), (4, 'stays', 5);
+                """)
+            let delete = try race(url, schema: "mg_notes", writer: "UPDATE note SET book_id = 9 WHERE id = 3;",
+                                  delete: "\(path.setting)SELECT author_safe_delete(ARRAY[1]::bigint[]);")
+            XCTAssertEqual(delete.status, 0, "\(path.name): \(delete.error)")
+            XCTAssertTrue(delete.output.contains("\"Note\": 1"), "\(path.name): only the note that stayed: \(delete.output)")
+            let left = try PostgresServer.psqlRaw(url, "SELECT string_agg(id || ':' || book_id, ',') FROM mg_notes.note;")
+            XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "3:9", "\(path.name): the moved note survives")
+        }
+    }
 }

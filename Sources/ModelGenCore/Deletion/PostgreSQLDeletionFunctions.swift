@@ -43,13 +43,18 @@ public struct PostgreSQLDeletionFunctions {
 
     /// The entities whose collected rows a delete locks: those another session could change
     /// what the delete reads about — a reference to them (a foreign key or join table points at
-    /// their table), or a key they hold that the plan reads: one it follows (a cascade through the
-    /// deleted row's own key) or, when the plan checks anything, any (a one-to-one stored on the
-    /// deleted side is found through it). Other rows can neither gain a reference nor change one.
+    /// their table), or a key they hold that the plan reads: one it follows (a cascade through a
+    /// parent's key, or through a child's) or, when the plan checks anything, any (a one-to-one
+    /// stored on the deleted side is found through it). Other rows can neither gain a reference
+    /// nor change one.
     private func lockedEntities(_ plan: DeletionPlan) -> Set<String> {
         let referenced = schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] }
         let followedKeys = plan.edges.compactMap { edge -> String? in
-            if case .subjectColumn = edge.link { edge.subject } else { nil }
+            switch edge.link {
+            case .subjectColumn: edge.subject
+            case .otherColumn: edge.other
+            case .joinTable: nil
+            }
         }
         return Set(referenced + followedKeys + (plan.checks.isEmpty ? [] : schema.foreignKeys.map(\.entity)))
     }
