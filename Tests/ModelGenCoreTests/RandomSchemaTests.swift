@@ -60,7 +60,7 @@ final class RandomSchemaTests: XCTestCase {
         // Besides the pools: the members generated models and schema types have (theirs and their protocols').
         let generatedMembers = ["entity", "persistentBackingData", "propertyName", "persistentModelID", "modelContext", "isDeleted", "hasChanges",
                                 "hashValue", "hash", "models", "sqliteDDL", "postgreSQLTables", "postgreSQLFunctions", "deletionProgram",
-                                "canonicalSchema", "tables", "Holder", "Item", "Linked", "Kind", "Names"]
+                                "canonicalSchema", "tables", "backingData", "attach", "description", "modelDidEnd", "Holder", "Item", "Linked", "Kind", "Names"]
         let names = Set(Naming.swiftKeywords).union(RandomSchema.entityNames).union(RandomSchema.memberNames).union(RandomSchema.enumCases)
             .union(generatedMembers).filter(Naming.isIdentifier).sorted()
         func accepts(_ yaml: String) -> Bool { !ModelGen.generate(path: "Names.yaml", bytes: Array(yaml.utf8)).hasErrors }
