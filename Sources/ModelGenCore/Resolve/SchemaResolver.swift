@@ -254,8 +254,9 @@ public struct SchemaResolver {
                 guard let number = Double(value), number.isFinite else { return fail("a number") }
                 // PostgreSQL refuses a literal its type cannot hold (a Float past 3.4028235e38; one
                 // that rounds to zero), which Swift and SQLite would take as infinity or zero.
-                if scalar == .float, !(Float(value)?.isFinite ?? false) { return fail("a number within Float's range (at most 3.4028235e38)") }
-                if scalar == .float ? Float(value) == 0 : number == 0, !Self.isZeroLiteral(value) {
+                let single = scalar == .float ? Float(value) : nil
+                if scalar == .float, !(single?.isFinite ?? false) { return fail("a number within Float's range (at most 3.4028235e38)") }
+                if (single.map { $0 == 0 } ?? (number == 0)), !Self.isZeroLiteral(value) {
                     return fail("a number \(scalar.rawValue) can hold: it rounds to zero")
                 }
                 return .real(number)

@@ -35,12 +35,13 @@
     /// twice that, and the old and new buffer at once while growing.
     @_spi(Backend) public init(of objects: some Sequence<any PersistentModel>, ownColumnFirst: (_ table: String, _ own: String, _ target: String) throws -> Bool) rethrows {
         var positions: [String: Int] = [:]
-        // Per changed list, in `written`'s order: its table and whether its own id comes first.
-        var sources: [(table: Int, ownFirst: Bool)] = []
+        // Per changed list, in `written`'s order: its table, whether its own id comes first, the
+        // object's id and the members as saved.
+        var sources: [(table: Int, ownFirst: Bool, id: Int64, saved: MemberIDs)] = []
         var counts: [(added: Int, removed: Int)] = []
         for object in objects {
             let backing = object.persistentBackingData
-            guard backing.id != nil else { continue }
+            guard let id = backing.id else { continue }
             try backing.forEachChangedMembers { index, current, saved in
                 guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { return }
                 let ownFirst = try ownColumnFirst(table, own, target)
@@ -52,7 +53,7 @@
                 }
                 counts[position].added += current.count(notIn: saved)
                 counts[position].removed += saved.count(notIn: current)
-                sources.append((position, ownFirst))
+                sources.append((position, ownFirst, id, saved))
                 written.append((backing, index, current))
             }
         }
@@ -60,12 +61,11 @@
             tables[position].added.reserveCapacity(counts[position].added)
             tables[position].removed.reserveCapacity(counts[position].removed)
         }
-        for ((backing, index, current), (position, ownFirst)) in zip(written, sources) {
-            guard let id = backing.id, case let .toMany(list) = backing.relationship(index) else { continue }
+        for ((_, _, current), (position, ownFirst, id, saved)) in zip(written, sources) {
             func pair(_ member: Int64) -> Pair { ownFirst ? Pair(first: id, second: member) : Pair(first: member, second: id) }
             // Appended in place (a table taken out and put back would copy its lists each time).
-            current.forEach(notIn: list.savedIDs) { tables[position].added.append(pair($0)) }
-            list.savedIDs.forEach(notIn: current) { tables[position].removed.append(pair($0)) }
+            current.forEach(notIn: saved) { tables[position].added.append(pair($0)) }
+            saved.forEach(notIn: current) { tables[position].removed.append(pair($0)) }
         }
         tables.sort { $0.name < $1.name }
         // In place: no second and third array at the save's peak of memory.
