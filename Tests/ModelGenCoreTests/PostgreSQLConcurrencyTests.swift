@@ -52,6 +52,16 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
         XCTFail("session B never reached its sleep")
     }
 
+    /// Runs `body` once per deletion path, each time on a fresh PostgreSQL schema `schema` holding
+    /// the tables and functions of `yaml` and the rows `rows` inserts.
+    private func onEachPath(_ url: String, schema: String, yaml: String, rows: String, _ body: (_ path: (name: String, setting: String)) throws -> Void) throws {
+        let compilation = TestSupport.compile(yaml)
+        for path in PostgresServer.deletionPaths {
+            try PostgresServer.psql(url, schema: schema, compilation.files[1].contents + "\n" + rows)
+            try body(path)
+        }
+    }
+
     /// Session B runs `writer` in a transaction it keeps open a moment (it sleeps before it
     /// commits); once B sleeps, session A runs `delete`. Returns A's exit status, output and errors.
     private func race(_ url: String, schema: String, writer: String, delete: String) throws -> (status: Int32, output: String, error: String) {
@@ -117,7 +127,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
     /// PostgreSQL's own cascade), where a delete that locked what it had collected before took them.
     func testAChildMovedAwayWhileTheDeleteWaitsSurvivesWithItsChildren() throws {
         let url = try PostgresServer.requireURL()
-        let compilation = TestSupport.compile("""
+        let yaml = """
             schema: Moves
             entities:
               Folder:
@@ -136,14 +146,12 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
                   number: Int
                 relationships:
                   document: { type: Document, inverse: pages }
-            """, file: "Moves.yaml")
-        for path in PostgresServer.deletionPaths {
-            try PostgresServer.psql(url, schema: "mg_moves", compilation.files[1].contents + """
-
-                INSERT INTO folder (id, name) VALUES (1, 'one'), (2, 'two');
-                INSERT INTO document (id, title, folder_id) VALUES (1, 'moved', 1), (2, 'stays', 1);
-                INSERT INTO page (id, number, document_id) VALUES (1, 1, 1), (2, 1, 2);
-                """)
+            """
+        try onEachPath(url, schema: "mg_moves", yaml: yaml, rows: """
+            INSERT INTO folder (id, name) VALUES (1, 'one'), (2, 'two');
+            INSERT INTO document (id, title, folder_id) VALUES (1, 'moved', 1), (2, 'stays', 1);
+            INSERT INTO page (id, number, document_id) VALUES (1, 1, 1), (2, 1, 2);
+            """) { path in
             let delete = try race(url, schema: "mg_moves", writer: "UPDATE document SET folder_id = 2 WHERE id = 1;",
                                   delete: "\(path.setting)SELECT folder_safe_delete(ARRAY[1]::bigint[]);")
             let report = delete.output
@@ -160,7 +168,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
     /// from Folder#1 to Folder#9 while the delete of Folder#1 waits; #2 and #3 survive.
     func testASubtreeMovedAwayWhileTheDeleteWaitsSurvives() throws {
         let url = try PostgresServer.requireURL()
-        let compilation = TestSupport.compile("""
+        let yaml = """
             schema: Tree
             entities:
               Folder:
@@ -169,12 +177,10 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
                 relationships:
                   parent: { type: Folder?, inverse: subfolders }
                   subfolders: { type: "[Folder]", inverse: parent, deleteRule: cascade }
-            """, file: "Tree.yaml")
-        for path in PostgresServer.deletionPaths {
-            try PostgresServer.psql(url, schema: "mg_tree", compilation.files[1].contents + """
-
-                INSERT INTO folder (id, name, parent_id) VALUES (1, 'root', NULL), (9, 'other', NULL), (2, 'moved', 1), (3, 'under', 2), (4, 'stays', 1);
-                """)
+            """
+        try onEachPath(url, schema: "mg_tree", yaml: yaml, rows: """
+            INSERT INTO folder (id, name, parent_id) VALUES (1, 'root', NULL), (9, 'other', NULL), (2, 'moved', 1), (3, 'under', 2), (4, 'stays', 1);
+            """) { path in
             let delete = try race(url, schema: "mg_tree", writer: "UPDATE folder SET parent_id = 9 WHERE id = 2;",
                                   delete: "\(path.setting)SELECT folder_safe_delete(ARRAY[1]::bigint[]);")
             let report = delete.output
@@ -191,7 +197,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
     /// through, waits for the one being deleted, and finds it lost.
     func testALinkDeletedWhileTheDeleteRunsNoLongerCarriesTheCascade() throws {
         let url = try PostgresServer.requireURL()
-        let compilation = TestSupport.compile("""
+        let yaml = """
             schema: Links
             entities:
               Shelf:
@@ -204,14 +210,12 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
                   title: String
                 relationships:
                   shelves: { type: "[Shelf]", inverse: books }
-            """, file: "Links.yaml")
-        for path in PostgresServer.deletionPaths {
-            try PostgresServer.psql(url, schema: "mg_links", compilation.files[1].contents + """
-
-                INSERT INTO shelf (id, name) VALUES (1, 'one');
-                INSERT INTO book (id, title) VALUES (5, 'unlinked meanwhile'), (6, 'stays linked');
-                INSERT INTO book_shelves (shelf_id, book_id) VALUES (1, 5), (1, 6);
-                """)
+            """
+        try onEachPath(url, schema: "mg_links", yaml: yaml, rows: """
+            INSERT INTO shelf (id, name) VALUES (1, 'one');
+            INSERT INTO book (id, title) VALUES (5, 'unlinked meanwhile'), (6, 'stays linked');
+            INSERT INTO book_shelves (shelf_id, book_id) VALUES (1, 5), (1, 6);
+            """) { path in
             let delete = try race(url, schema: "mg_links", writer: "DELETE FROM book_shelves WHERE book_id = 5;",
                                   delete: "\(path.setting)SELECT shelf_safe_delete(ARRAY[1]::bigint[]);")
             let report = delete.output
@@ -228,7 +232,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
     /// holder), changing nothing.
     func testARequiredOneToOneLinkedWhileTheDeleteWaitsRefusesIt() throws {
         let url = try PostgresServer.requireURL()
-        let compilation = TestSupport.compile("""
+        let yaml = """
             schema: Identities
             entities:
               Person:
@@ -241,13 +245,11 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
                   number: String
                 relationships:
                   holder: { type: Person, inverse: passport }
-            """, file: "Identities.yaml")
-        for path in PostgresServer.deletionPaths {
-            try PostgresServer.psql(url, schema: "mg_identities", compilation.files[1].contents + """
-
-                INSERT INTO passport (id, number) VALUES (7, 'X7');
-                INSERT INTO person (id, name) VALUES (1, 'ann');
-                """)
+            """
+        try onEachPath(url, schema: "mg_identities", yaml: yaml, rows: """
+            INSERT INTO passport (id, number) VALUES (7, 'X7');
+            INSERT INTO person (id, name) VALUES (1, 'ann');
+            """) { path in
             let delete = try race(url, schema: "mg_identities", writer: "UPDATE person SET passport_id = 7 WHERE id = 1;",
                                   delete: "\(path.setting)SELECT person_safe_delete(ARRAY[1]::bigint[]);")
             XCTAssertNotEqual(delete.status, 0, "\(path.name): the delete went through although Passport#7 requires its holder")
@@ -263,7 +265,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
     /// unlinked meanwhile, survives.
     func testAKeyOnTheDeletedRowChangedWhileTheDeleteWaitsIsFollowedAsItIsNow() throws {
         let url = try PostgresServer.requireURL()
-        let compilation = TestSupport.compile("""
+        let yaml = """
             schema: Badges
             entities:
               Person:
@@ -274,13 +276,11 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
               Passport:
                 attributes:
                   number: String
-            """, file: "Badges.yaml")
-        for path in PostgresServer.deletionPaths {
-            try PostgresServer.psql(url, schema: "mg_badges", compilation.files[1].contents + """
-
-                INSERT INTO passport (id, number) VALUES (7, 'X7'), (8, 'X8');
-                INSERT INTO person (id, name, passport_id) VALUES (1, 'ann', 7);
-                """)
+            """
+        try onEachPath(url, schema: "mg_badges", yaml: yaml, rows: """
+            INSERT INTO passport (id, number) VALUES (7, 'X7'), (8, 'X8');
+            INSERT INTO person (id, name, passport_id) VALUES (1, 'ann', 7);
+            """) { path in
             let delete = try race(url, schema: "mg_badges", writer: "UPDATE person SET passport_id = 8 WHERE id = 1;",
                                   delete: "\(path.setting)SELECT person_safe_delete(ARRAY[1]::bigint[]);")
             XCTAssertEqual(delete.status, 0, "\(path.name): \(delete.error)")
@@ -295,7 +295,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
     /// the closure) to Book#9 (outside it) while the delete of Author#1 runs. Note#3 survives.
     func testAChildMovedAwayBehindAManyToManyCascadeSurvives() throws {
         let url = try PostgresServer.requireURL()
-        let compilation = TestSupport.compile("""
+        let yaml = """
             schema: Notes
             entities:
               Author:
@@ -314,15 +314,13 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
                   text: String
                 relationships:
                   book: { type: Book?, inverse: notes }
-            """, file: "Notes.yaml")
-        for path in PostgresServer.deletionPaths {
-            try PostgresServer.psql(url, schema: "mg_notes", compilation.files[1].contents + """
-
-                INSERT INTO author (id, name) VALUES (1, 'a');
-                INSERT INTO book (id, title) VALUES (5, 'deleted'), (9, 'survives');
-                INSERT INTO author_books (author_id, book_id) VALUES (1, 5);
-                INSERT INTO note (id, text, book_id) VALUES (3, 'moved', 5), (4, 'stays', 5);
-                """)
+            """
+        try onEachPath(url, schema: "mg_notes", yaml: yaml, rows: """
+            INSERT INTO author (id, name) VALUES (1, 'a');
+            INSERT INTO book (id, title) VALUES (5, 'deleted'), (9, 'survives');
+            INSERT INTO author_books (author_id, book_id) VALUES (1, 5);
+            INSERT INTO note (id, text, book_id) VALUES (3, 'moved', 5), (4, 'stays', 5);
+            """) { path in
             let delete = try race(url, schema: "mg_notes", writer: "UPDATE note SET book_id = 9 WHERE id = 3;",
                                   delete: "\(path.setting)SELECT author_safe_delete(ARRAY[1]::bigint[]);")
             XCTAssertEqual(delete.status, 0, "\(path.name): \(delete.error)")
