@@ -18,8 +18,13 @@ final class RowIDTableTests: XCTestCase {
                 switch Int.random(in: 0..<4, using: &random) {
                 case 0:
                     let onlyIf = backings.randomElement(using: &random)!
-                    table.remove(id) { $0 === onlyIf }
-                    if expected[id] === onlyIf { expected[id] = nil }
+                    if seed % 2 == 0 {
+                        table.remove(id, ifItIs: Unmanaged.passUnretained(onlyIf).toOpaque())
+                        if expected[id] === onlyIf { expected[id] = nil }
+                    } else {
+                        table.remove(id)
+                        expected[id] = nil
+                    }
                 case 1:
                     var made = false
                     let found = table.registered(id) {
@@ -38,6 +43,52 @@ final class RowIDTableTests: XCTestCase {
                     for (id, backing) in expected { XCTAssertTrue(table[id] === backing, "seed \(seed): id \(id)") }
                     for probe in 0..<200 { let id = base + Int64(probe) * stride; XCTAssertTrue(table[id] === expected[id], "seed \(seed): id \(id)") }
                     XCTAssertEqual(Set(table.all.map(\.id)), Set(expected.keys), "seed \(seed)")
+                }
+            }
+        }
+    }
+
+    /// The registry queues the entries of models that went and removes them before its next use:
+    /// models made, found and dropped in random order (their backing data freed, its memory
+    /// reused by the next ones), checked against a dictionary of the models alive.
+    func testTheRegistryForgetsEachModelThatWentAndNoOther() {
+        for seed in UInt64(1)...60 {
+            var random = SeededRandom(seed: seed)
+            let registry = ModelContext.Registry()
+            var alive: [Int64: Project] = [:]
+            // Models whose row got another registered model while the app kept them.
+            var replaced: [(id: Int64, model: Project)] = []
+            for step in 0..<4_000 {
+                let id = Int64.random(in: 1...600, using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0:
+                    // The app drops a model (its deinit queues the entry).
+                    if let model = alive.removeValue(forKey: id) {
+                        registry.remove(id, ifItIs: model.persistentBackingData)
+                    }
+                    if !replaced.isEmpty, Bool.random(using: &random) {
+                        let (id, model) = replaced.removeLast()
+                        registry.remove(id, ifItIs: model.persistentBackingData)
+                    }
+                case 1:
+                    let model = Project(code: "r\(id)")
+                    registry.register(model.persistentBackingData, id: id)
+                    if let old = alive.updateValue(model, forKey: id) { replaced.append((id, old)) }
+                case 2:
+                    var made: Project?
+                    let backing = registry.registered(id) {
+                        let model = Project(code: "p\(id)")
+                        made = model
+                        return model.persistentBackingData
+                    }
+                    XCTAssertEqual(made == nil, alive[id] != nil, "seed \(seed), step \(step): id \(id)")
+                    if let made { alive[id] = made }
+                    XCTAssertTrue(backing === alive[id]!.persistentBackingData, "seed \(seed), step \(step): id \(id)")
+                default:
+                    XCTAssertTrue(registry[id] === alive[id]?.persistentBackingData, "seed \(seed), step \(step): id \(id)")
+                }
+                if step % 1_000 == 999 {
+                    XCTAssertEqual(Set(registry.all.map(\.id)), Set(alive.keys), "seed \(seed)")
                 }
             }
         }

@@ -100,9 +100,20 @@ struct RowIDTable {
         longestProbe = max(longestProbe, probes)
     }
 
-    /// Removes the entry for `id` when `condition` holds for its backing data.
-    mutating func remove(_ id: Int64, if condition: (ModelBackingData) -> Bool = { _ in true }) {
-        guard let found = slot(of: id), let backing = entries[found].backing, condition(backing.takeUnretainedValue()) else { return }
+    /// Removes the entry for `id`.
+    mutating func remove(_ id: Int64) {
+        guard let found = slot(of: id) else { return }
+        remove(at: found)
+    }
+
+    /// Removes the entry for `id` if it names the backing data at `address` (which may be freed:
+    /// only the address is compared).
+    mutating func remove(_ id: Int64, ifItIs address: UnsafeMutableRawPointer) {
+        guard let found = slot(of: id), entries[found].backing?.toOpaque() == address else { return }
+        remove(at: found)
+    }
+
+    private mutating func remove(at found: Int) {
         // Backward-shift deletion: a later entry of the run moves into the hole unless its first
         // slot lies after the hole, so every remaining id stays reachable from its first slot.
         // Entries more than `longestProbe` slots past the hole are at or after their first slot.
