@@ -8,7 +8,8 @@ import XCTest
 /// SQLite tests use: values, relationships, fetches, saves and safe deletes.
 final class PostgresContextTests: XCTestCase {
     /// In the server's default database and in one of a linguistic collation ("a" < "B" there, not
-    /// in Swift): text compares and sorts as Swift's `String` does, by code point, in both.
+    /// in Swift): text compares and sorts by code point in both, as in SQLite (and as Swift's
+    /// `String` does for the byte-faithful copies), before a save and after it.
     func testEveryValueReadsBackExactlyAndComparesAndSortsAsInSwift() async throws {
         for linguistic in [false, true] {
             try await PostgresTestServer.withClient(linguistic: linguistic) { client in
@@ -26,6 +27,13 @@ final class PostgresContextTests: XCTestCase {
                 let originals = (0..<40).map { _ in Sample.random(&random, withNUL: false) }
                 let dates = originals.map(\.date)
                 for sample in originals { context.insert(sample) }
+                let unsavedPivot = originals[Int.random(in: 0..<originals.count, using: &random)]
+                let unsavedCopies = originals.map(\.byteFaithfulCopy)
+                for ((label, predicate), (_, oracle)) in zip(Sample.predicates(around: unsavedPivot), Sample.predicates(around: unsavedPivot.byteFaithfulCopy)) {
+                    let fetched = Set(try await context.fetch(FetchDescriptor(predicate: predicate)).map(ObjectIdentifier.init))
+                    let expected = Set(try zip(originals, unsavedCopies).filter { try oracle.evaluate($1) }.map { ObjectIdentifier($0.0) })
+                    XCTAssertEqual(fetched, expected, "seed \(seed), linguistic \(linguistic), unsaved, \(label): PostgreSQL selects what Swift selects")
+                }
                 try await context.save()
                 for (sample, date) in zip(originals, dates) {
                     XCTAssertLessThanOrEqual(abs(sample.date.timeIntervalSince(date)), 0.000_000_5 + abs(date.timeIntervalSinceReferenceDate) * 1e-15,
@@ -40,15 +48,16 @@ final class PostgresContextTests: XCTestCase {
                 }
 
                 let pivot = originals[Int.random(in: 0..<originals.count, using: &random)]
-                let predicates = Sample.predicates(around: pivot)
-                for (label, predicate) in predicates {
+                let copies = loaded.map(\.byteFaithfulCopy)
+                for ((label, predicate), (_, oracle)) in zip(Sample.predicates(around: pivot), Sample.predicates(around: pivot.byteFaithfulCopy)) {
                     let fetched = Set(try await reader.fetch(FetchDescriptor(predicate: predicate)).map(\.persistentModelID))
-                    let expected = Set(try loaded.filter { try predicate.evaluate($0) }.map(\.persistentModelID))
+                    let expected = Set(try zip(loaded, copies).filter { try oracle.evaluate($1) }.map(\.0.persistentModelID))
                     XCTAssertEqual(fetched, expected, "seed \(seed), linguistic \(linguistic), \(label): PostgreSQL selects what Swift selects")
                     try await assertEqual(await reader.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, "seed \(seed), \(label): count")
                 }
-                try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.text)])).map(\.text), loaded.map(\.text).sorted(),
-                                      "seed \(seed), linguistic \(linguistic): text sorts as Swift sorts it")
+                try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.text)])).map { Array($0.text.utf8) },
+                                      loaded.map { Array($0.text.utf8) }.sorted { $0.lexicographicallyPrecedes($1) },
+                                      "seed \(seed), linguistic \(linguistic): text sorts by code point, as SQLite sorts it")
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int32)])).map(\.int32), loaded.map(\.int32).sorted())
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.double)])).map(\.double), loaded.map(\.double).sorted())
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.date)])).map(\.date), loaded.map(\.date).sorted())
@@ -356,8 +365,8 @@ final class PostgresContextTests: XCTestCase {
 extension Sample {
     /// Every stored value, bit for bit (PostgreSQL keeps the sign of a zero, unlike SQLite).
     var exactSnapshot: [String] {
-        [text, String(int), String(int64), String(int32), String(int16), String(double.bitPattern), String(float.bitPattern),
+        [Self.scalars(text), String(int), String(int64), String(int32), String(int16), String(double.bitPattern), String(float.bitPattern),
          String(flag), String(date.timeIntervalSinceReferenceDate.bitPattern), uuid.uuidString, bytes.base64EncodedString(),
-         amount.description, link.absoluteString, tier.rawValue, note ?? "<nil>", price?.description ?? "<nil>"]
+         amount.description, link.absoluteString, tier.rawValue, note.map(Self.scalars) ?? "<nil>", price?.description ?? "<nil>"]
     }
 }

@@ -4,9 +4,11 @@ import ModelGenRuntime
 import XCTest
 
 /// Property tests of the runtime on the Catalog schema and real SQLite files: random values of
-/// every attribute type read back exactly and compare and sort as Swift's `==` and `<` do, and
-/// random predicates (through any number of to-one relationships) select exactly the objects
-/// that `Predicate.evaluate` selects in memory. Seeded: a failure names its seed.
+/// every attribute type read back exactly and compare and sort as Swift's `==` and `<` do (text by
+/// its code points: see `Sample.byteFaithfulCopy`), and random predicates (through any number of
+/// to-one relationships) select exactly the objects that `Predicate.evaluate` selects in memory —
+/// the same before a save (unsaved objects), after it, and with unsaved changes. Seeded: a failure
+/// names its seed.
 final class StorageAndPredicateTests: XCTestCase {
     private func container() throws -> ModelContainer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-catalog-\(UUID().uuidString)")
@@ -22,7 +24,15 @@ final class StorageAndPredicateTests: XCTestCase {
             var random = SeededRandom(seed: seed)
             let container = try container()
             let originals = (0..<40).map { _ in Sample.random(&random) }
+            let unsavedPivot = originals[Int.random(in: 0..<originals.count, using: &random)]
+            // Spellings of the pivot's text that Swift finds equal to it (its composed and
+            // decomposed forms), in other samples: the store finds them different.
+            unsavedPivot.text += ["é", "\u{212A}", "A\u{30A}"].randomElement(using: &random)!
+            originals[0].text = unsavedPivot.text.decomposedStringWithCanonicalMapping
+            originals[1].text = unsavedPivot.text.precomposedStringWithCanonicalMapping
             for sample in originals { container.mainContext.insert(sample) }
+            // Before the save, the fetch matches the inserted objects by their values in memory.
+            try assertAgrees(around: unsavedPivot, originals, container.mainContext, "seed \(seed), unsaved")
             try container.mainContext.save()
 
             let context = ModelContext(container)
@@ -33,12 +43,11 @@ final class StorageAndPredicateTests: XCTestCase {
             }
 
             let pivot = loaded[Int.random(in: 0..<loaded.count, using: &random)]
-            let predicates = Sample.predicates(around: pivot)
-            for (label, predicate) in predicates {
-                try assertAgrees(predicate, loaded, context, "seed \(seed), \(label)")
-            }
+            try assertAgrees(around: pivot, loaded, context, "seed \(seed)")
 
-            try assertSorted(\.text, loaded, context, seed)
+            let texts = loaded.map { Array($0.text.utf8) }
+            let sortedTexts = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.text)])).map { Array($0.text.utf8) }
+            XCTAssertEqual(sortedTexts, texts.sorted { $0.lexicographicallyPrecedes($1) }, "seed \(seed): text sorts by code point")
             try assertSorted(\.int, loaded, context, seed)
             try assertSorted(\.int32, loaded, context, seed)
             try assertSorted(\.double, loaded, context, seed)
@@ -47,6 +56,13 @@ final class StorageAndPredicateTests: XCTestCase {
             try assertSorted(\.amount, loaded, context, seed)
             let descending = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.amount, order: .reverse)])).map(\.amount)
             XCTAssertEqual(descending, loaded.map(\.amount).sorted(by: >), "seed \(seed): Decimal sorts by value")
+
+            // Unsaved changes: the changed objects match by their values now.
+            for sample in loaded where Int.random(in: 0..<3, using: &random) == 0 {
+                let other = Sample.random(&random)
+                (sample.text, sample.note) = Bool.random(using: &random) ? (other.text, other.note) : (pivot.text, pivot.note)
+            }
+            try assertAgrees(around: pivot, loaded, context, "seed \(seed), changed")
         }
     }
 
@@ -175,6 +191,18 @@ final class StorageAndPredicateTests: XCTestCase {
 
     // MARK: - Helpers
 
+    /// Each predicate around `pivot` selects, from `objects` (all the samples `context` has), what
+    /// the same predicate around the pivot's byte-faithful copy selects from theirs in Swift.
+    private func assertAgrees(around pivot: Sample, _ objects: [Sample], _ context: ModelContext, _ label: String) throws {
+        let copies = objects.map(\.byteFaithfulCopy)
+        for ((name, predicate), (_, oracle)) in zip(Sample.predicates(around: pivot), Sample.predicates(around: pivot.byteFaithfulCopy)) {
+            let fetched = try context.fetch(FetchDescriptor(predicate: predicate)).map(ObjectIdentifier.init)
+            let expected = try zip(objects, copies).filter { try oracle.evaluate($1) }.map { ObjectIdentifier($0.0) }
+            XCTAssertEqual(Set(fetched), Set(expected), "\(label), \(name): the store and Swift disagree")
+            XCTAssertEqual(try context.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, "\(label), \(name): count")
+        }
+    }
+
     private func assertAgrees<Model: PersistentModel>(_ predicate: Predicate<Model>, _ objects: [Model], _ context: ModelContext, _ label: String) throws {
         let fetched = try context.fetch(FetchDescriptor(predicate: predicate)).map(\.persistentModelID)
         let expected = try objects.filter { try predicate.evaluate($0) }.map(\.persistentModelID)
@@ -225,9 +253,28 @@ extension Sample {
     /// Every stored value, bit for bit, but for the sign of a zero `Double` or `Float`: SQLite writes
     /// integral REAL values as integers, so -0.0 reads back as 0.0 (equal in Swift; see README).
     var snapshot: [String] {
-        [text, String(int), String(int64), String(int32), String(int16), String((double == 0 ? 0 : double).bitPattern), String((float == 0 ? 0 : float).bitPattern),
+        [Self.scalars(text), String(int), String(int64), String(int32), String(int16), String((double == 0 ? 0 : double).bitPattern), String((float == 0 ? 0 : float).bitPattern),
          String(flag), String(date.timeIntervalSinceReferenceDate.bitPattern), uuid.uuidString, bytes.base64EncodedString(),
-         amount.description, link.absoluteString, tier.rawValue, note ?? "<nil>", price?.description ?? "<nil>"]
+         amount.description, link.absoluteString, tier.rawValue, note.map(Self.scalars) ?? "<nil>", price?.description ?? "<nil>"]
+    }
+
+    /// A text's code points, so that canonically equivalent texts (equal in Swift) differ.
+    static func scalars(_ text: String) -> String {
+        text.unicodeScalars.map { String($0.value, radix: 16) }.joined(separator: " ")
+    }
+
+    /// A copy (in no context) whose texts hold one code point per UTF-8 byte of this sample's
+    /// (U+0100 + the byte). The store compares, sorts and searches text by its bytes; Swift compares
+    /// `String`s by canonical equivalence and searches them by `Character`, which differ for texts
+    /// such as `"e\u{301}"` (equal to `"é"` in Swift) or `"\r\n"` (one `Character`). The copies'
+    /// code points are each their own `Character` and normal form, in the order of the bytes, so
+    /// `Predicate.evaluate` on copies selects what the store selects from the originals.
+    var byteFaithfulCopy: Sample {
+        func faithful(_ text: String) -> String {
+            String(String.UnicodeScalarView(text.utf8.map { Unicode.Scalar(0x100 + UInt32($0))! }))
+        }
+        return Sample(text: faithful(text), int: int, int64: int64, int32: int32, int16: int16, double: double, float: float, flag: flag,
+                      date: date, uuid: uuid, bytes: bytes, amount: amount, link: link, tier: tier, note: note.map(faithful), price: price)
     }
 
     /// Predicates of every shape the renderers write, on values of `pivot`, with a label each.
@@ -265,7 +312,12 @@ extension Sample {
     /// A sample of random values, edge cases often; texts hold NUL characters unless `withNUL` is
     /// false (PostgreSQL text cannot hold them).
     static func random(_ random: inout SeededRandom, withNUL: Bool = true) -> Sample {
-        let pieces = ["", "a", "A", "z", "é", "日本", "😀", "'", "\"", "\n", "Zebra", "zebra", "%", "_", "\\"] + (withNUL ? ["\0", "a\0b"] : [])
+        // Texts Swift and the store see alike, and texts they do not: canonically equivalent
+        // spellings ("é", "e\u{301}"; "K", the Kelvin sign), a combining mark alone, "\r\n" (one
+        // `Character`), an emoji family (one `Character` of five code points).
+        let pieces = ["", "a", "A", "z", "é", "日本", "😀", "'", "\"", "\n", "Zebra", "zebra", "%", "_", "\\",
+                      "e", "e\u{301}", "\u{301}", "\r", "\r\n", "K", "\u{212A}", "\u{C5}", "A\u{30A}", "👩", "👨\u{200D}👩\u{200D}👧"]
+            + (withNUL ? ["\0", "a\0b"] : [])
         func text() -> String { (0..<Int.random(in: 0...3, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined() }
         func double() -> Double {
             let special: [Double] = [0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -1.5, 0.1]

@@ -18,7 +18,10 @@ public final class EntityDescription: Sendable {
     /// For each value slot, the position of its column among those `selectSQL` reads, or nil
     /// (a transient attribute, which has none).
     let selectedPositions: [Int?]
-    /// The columns a fetch reads, in this order: `id`, the stored attributes', the keys'.
+    /// The columns of a row, as the DDL names them (quoted as needed): `id`, the stored
+    /// attributes', the keys'.
+    let columns: [String]
+    /// The columns a fetch reads, in the order of `columns`.
     ///
     ///     SELECT id, "title", "price", "writer_id" FROM "volume"
     let selectSQL: String
@@ -51,7 +54,7 @@ public final class EntityDescription: Sendable {
             position += 1
             return position
         }
-        let columns = ["id"] + attributes.compactMap(\.column) + foreignKeys.map(\.column)
+        columns = ["id"] + attributes.compactMap(\.column) + foreignKeys.map(\.column)
         selectSQL = "SELECT " + columns.joined(separator: ", ") + " FROM \(table)"
         selectByIDSQL = selectSQL + " WHERE id = ?"
         insertSQL = "INSERT INTO \(table) (" + columns.joined(separator: ", ") + ") VALUES (" + columns.map { _ in "?" }.joined(separator: ", ") + ")"

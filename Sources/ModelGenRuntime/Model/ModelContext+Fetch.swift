@@ -11,9 +11,9 @@ extension ModelContext {
     /// objects that match are included, changed ones match by their values now, and objects
     /// deleted but not yet saved are left out. A fetch in id order (no sort, no offset) whose
     /// predicate reads only the entity's own columns queries the saved rows and then matches the
-    /// unsaved objects of the entity in memory (`Predicate.evaluate`, which selects what the SQL
-    /// selects), looking only at those holding the value an equality in the predicate requires
-    /// (`PendingValueIndex`). Any other fetch runs on the rows of the unsaved objects written into
+    /// unsaved objects of the entity by the values they hold (`UnsavedRowTest`: the same SQL on
+    /// a row made of them), looking only at those holding the value an equality in the predicate
+    /// requires (`PendingValueIndex`). Any other fetch runs on the rows of the unsaved objects written into
     /// a transaction that is then rolled back: predicates, order, offset and limit mean exactly
     /// what they mean for saved rows, at a cost that grows with the number of unsaved objects.
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
@@ -67,7 +67,8 @@ extension ModelContext {
     /// looked at (`PendingValueIndex`).
     private func matchesInMemory<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, excluding deletedIDs: [Int64]) throws -> [Model] {
         let entity = Model.entity
-        func matches(_ object: Model) throws -> Bool { try descriptor.predicate?.evaluate(object) ?? true }
+        let test = UnsavedRowTest(condition, entity: entity)
+        func matches(_ object: Model) throws -> Bool { try test?.matches(object.persistentBackingData, in: database) ?? true }
         var stored = descriptor
         // The changed objects among the saved rows may no longer match: the page of saved rows is
         // longer by their number, so that it still holds the first rows that did not change.
@@ -166,7 +167,8 @@ extension ModelContext {
         let entity = Model.entity
         let unsaved = unsavedObjects(of: entity).filter { !$0.persistentBackingData.isDeleted }
         let deletedIDs = pendingDeletionIDs(of: entity)
-        let matching = try unsaved.filter { try descriptor.predicate?.evaluate(unsafeDowncast($0, to: Model.self)) ?? true }
+        let test = UnsavedRowTest(condition, entity: entity)
+        let matching = try unsaved.filter { try test?.matches($0.persistentBackingData, in: database) ?? true }
         return try storedCount(descriptor, condition, excluding: deletedIDs + unsaved.compactMap(\.persistentBackingData.id)) + matching.count
     }
 

@@ -4,8 +4,10 @@
 /// the same for the last as for the first. A context keeps one per entity and attribute it was
 /// asked about, in step with every change, until it saves or rolls back.
 ///
-/// Values are compared as stored (`SQLValue`, whose text compares as Swift's `String` does), which
-/// for the kinds `PendingValueIndex.indexes(_:)` admits is exactly the predicate's `==`.
+/// Values are compared as stored (`SQLValue`), which for the kinds `PendingValueIndex.indexes(_:)`
+/// admits finds every object holding the value asked for — and, for text, which `SQLValue`
+/// compares as Swift's `String` does, also those holding a canonically equivalent text
+/// (`"e\u{301}"` for `"é"`), which the fetch's own test of each object then leaves out.
 final class PendingValueIndex {
     let attribute: Int
     private var buckets: [SQLValue: [ObjectIdentifier: any PersistentModel]] = [:]
@@ -16,7 +18,7 @@ final class PendingValueIndex {
         for object in objects { add(object) }
     }
 
-    /// Whether values of this kind are equal exactly when their stored forms are.
+    /// Whether values of this kind that the store finds equal are equal as `SQLValue`s.
     static func indexes(_ kind: QueryValueKind) -> Bool {
         switch kind {
         case .integer, .text: return true
