@@ -92,6 +92,7 @@ enum PostgresColumnType: Equatable, Sendable {
             return String(number)
         case let .text(string):
             if string.utf8.contains(0) { throw Self.nulCharacter }
+            if self == .decimal, string == Decimal.nan.description { throw Self.decimalNaN }
             return string
         case let .blob(bytes):
             return "\\x" + bytes.map { byte in
@@ -299,12 +300,18 @@ extension PostgresColumnType {
             return .real(try PostgresTimestamp(secondsSince2001: seconds).secondsSince2001)
         case (.uuid, let .text(text)) where UUID(uuidString: text) == nil:
             throw Unstorable(reason: "\(text) is not a UUID")
+        case (.decimal, .text(Decimal.nan.description)):
+            throw Self.decimalNaN
         case (_, let .text(text)) where text.utf8.contains(0):
             throw Self.nulCharacter
         default:
             return value
         }
     }
+
+    /// PostgreSQL orders a `NUMERIC` NaN above every number, where Swift orders `Decimal.nan`
+    /// below them (SQLite stores it and orders it as Swift does).
+    static let decimalNaN = Unstorable(reason: "PostgreSQL orders NaN above every number, Swift orders Decimal.nan below them; store nil or a number")
 
     /// PostgreSQL text holds no NUL character (SQLite does).
     static let nulCharacter = Unstorable(reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data")

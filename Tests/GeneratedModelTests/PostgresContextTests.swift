@@ -24,7 +24,7 @@ final class PostgresContextTests: XCTestCase {
             for seed in UInt64(1)...4 {
                 var random = SeededRandom(seed: seed)
                 let context = PostgresModelContext(container)
-                let originals = (0..<40).map { _ in Sample.random(&random, withNUL: false) }
+                let originals = (0..<40).map { _ in Sample.random(&random, withNUL: false, withNaN: false) }
                 let dates = originals.map(\.date)
                 for sample in originals { context.insert(sample) }
                 let unsavedPivot = originals[Int.random(in: 0..<originals.count, using: &random)]
@@ -73,7 +73,7 @@ final class PostgresContextTests: XCTestCase {
             let container = try await PostgresModelContainer(for: Catalog.self, client: client)
             let context = PostgresModelContext(container)
             var random = SeededRandom(seed: 9)
-            let fine = Sample.random(&random, withNUL: false), nul = Sample.random(&random, withNUL: false)
+            let fine = Sample.random(&random, withNUL: false, withNaN: false), nul = Sample.random(&random, withNUL: false, withNaN: false)
             nul.text = "a\0b"
             context.insert(fine)
             context.insert(nul)
@@ -86,6 +86,23 @@ final class PostgresContextTests: XCTestCase {
             XCTAssertNil(fine.persistentModelID.id, "a refused save gives no ids")
             try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
             nul.text = "a b"
+            nul.price = .nan
+            do {
+                try await context.save()
+                XCTFail("Decimal.nan was saved")
+            } catch let error as ModelContextError {
+                XCTAssertEqual(error, .unstorableValue(entity: "Sample", attribute: "price", reason: "PostgreSQL orders NaN above every number, Swift orders Decimal.nan below them; store nil or a number"))
+            }
+            try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
+            let nan = Decimal.nan
+            do {
+                _ = try await context.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.amount > nan }))
+                XCTFail("a predicate comparing with Decimal.nan ran")
+            } catch let error as ModelContextError {
+                guard case let .unsupportedPredicate(message) = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains("orders NaN above every number"), message)
+            }
+            nul.price = 1
             try await context.save()
             try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 2)
         }

@@ -310,8 +310,8 @@ extension Sample {
     }
 
     /// A sample of random values, edge cases often; texts hold NUL characters unless `withNUL` is
-    /// false (PostgreSQL text cannot hold them).
-    static func random(_ random: inout SeededRandom, withNUL: Bool = true) -> Sample {
+    /// false, decimals are sometimes `Decimal.nan` unless `withNaN` is false (PostgreSQL holds neither).
+    static func random(_ random: inout SeededRandom, withNUL: Bool = true, withNaN: Bool = true) -> Sample {
         // Texts Swift and the store see alike, and texts they do not: canonically equivalent
         // spellings ("é", "e\u{301}"; "K", the Kelvin sign), a combining mark alone, "\r\n" (one
         // `Character`), an emoji family (one `Character` of five code points).
@@ -332,6 +332,7 @@ extension Sample {
             return value
         }
         func decimal() -> Decimal {
+            if withNaN, Int.random(in: 0..<8, using: &random) == 0 { return .nan }
             let digits = (0..<Int.random(in: 1...30, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
             let point = Int.random(in: 0...digits.count, using: &random)
             let text = (Bool.random(using: &random) ? "-" : "") + digits.prefix(point) + (point < digits.count ? "." + digits.dropFirst(point) : "")

@@ -101,11 +101,18 @@ extension Data: PersistentValue {
 }
 
 /// Stored as its exact decimal digits (`TEXT`, `-12.5`), compared and sorted by value through the
-/// `modelgen_decimal` collation (`SQLiteDatabase.decimalCollation`).
+/// `modelgen_decimal` collation (`SQLiteDatabase.decimalCollation`). `Decimal.nan` is stored as
+/// `NaN` (its `description`, which `Decimal(string:)` does not read) and compares as Swift
+/// compares it: equal to itself, below every number.
 extension Decimal: PersistentValue {
     public var sqliteValue: SQLiteValue { .text(description) }
     public init?(sqliteValue: SQLiteValue) {
-        guard case let .text(text) = sqliteValue, let value = Decimal(string: text, locale: posixLocale) else { return nil }
+        guard case let .text(text) = sqliteValue else { return nil }
+        if text == Decimal.nan.description {
+            self = .nan
+            return
+        }
+        guard let value = Decimal(string: text, locale: posixLocale) else { return nil }
         self = value
     }
 }
