@@ -251,6 +251,40 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// A negative limit or offset is refused alike on both backends, with unsaved objects or not
+    /// (SQLite read a negative limit as none, PostgreSQL refused it, and cutting the unsaved
+    /// objects a fetch adds to it stopped the program); a limit of 0 fetches nothing on both.
+    func testANegativeLimitOrOffsetIsRefusedAndZeroFetchesNothing() async throws {
+        try await onBothBackends(Zoo.self) { flow in
+            let context = flow.makeContext()
+            context.insert(AnimalCategory(name: "Bird"))
+            try await context.save()
+            for unsaved in [false, true] {
+                if unsaved { context.insert(AnimalCategory(name: "Fish")) }
+                for (limit, offset) in [(-1, nil), (nil, -1), (-5, 0), (2, -3)] as [(Int?, Int?)] {
+                    for sorted in [false, true] {
+                        var descriptor = FetchDescriptor<AnimalCategory>(sortBy: sorted ? [SortDescriptor(\.name)] : [])
+                        (descriptor.fetchLimit, descriptor.fetchOffset) = (limit, offset)
+                        let label = "\(flow.name), unsaved \(unsaved), limit \(String(describing: limit)), offset \(String(describing: offset))"
+                        for count in [false, true] {
+                            do {
+                                _ = count ? try await context.fetchCount(descriptor) : try await context.fetch(descriptor).count
+                                XCTFail("\(label): ran")
+                            } catch let error as ModelContextError {
+                                guard case let .invalidDescriptor(reason) = error else { return XCTFail("\(label): \(error)") }
+                                XCTAssertTrue(reason.contains("must be 0 or more"), reason)
+                            }
+                        }
+                    }
+                }
+                var none = FetchDescriptor<AnimalCategory>()
+                none.fetchLimit = 0
+                try await assertEqual(await context.fetch(none).count, 0, "\(flow.name), unsaved \(unsaved)")
+                try await assertEqual(await context.fetchCount(none), 0, "\(flow.name), unsaved \(unsaved)")
+            }
+        }
+    }
+
     func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
         try await onBothBackends(Zoo.self) { flow in
             do {

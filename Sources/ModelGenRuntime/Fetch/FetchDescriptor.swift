@@ -19,9 +19,15 @@ public struct FetchDescriptor<Model: PersistentModel> {
     }
 
     /// The predicate lowered to a `QueryCondition` (nil without one). Lowering walks the whole
-    /// expression: a fetch lowers once and hands the result to the questions below.
+    /// expression: a fetch lowers once and hands the result to the questions below. Every fetch
+    /// and count starts here, so it also refuses a negative `fetchLimit` or `fetchOffset` (SQLite
+    /// reads a negative limit as none, PostgreSQL refuses it, and the unsaved objects a fetch
+    /// adds could not be cut to it).
     func loweredPredicate() throws -> QueryCondition? {
-        try predicate.map { try PredicateTranslator<Model>.condition($0) }
+        for (name, value) in [("fetchLimit", fetchLimit), ("fetchOffset", fetchOffset)] {
+            if let value, value < 0 { throw ModelContextError.invalidDescriptor("a \(name) of \(value): it must be 0 or more (nil for none)") }
+        }
+        return try predicate.map { try PredicateTranslator<Model>.condition($0) }
     }
 
     /// Whether the predicate (lowered: `condition`) or the order reads a value through a

@@ -8,6 +8,8 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
     case constraintViolation(String)
     /// A `#Predicate` or sort the runtime cannot translate to SQL, naming the construct.
     case unsupportedPredicate(String)
+    /// A fetch descriptor no query can run (a negative `fetchLimit` or `fetchOffset`), saying why.
+    case invalidDescriptor(String)
     /// A value the store cannot hold exactly (a `Double` or `Float` NaN, which SQLite stores as NULL).
     case unstorableValue(entity: String, attribute: String, reason: String)
     /// A changed object's row is no longer in the store (another context or process deleted it
@@ -24,6 +26,8 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
             return "cannot save \(entity).\(attribute): \(reason); nothing was saved"
         case let .deletedFromStore(entity, id):
             return "cannot save the changes of \(entity)#\(id): its row was deleted from the store after this context read it; nothing was saved (roll back, or insert the object anew)"
+        case let .invalidDescriptor(reason):
+            return "cannot fetch with \(reason)"
         case let .unsupportedPredicate(construct):
             return "cannot translate \(construct) to SQL; rewrite the predicate with comparisons, &&, ||, !, nil checks, contains or hasPrefix"
         }
