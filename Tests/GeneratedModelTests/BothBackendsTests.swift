@@ -281,6 +281,14 @@ final class BothBackendsTests: XCTestCase {
                 none.fetchLimit = 0
                 try await assertEqual(await context.fetch(none).count, 0, "\(flow.name), unsaved \(unsaved)")
                 try await assertEqual(await context.fetchCount(none), 0, "\(flow.name), unsaved \(unsaved)")
+                // The largest limit and offset, with a changed object (whose row the page must not count).
+                let bird = try await context.fetch(FetchDescriptor<AnimalCategory>(predicate: #Predicate { $0.name == "Bird" }))
+                bird.first?.name = "Bird"
+                var all = FetchDescriptor<AnimalCategory>()
+                all.fetchLimit = .max
+                try await assertEqual(await context.fetch(all).count, unsaved ? 2 : 1, "\(flow.name), unsaved \(unsaved)")
+                all.fetchOffset = .max
+                try await assertEqual(await context.fetch(all).count, 0, "\(flow.name), unsaved \(unsaved)")
             }
         }
     }

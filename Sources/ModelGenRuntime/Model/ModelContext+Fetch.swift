@@ -72,7 +72,10 @@ extension ModelContext {
         var stored = descriptor
         // The changed objects among the saved rows may no longer match: the page of saved rows is
         // longer by their number, so that it still holds the first rows that did not change.
-        if let limit = descriptor.fetchLimit { stored.fetchLimit = limit + pending.changedCounts[ObjectIdentifier(entity), default: 0] }
+        if let limit = descriptor.fetchLimit {
+            let (longer, overflow) = limit.addingReportingOverflow(pending.changedCounts[ObjectIdentifier(entity), default: 0])
+            stored.fetchLimit = overflow ? .max : longer
+        }
         var result = try storedMatches(stored, condition, excluding: deletedIDs).filter { try !pending.changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
         let candidates: [any PersistentModel]
         if let term = condition?.requiredEquality,
