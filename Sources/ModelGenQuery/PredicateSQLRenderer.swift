@@ -177,7 +177,5 @@ public struct PredicateSQLRenderer {
         dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE")
     }
 
-    private func quote(_ identifier: String) -> String {
-        "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
-    }
+    private func quote(_ identifier: String) -> String { SQLDialect.quoted(identifier) }
 }

@@ -30,6 +30,12 @@ public enum SQLDialect: String, CaseIterable, Sendable {
         let isPlain = identifier.utf8.first.map { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "_") } ?? false
             && identifier.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "_") }
         if isPlain && !Self.keywords.contains(identifier) { return identifier }
+        return Self.quoted(identifier)
+    }
+
+    /// The identifier double-quoted, whatever it is (a `"` in it doubled).
+    public static func quoted(_ identifier: String) -> String {
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
         return "\"" + identifier.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 
