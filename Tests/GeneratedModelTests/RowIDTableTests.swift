@@ -2,15 +2,18 @@
 import XCTest
 
 /// The identity map's table against a `Dictionary`: random inserts, replacements, lookups that
-/// register what they do not find, and removals of ids drawn dense, sparse, negative and in strides
-/// that crowd a masked table (powers of two).
+/// register what they do not find, and removals of ids drawn dense (an array of slots), sparse (a
+/// hash table, and the turn from the one to the other), negative, at the ends of `Int64`, and in
+/// strides that crowd a masked table (powers of two).
 final class RowIDTableTests: XCTestCase {
     func testTheTableAgreesWithADictionaryWhateverTheIds() {
         let backings = (0..<8).map { _ in ModelBackingData(entity: Project.entity) }
         for seed in UInt64(1)...60 {
             var random = SeededRandom(seed: seed)
             let stride: Int64 = [1, 2, 7, 1 << 10, 1 << 20, 1 << 40][Int(seed % 6)]
-            let base: Int64 = seed % 4 == 0 ? -5_000 * stride : 1
+            // From 1, from below zero, up to the largest id, from the smallest, and across the
+            // farthest id an array of slots holds.
+            let base: Int64 = [1, -5_000 * stride, .max - 1_499 * stride, .min, (1 << 62) - 700 * stride][Int(seed % 5)]
             var table = RowIDTable(), expected: [Int64: ModelBackingData] = [:]
             for step in 0..<3_000 {
                 let id = base + Int64.random(in: 0..<1_500, using: &random) * stride

@@ -1,5 +1,132 @@
-/// A hash table from row ids to the backing data of registered objects, for a context's identity
-/// map (unretained: the context removes an entry before its backing data goes).
+/// A table from row ids to the backing data of registered objects, for a context's identity map
+/// (unretained: the context removes an entry before its backing data goes).
+///
+/// Row ids are mostly a range with gaps (SQLite's rowids count up), so while the ids registered
+/// span at most about four times their number, an id's entry is the slot `id - base` of an array
+/// of references (`RangeOfRowIDs`): no probe, no id stored, 8 bytes a slot. Objects a fetch
+/// sorted by title makes and frees in no order of ids, each touching its slot; that array of
+/// 100,000 ids fits in a core's cache, where the hash table's entries (id and reference, the table
+/// at most half full) took 2 MB, and each touch was a miss. Once ids spread wider, the table
+/// turns into a hash table (`HashedRowIDs`) for good.
+struct RowIDTable {
+    /// The entries while the ids are close to a range; nil once they spread out.
+    private var range: RangeOfRowIDs? = RangeOfRowIDs()
+    private var hashed = HashedRowIDs()
+
+    var count: Int { range?.count ?? hashed.count }
+
+    subscript(id: Int64) -> ModelBackingData? {
+        if let range { return range[id] }
+        return hashed[id]
+    }
+
+    /// Every entry, in no particular order.
+    var all: [(id: Int64, backing: ModelBackingData)] { range?.all ?? hashed.all }
+
+    /// Registers `backing` for `id`, replacing the entry there was.
+    mutating func insert(_ backing: ModelBackingData, for id: Int64) {
+        _ = registered(id, replacing: { _ in true }, orMake: { backing })
+    }
+
+    /// The backing data registered for `id`; when there is none (or `replacing` says to replace
+    /// the one there is), the one `make` returns, registered for `id`. `make` must not use the table.
+    mutating func registered(_ id: Int64, replacing: (ModelBackingData) -> Bool = { _ in false }, orMake make: () -> ModelBackingData) -> ModelBackingData {
+        if range != nil {
+            if range!.cover(id) { return range!.registered(id, replacing: replacing, orMake: make) }
+            hashed = HashedRowIDs(range!.all)
+            range = nil
+        }
+        return hashed.registered(id, replacing: replacing, orMake: make)
+    }
+
+    /// Removes the entry for `id`.
+    mutating func remove(_ id: Int64) {
+        if range != nil { range!.remove(id) } else { hashed.remove(id) }
+    }
+
+    /// Removes the entry for `id` if it names the backing data at `address` (which may be freed:
+    /// only the address is compared).
+    mutating func remove(_ id: Int64, ifItIs address: UnsafeMutableRawPointer) {
+        if range != nil { range!.remove(id, ifItIs: address) } else { hashed.remove(id, ifItIs: address) }
+    }
+}
+
+/// Entries as slots of an array, the slot of `id` at `id - base`, while the ids span at most
+/// `4 × count + 1,024` (the array is at most that long).
+private struct RangeOfRowIDs {
+    private var slots: [Unmanaged<ModelBackingData>?] = []
+    private var base: Int64 = 0
+    private(set) var count = 0
+
+    /// Ids this far from 0 go to the hash table (the arithmetic here cannot overflow short of it).
+    private static let farthest: UInt64 = 1 << 62
+
+    private func offset(_ id: Int64) -> Int? {
+        guard id.magnitude < Self.farthest, id >= base, id - base < Int64(slots.count) else { return nil }
+        return Int(id - base)
+    }
+
+    subscript(id: Int64) -> ModelBackingData? {
+        offset(id).flatMap { slots[$0]?.takeUnretainedValue() }
+    }
+
+    var all: [(id: Int64, backing: ModelBackingData)] {
+        slots.indices.compactMap { offset in slots[offset].map { (base + Int64(offset), $0.takeUnretainedValue()) } }
+    }
+
+    /// Makes room for `id` if the ids stay close enough to a range; false if they would not.
+    mutating func cover(_ id: Int64) -> Bool {
+        if offset(id) != nil { return true }
+        guard id.magnitude < Self.farthest else { return false }
+        guard !slots.isEmpty else {
+            base = id
+            slots = Array(repeating: nil, count: 64)
+            return true
+        }
+        let lower = min(base, id), upper = max(base + Int64(slots.count), id + 1)
+        let limit = Int64(4 * (count + 1) + 1_024)
+        guard upper - lower <= limit else { return false }
+        // Twice as long (as the limit allows), the new room below when growing down.
+        let size = max(upper - lower, min(2 * Int64(slots.count), limit))
+        let newBase = id < base ? upper - size : base
+        var grown = [Unmanaged<ModelBackingData>?](repeating: nil, count: Int(size))
+        let shift = Int(base - newBase)
+        for offset in slots.indices { grown[shift + offset] = slots[offset] }
+        slots = grown
+        base = newBase
+        return true
+    }
+
+    /// As `RowIDTable.registered`, for an id `cover` made room for.
+    mutating func registered(_ id: Int64, replacing: (ModelBackingData) -> Bool, orMake make: () -> ModelBackingData) -> ModelBackingData {
+        let offset = Int(id - base)
+        if let found = slots[offset] {
+            let backing = found.takeUnretainedValue()
+            guard replacing(backing) else { return backing }
+            let made = make()
+            slots[offset] = .passUnretained(made)
+            return made
+        }
+        let made = make()
+        slots[offset] = .passUnretained(made)
+        count += 1
+        return made
+    }
+
+    mutating func remove(_ id: Int64) {
+        guard let offset = offset(id), slots[offset] != nil else { return }
+        slots[offset] = nil
+        count -= 1
+    }
+
+    mutating func remove(_ id: Int64, ifItIs address: UnsafeMutableRawPointer) {
+        guard let offset = offset(id), slots[offset]?.toOpaque() == address else { return }
+        slots[offset] = nil
+        count -= 1
+    }
+}
+
+/// Entries in a hash table, for ids that spread out.
 ///
 /// Open addressing with linear probing, where an id's first slot is the id itself (masked): rows
 /// fetched in id order land side by side, so registering, finding and forgetting tens of thousands
@@ -9,7 +136,7 @@
 /// (in any order) finds each entry in one probe, where at 7/8 it walked runs of ids that collide
 /// (a cache miss each, for every object made and freed). Should ids crowd into few slots (a stride
 /// that is a large power of two), the table switches to scrambled slots (Fibonacci hashing) for good.
-struct RowIDTable {
+private struct HashedRowIDs {
     private struct Entry {
         var id: Int64
         var backing: Unmanaged<ModelBackingData>?
@@ -29,6 +156,16 @@ struct RowIDTable {
     private static let longProbe = 32
 
     private var mask: Int { entries.count - 1 }
+
+    init() {}
+
+    /// A table of `entries` (each id once).
+    init(_ entries: [(id: Int64, backing: ModelBackingData)]) {
+        var capacity = 16
+        while capacity < entries.count * 2 + 2 { capacity *= 2 }
+        rehash(capacity: capacity)
+        for (id, backing) in entries { place(Entry(id: id, backing: .passUnretained(backing))) }
+    }
 
     private func home(_ id: Int64) -> Int {
         let bits = UInt64(bitPattern: id)
@@ -52,11 +189,6 @@ struct RowIDTable {
     /// Every entry, in no particular order.
     var all: [(id: Int64, backing: ModelBackingData)] {
         entries.compactMap { entry in entry.backing.map { (entry.id, $0.takeUnretainedValue()) } }
-    }
-
-    /// Registers `backing` for `id`, replacing the entry there was.
-    mutating func insert(_ backing: ModelBackingData, for id: Int64) {
-        _ = registered(id, replacing: { _ in true }, orMake: { backing })
     }
 
     /// The backing data registered for `id`; when there is none (or `replacing` says to replace
