@@ -91,7 +91,14 @@ final class RandomSchemaTests: XCTestCase {
         enums += ["entities:", "  Holder:", "    attributes:"] + enumNames.indices.map { "      e\($0): \(q(enumNames[$0] + "?"))" }
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        for (label, lines) in [("entity and member names", entities), ("enum names", enums)] {
+        // SQL's keywords as a table's and its columns' names, an attribute of every type in each.
+        var keywords = ["schema: Names", "enums:", "  Kind: [one, two]", "entities:", "  Order:", "    attributes:"]
+        for (position, type) in (RandomSchema.scalarTypes + ["Kind"]).enumerated() {
+            let keyword = ["group", "select", "where", "from", "table", "index", "order", "values", "with", "limit", "default", "check", "primary", "references", "in", "is"][position % 16]
+            keywords += ["      a\(position): { type: \(type), column: \(keyword)\(position < 16 ? "" : "_\(position)") }",
+                         "      b\(position): { type: \(type)?, column: \(keyword)_\(position) }"]
+        }
+        for (label, lines) in [("entity and member names", entities), ("enum names", enums), ("SQL keywords", keywords)] {
             let yaml = lines.joined(separator: "\n") + "\n"
             let compilation = ModelGen.generate(path: "Names.yaml", bytes: Array(yaml.utf8))
             guard !compilation.hasErrors else {
@@ -392,9 +399,11 @@ enum RandomSchema {
     }
 
     /// `main.swift` for a schema's generated code: one object of every entity (required attributes
-    /// given a value of their type), saved, then every entity deleted through `delete(model:)`.
+    /// given a value of their type), counted by a predicate on each attribute while unsaved (the
+    /// SQL of the fetch on a row of its values, named like the entity's table and columns) and
+    /// again once saved, then every entity deleted through `delete(model:)`.
     /// Saves and deletes the schema refuses (a required relationship left empty, a deny) are
-    /// expected errors; a crash or a failed compile is not.
+    /// expected errors; a crash, a failed compile or counts that differ are not.
     static func mainProgram(for schema: ModelSchema) -> String {
         func value(_ attribute: Attribute) -> String {
             switch attribute.type {
@@ -422,7 +431,28 @@ enum RandomSchema {
                 .map { "\(Naming.swiftIdentifier($0.name)): \(value($0))" }
             lines.append("context.insert(\(Naming.swiftIdentifier(entity.name))(\(arguments.joined(separator: ", "))))")
         }
+        // Per attribute, a count before and after the save, by `!=` (decided by SQL, not by the
+        // shortcut an equality takes) with a value of its type.
+        var counts: [(entity: String, predicate: String)] = []
+        for entity in schema.entities {
+            for attribute in entity.attributes where !attribute.isTransient {
+                let other = "other\(counts.count)", name = Naming.swiftIdentifier(attribute.name)
+                let type: String = switch attribute.type {
+                case let .enumeration(name): Naming.swiftIdentifier(name)
+                case let .scalar(scalar): ([.date, .uuid, .data, .decimal, .url].contains(scalar) ? "Foundation." : "Swift.") + scalar.rawValue
+                }
+                lines.append("let \(other): \(type) = \(value(attribute))")
+                let test = attribute.isOptional ? "($0.\(name) ?? \(other)) != \(other)" : "$0.\(name) != \(other)"
+                counts.append((Naming.swiftIdentifier(entity.name), "#Predicate<\(Naming.swiftIdentifier(entity.name))> { \(test) }"))
+            }
+        }
+        for (index, count) in counts.enumerated() {
+            lines.append("let unsaved\(index) = try context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))")
+        }
         lines.append("do { try context.save() } catch { print(\"save refused: \\(error)\") }")
+        for (index, count) in counts.enumerated() {
+            lines.append("if try context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate))) != unsaved\(index) { print(\"\(count.entity): counted otherwise once saved\"); exit(1) }")
+        }
         for entity in schema.entities {
             lines.append("do { try context.delete(model: \(Naming.swiftIdentifier(entity.name)).self) } catch { print(\"delete refused: \\(error)\") }")
         }
