@@ -683,10 +683,10 @@ public final class PostgresModelContext {
         let detail = error.serverInfo?[.detail].map { " (\($0))" } ?? ""
         switch state {
         case "23505":
-            // "Key (name)=(x) already exists."
+            // "Key (name)=(x) already exists.", a name quoted as SQL needs it ("Key ("select")=(1)").
             if let table = error.serverInfo?[.tableName], let detail = error.serverInfo?[.detail],
                let open = detail.firstIndex(of: "("), let close = detail.firstIndex(of: ")"), open < close {
-                let column = String(detail[detail.index(after: open)..<close])
+                let column = SQLDialect.unquoted(String(detail[detail.index(after: open)..<close]))
                 for mapping in container.mappings.values where SQLDialect.unquoted(mapping.table) == table {
                     for (index, attribute) in mapping.attributeColumns.enumerated() where attribute.map({ SQLDialect.unquoted($0.column) }) == column {
                         return ModelContextError.uniqueViolation(entity: mapping.entity.name, attribute: mapping.entity.attributes[index].name)
@@ -711,7 +711,7 @@ public final class PostgresModelContext {
             // "Key (writer_id)=(5) is not present in table "writer"": a reference to a row another session deleted.
             if let detail = error.serverInfo?[.detail], detail.contains("is not present in table"),
                let open = detail.firstIndex(of: "("), let close = detail.firstIndex(of: ")"), open < close,
-               let property = property(table: error.serverInfo?[.tableName], column: String(detail[detail.index(after: open)..<close])) {
+               let property = property(table: error.serverInfo?[.tableName], column: SQLDialect.unquoted(String(detail[detail.index(after: open)..<close]))) {
                 return ModelContextError.constraintViolation("\(property) refers to an object whose row is gone (\(detail)); fetch it again")
             }
             return ModelContextError.constraintViolation(message + detail)

@@ -293,6 +293,53 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// SQL's keywords as the names of tables, columns, key columns and a join table
+    /// (Keywords.yaml): saves, fetches of unsaved and saved objects (predicates, sorts,
+    /// prefetching), counts, a unique violation and a safe delete, on both backends.
+    func testSQLKeywordsAsTableAndColumnNamesWork() async throws {
+        try await onBothBackends(Keywords.self) { flow in
+            let context = flow.makeContext()
+            let first = Order(group: "b", select: 1, from: Date(timeIntervalSinceReferenceDate: 10))
+            first.where = 2.5
+            let second = Order(group: "a", select: 2, from: Date(timeIntervalSinceReferenceDate: 20))
+            let offset = Offset(table: "t", check: true)
+            offset.order = first
+            offset.having = [first, second]
+            context.insert(first)
+            context.insert(second)
+            let group = "a"
+            for saved in [false, true] {
+                let label = "\(flow.name), saved \(saved)"
+                try await assertEqual(await context.fetch(FetchDescriptor<Order>(predicate: #Predicate { $0.group != group })).map(\.select), [1], label)
+                try await assertEqual(await context.fetch(FetchDescriptor<Order>(sortBy: [SortDescriptor(\.group)])).map(\.select), [2, 1], label)
+                try await assertEqual(await context.fetchCount(FetchDescriptor<Order>(predicate: #Predicate { ($0.where ?? 0) > 1 && $0.group.contains("b") })), 1, label)
+                try await assertEqual(await context.fetchCount(FetchDescriptor<Offset>(predicate: #Predicate { $0.check && $0.table.starts(with: "t") })), 1, label)
+                if !saved { try await context.save() }
+            }
+
+            let other = flow.makeContext()
+            var descriptor = FetchDescriptor<Order>(predicate: #Predicate { $0.select >= 1 }, sortBy: [SortDescriptor(\.from, order: .reverse)])
+            descriptor.relationshipKeyPathsForPrefetching = [\.limit, \.values]
+            let orders = try await other.fetch(descriptor)
+            XCTAssertEqual(orders.map(\.select), [2, 1], flow.name)
+            XCTAssertEqual(orders.map { $0.limit.map(\.table) }, [[], ["t"]], flow.name)
+            XCTAssertEqual(orders.map { $0.values.map(\.table) }, [["t"], ["t"]], flow.name)
+
+            other.insert(Order(group: "c", select: 1, from: Date(timeIntervalSinceReferenceDate: 30)))
+            do {
+                try await other.save()
+                XCTFail("\(flow.name): a second Order with select 1 was saved")
+            } catch let error as ModelContextError {
+                XCTAssertEqual(error, .uniqueViolation(entity: "Order", attribute: "select"), flow.name)
+            }
+            other.rollback()
+            let report = try await other.delete(model: Order.self, where: #Predicate { $0.group == "b" }, dryRun: false)
+            XCTAssertEqual([report.deletedCount(of: "Order"), report.deletedCount(of: "Offset"), report.totalDeleted], [1, 1, 2], flow.name)
+            try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Order>()), 1, flow.name)
+            try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Offset>()), 0, flow.name)
+        }
+    }
+
     func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
         try await onBothBackends(Zoo.self) { flow in
             do {

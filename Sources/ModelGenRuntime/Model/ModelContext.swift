@@ -408,7 +408,8 @@ public final class ModelContext {
         if let range = sqliteError.message.range(of: "UNIQUE constraint failed: ") {
             let failed = sqliteError.message[range.upperBound...].split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             for model in schema.models {
-                for attribute in model.entity.attributes where "\(model.entity.table).\(attribute.column ?? "")" == failed {
+                // SQLite names the table and column as created, unquoted (`order.select`).
+                for attribute in model.entity.attributes where "\(model.entity.tableName).\(attribute.column.map(SQLDialect.unquoted) ?? "")" == failed {
                     return ModelContextError.uniqueViolation(entity: model.entity.name, attribute: attribute.name)
                 }
             }
