@@ -663,12 +663,18 @@ public final class PostgresModelContext {
     private func property(table: String?, column: String?) -> String? {
         guard let table, let column else { return nil }
         for mapping in container.mappings.values where SQLDialect.unquoted(mapping.table) == table {
-            for (index, attribute) in mapping.attributeColumns.enumerated() where attribute.map({ SQLDialect.unquoted($0.column) }) == column {
-                return "\(mapping.entity.name).\(mapping.entity.attributes[index].name)"
-            }
-            for (position, key) in mapping.entity.foreignKeys.enumerated() where SQLDialect.unquoted(mapping.keyColumns[position]) == column {
-                return "\(mapping.entity.name).\(mapping.entity.relationships[key.index].name)"
-            }
+            if let name = property(of: mapping, column: column) { return "\(mapping.entity.name).\(name)" }
+        }
+        return nil
+    }
+
+    /// The attribute, or to-one relationship, whose column (raw name) is `column`.
+    private func property(of mapping: PostgresEntityMapping, column: String) -> String? {
+        for (index, attribute) in mapping.attributeColumns.enumerated() where attribute.map({ SQLDialect.unquoted($0.column) }) == column {
+            return mapping.entity.attributes[index].name
+        }
+        for (position, key) in mapping.entity.foreignKeys.enumerated() where SQLDialect.unquoted(mapping.keyColumns[position]) == column {
+            return mapping.entity.relationships[key.index].name
         }
         return nil
     }
@@ -683,13 +689,15 @@ public final class PostgresModelContext {
         let detail = error.serverInfo?[.detail].map { " (\($0))" } ?? ""
         switch state {
         case "23505":
-            // "Key (name)=(x) already exists.", a name quoted as SQL needs it ("Key ("select")=(1)").
+            // "Key (name)=(x) already exists.", names quoted as SQL needs them ("Key ("select")=(1)"),
+            // a compound constraint's separated by commas ("Key ("table", "check")=(t, t)").
             if let table = error.serverInfo?[.tableName], let detail = error.serverInfo?[.detail],
                let open = detail.firstIndex(of: "("), let close = detail.firstIndex(of: ")"), open < close {
-                let column = SQLDialect.unquoted(String(detail[detail.index(after: open)..<close]))
+                let columns = detail[detail.index(after: open)..<close].split(separator: ", ").map { SQLDialect.unquoted(String($0)) }
                 for mapping in container.mappings.values where SQLDialect.unquoted(mapping.table) == table {
-                    for (index, attribute) in mapping.attributeColumns.enumerated() where attribute.map({ SQLDialect.unquoted($0.column) }) == column {
-                        return ModelContextError.uniqueViolation(entity: mapping.entity.name, attribute: mapping.entity.attributes[index].name)
+                    let names = columns.map { property(of: mapping, column: $0) }
+                    if !names.isEmpty, !names.contains(nil) {
+                        return ModelContextError.uniqueViolation(entity: mapping.entity.name, attribute: names.compactMap { $0 }.joined(separator: ", "))
                     }
                 }
             }

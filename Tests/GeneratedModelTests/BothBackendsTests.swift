@@ -333,6 +333,19 @@ final class BothBackendsTests: XCTestCase {
                 XCTAssertEqual(error, .uniqueViolation(entity: "Order", attribute: "select"), flow.name)
             }
             other.rollback()
+            // Compound constraints, one of them holding a to-one relationship's key.
+            for attributes in ["table, check", "order, table"] {
+                let duplicate = Offset(table: "t", check: attributes == "table, check")
+                if attributes == "order, table" { duplicate.order = orders.last }
+                other.insert(duplicate)
+                do {
+                    try await other.save()
+                    XCTFail("\(flow.name): a second Offset with the same \(attributes) was saved")
+                } catch let error as ModelContextError {
+                    XCTAssertEqual(error, .uniqueViolation(entity: "Offset", attribute: attributes), flow.name)
+                }
+                other.rollback()
+            }
             let report = try await other.delete(model: Order.self, where: #Predicate { $0.group == "b" }, dryRun: false)
             XCTAssertEqual([report.deletedCount(of: "Order"), report.deletedCount(of: "Offset"), report.totalDeleted], [1, 1, 2], flow.name)
             try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Order>()), 1, flow.name)

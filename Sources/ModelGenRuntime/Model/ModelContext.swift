@@ -2,7 +2,8 @@ import Foundation
 
 /// An error saving or fetching, saying what happened and where.
 public enum ModelContextError: Error, Equatable, CustomStringConvertible {
-    /// A unique attribute would hold the same value twice.
+    /// A unique attribute would hold the same value twice; for a compound constraint
+    /// (`unique: [[a, b]]`), `attribute` names its attributes, `"a, b"`.
     case uniqueViolation(entity: String, attribute: String)
     /// Another constraint failed (a required relationship left empty, a foreign key).
     case constraintViolation(String)
@@ -18,6 +19,8 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case let .uniqueViolation(entity, attribute) where attribute.contains(", "):
+            return "cannot save: another \(entity) already has these values of \(attribute) (unique together); nothing was saved"
         case let .uniqueViolation(entity, attribute):
             return "cannot save: another \(entity) already has this \(attribute) (\(entity).\(attribute) is unique); nothing was saved"
         case let .constraintViolation(message):
@@ -405,12 +408,20 @@ public final class ModelContext {
     /// SQLite's constraint messages, in the schema's words.
     func translate(_ error: Error) -> Error {
         guard let sqliteError = error as? SQLiteError, sqliteError.isConstraintViolation else { return error }
+        // "UNIQUE constraint failed: order.select", or "…: offset.table, offset.check" for a
+        // compound constraint: tables and columns as created, unquoted.
         if let range = sqliteError.message.range(of: "UNIQUE constraint failed: ") {
-            let failed = sqliteError.message[range.upperBound...].split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+            let failed = sqliteError.message[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             for model in schema.models {
-                // SQLite names the table and column as created, unquoted (`order.select`).
-                for attribute in model.entity.attributes where "\(model.entity.tableName).\(attribute.column.map(SQLDialect.unquoted) ?? "")" == failed {
-                    return ModelContextError.uniqueViolation(entity: model.entity.name, attribute: attribute.name)
+                let entity = model.entity
+                // Attributes' columns, and to-one relationships' keys (a compound constraint may hold one).
+                let properties = entity.attributes.compactMap { attribute in attribute.column.map { ($0, attribute.name) } }
+                    + entity.foreignKeys.map { ($0.column, entity.relationships[$0.index].name) }
+                let names = failed.map { failed in
+                    properties.first { "\(entity.tableName).\(SQLDialect.unquoted($0.0))" == failed }?.1
+                }
+                if !names.isEmpty, !names.contains(nil) {
+                    return ModelContextError.uniqueViolation(entity: entity.name, attribute: names.compactMap { $0 }.joined(separator: ", "))
                 }
             }
         }
