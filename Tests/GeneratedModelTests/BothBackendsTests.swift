@@ -353,6 +353,37 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// A required relationship left nil, and a key to a row another context deleted, fail the save
+    /// with errors that name the entity and the relationship, alike on both backends.
+    func testConstraintErrorsNameTheEntityAndProperty() async throws {
+        try await onBothBackends(Lending.self) { flow in
+            let context = flow.makeContext()
+            context.insert(Loan(borrower: "nobody"))
+            do {
+                try await context.save()
+                XCTFail("\(flow.name): a loan without its required book was saved")
+            } catch let ModelContextError.constraintViolation(message) {
+                XCTAssertTrue(message.hasPrefix("Loan.book is required and was nil"), "\(flow.name): \(message)")
+            }
+            context.rollback()
+
+            let author = Author(name: "Herbert")
+            context.insert(author)
+            try await context.save()
+            // Another context deletes the author; this one still holds it and refers to it.
+            try await flow.makeContext().delete(model: Author.self, where: nil, dryRun: false)
+            let book = Book(title: "Dune")
+            context.insert(book)
+            book.author = author
+            do {
+                try await context.save()
+                XCTFail("\(flow.name): a book referring to a deleted author was saved")
+            } catch let ModelContextError.constraintViolation(message) {
+                XCTAssertTrue(message.hasPrefix("Book.author refers to an object whose row is gone"), "\(flow.name): \(message)")
+            }
+        }
+    }
+
     func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
         try await onBothBackends(Zoo.self) { flow in
             do {

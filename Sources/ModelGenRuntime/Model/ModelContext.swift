@@ -294,6 +294,9 @@ public final class ModelContext {
             }
             try database.execute("COMMIT")
         } catch {
+            // A key to a row another connection deleted fails the commit (the keys are checked
+            // then), which leaves the transaction open: it is asked which key, before the rollback.
+            let error = (error as? SQLiteError)?.isForeignKeyViolation == true ? (brokenReference() ?? error) : error
             try? database.execute("ROLLBACK")
             for backing in assigned { backing.id = nil }
             throw translate(error)
@@ -408,6 +411,11 @@ public final class ModelContext {
     /// SQLite's constraint messages, in the schema's words.
     func translate(_ error: Error) -> Error {
         guard let sqliteError = error as? SQLiteError, sqliteError.isConstraintViolation else { return error }
+        // "NOT NULL constraint failed: loan.book_id": a required relationship left nil.
+        if sqliteError.isNotNullViolation, let range = sqliteError.message.range(of: "NOT NULL constraint failed: "),
+           let property = property(named: String(sqliteError.message[range.upperBound...])) {
+            return ModelContextError.constraintViolation("\(property) is required and was nil (\(sqliteError.message))")
+        }
         // "UNIQUE constraint failed: order.select", or "…: offset.table, offset.check" for a
         // compound constraint: tables and columns as created, unquoted.
         if let range = sqliteError.message.range(of: "UNIQUE constraint failed: ") {
@@ -426,6 +434,37 @@ public final class ModelContext {
             }
         }
         return ModelContextError.constraintViolation(sqliteError.message)
+    }
+
+    /// `Entity.property` for `table.column` as SQLite names them in errors (unquoted): an
+    /// attribute's column or a to-one relationship's key.
+    private func property(named failed: String) -> String? {
+        for model in schema.models {
+            let entity = model.entity
+            for (index, attribute) in entity.attributes.enumerated() where attribute.column.map({ "\(entity.tableName).\(SQLDialect.unquoted($0))" }) == failed {
+                return "\(entity.name).\(entity.attributes[index].name)"
+            }
+            for key in entity.foreignKeys where "\(entity.tableName).\(SQLDialect.unquoted(key.column))" == failed {
+                return "\(entity.name).\(entity.relationships[key.index].name)"
+            }
+        }
+        return nil
+    }
+
+    /// The first key of the open transaction that refers to no row, as an error naming its
+    /// entity and relationship (`PRAGMA foreign_key_check`), or nil if none is found.
+    ///
+    ///     SELECT "table", rowid, parent, fkid FROM pragma_foreign_key_check
+    ///     SELECT "from" FROM pragma_foreign_key_list(?) WHERE id = ?
+    private func brokenReference() -> ModelContextError? {
+        guard let row = try? database.query("SELECT \"table\", rowid, parent, fkid FROM pragma_foreign_key_check LIMIT 1").first,
+              case let .text(table) = row[0], case let .integer(rowID) = row[1], case let .text(parent) = row[2], case let .integer(keyID) = row[3],
+              case let .text(column)? = try? database.query("SELECT \"from\" FROM pragma_foreign_key_list(?) WHERE id = ?", [.text(table), .integer(keyID)]).first?.first,
+              let property = property(named: "\(table).\(column)"),
+              let value = try? database.query("SELECT \(SQLDialect.sqlite.quote(column)) FROM \(SQLDialect.sqlite.quote(table)) WHERE rowid = ?", [.integer(rowID)]).first?.first
+        else { return nil }
+        let key = value.integer.map(String.init) ?? "\(value)"
+        return .constraintViolation("\(property) refers to an object whose row is gone (\(column) = \(key) is not in table \(parent)); fetch it again")
     }
 
     /// After a delete ran in the database: detach objects whose rows are gone and bring every

@@ -17,6 +17,13 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
 
     /// True for a UNIQUE, NOT NULL, CHECK or FOREIGN KEY violation.
     public var isConstraintViolation: Bool { code & 0xFF == SQLITE_CONSTRAINT }
+    /// A key referring to no row: `SQLITE_CONSTRAINT_FOREIGNKEY` (a macro Swift does not import)
+    /// from a statement, plain `SQLITE_CONSTRAINT` from a `COMMIT` that checked deferred keys.
+    public var isForeignKeyViolation: Bool {
+        code == SQLITE_CONSTRAINT | (3 << 8) || (code == SQLITE_CONSTRAINT && message == "FOREIGN KEY constraint failed")
+    }
+    /// NULL in a `NOT NULL` column (`SQLITE_CONSTRAINT_NOTNULL`).
+    public var isNotNullViolation: Bool { code == SQLITE_CONSTRAINT | (5 << 8) }
 }
 
 extension SQLiteError {
