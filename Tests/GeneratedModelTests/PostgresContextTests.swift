@@ -58,6 +58,10 @@ final class PostgresContextTests: XCTestCase {
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.text)])).map { Array($0.text.utf8) },
                                       loaded.map { Array($0.text.utf8) }.sorted { $0.lexicographicallyPrecedes($1) },
                                       "seed \(seed), linguistic \(linguistic): text sorts by code point, as SQLite sorts it")
+                for (label, descriptor, expected) in Sample.optionalSorts(loaded) {
+                    try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [descriptor])).map(ObjectIdentifier.init), expected,
+                                          "seed \(seed), linguistic \(linguistic): \(label)")
+                }
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int32)])).map(\.int32), loaded.map(\.int32).sorted())
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.double)])).map(\.double), loaded.map(\.double).sorted())
                 try await assertEqual(await reader.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.date)])).map(\.date), loaded.map(\.date).sorted())

@@ -48,6 +48,9 @@ final class StorageAndPredicateTests: XCTestCase {
             let texts = loaded.map { Array($0.text.utf8) }
             let sortedTexts = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.text)])).map { Array($0.text.utf8) }
             XCTAssertEqual(sortedTexts, texts.sorted { $0.lexicographicallyPrecedes($1) }, "seed \(seed): text sorts by code point")
+            for (label, descriptor, expected) in Sample.optionalSorts(loaded) {
+                XCTAssertEqual(try context.fetch(FetchDescriptor<Sample>(sortBy: [descriptor])).map(ObjectIdentifier.init), expected, "seed \(seed): \(label)")
+            }
             try assertSorted(\.int, loaded, context, seed)
             try assertSorted(\.int32, loaded, context, seed)
             try assertSorted(\.double, loaded, context, seed)
@@ -256,6 +259,19 @@ extension Sample {
         [Self.scalars(text), String(int), String(int64), String(int32), String(int16), String((double == 0 ? 0 : double).bitPattern), String((float == 0 ? 0 : float).bitPattern),
          String(flag), String(date.timeIntervalSinceReferenceDate.bitPattern), uuid.uuidString, bytes.base64EncodedString(),
          amount.description, link.absoluteString, tier.rawValue, note.map(Self.scalars) ?? "<nil>", price?.description ?? "<nil>"]
+    }
+
+    /// Sorts by optional attributes, each way, with the order of `objects` (every sample, in id
+    /// order) that Foundation's `SortDescriptor` gives their byte-faithful copies: nil first going
+    /// forward, ties in id order.
+    static func optionalSorts(_ objects: [Sample]) -> [(label: String, descriptor: SortDescriptor<Sample>, expected: [ObjectIdentifier])] {
+        let copies = objects.map(\.byteFaithfulCopy)
+        let original = Dictionary(uniqueKeysWithValues: zip(copies, objects).map { (ObjectIdentifier($0), ObjectIdentifier($1)) })
+        return [SortOrder.forward, .reverse].flatMap { order in
+            [("note", SortDescriptor(\Sample.note, order: order)), ("price", SortDescriptor(\Sample.price, order: order))].map { name, descriptor in
+                ("sorting by \(name) \(order)", descriptor, copies.sorted(using: descriptor).map { original[ObjectIdentifier($0)]! })
+            }
+        }
     }
 
     /// A text's code points, so that canonically equivalent texts (equal in Swift) differ.
