@@ -20,6 +20,27 @@ final class ContextBookkeepingTests: XCTestCase {
         }
     }
 
+    /// Another connection (another process, an extension) holding the store's write lock past the
+    /// wait: a save and a delete throw `storeBusy`, write nothing, and succeed once it lets go.
+    func testASaveOrDeleteWhileAnotherConnectionWritesSaysTryAgain() throws {
+        let container = try container()
+        let context = container.mainContext
+        context.insert(Employee(name: "ann"))
+        try context.save()
+        let other = try SQLiteDatabase(path: try XCTUnwrap(container.configuration.url).path)
+        try other.execute("BEGIN IMMEDIATE")
+        context.insert(Employee(name: "bob"))
+        let busy = ModelContextError.storeBusy(seconds: Int(SQLiteDatabase.busyTimeoutMilliseconds / 1_000))
+        XCTAssertThrowsError(try context.save()) { XCTAssertEqual($0 as? ModelContextError, busy) }
+        XCTAssertThrowsError(try context.delete(model: Employee.self)) { XCTAssertEqual($0 as? ModelContextError, busy) }
+        XCTAssertTrue(busy.description.hasSuffix("nothing was written; try again"), busy.description)
+        try other.execute("COMMIT")
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Employee>()), 1, "nothing was written")
+        try context.save()
+        XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Employee>()), 2)
+        XCTAssertEqual(try context.delete(model: Employee.self).totalDeleted, 2)
+    }
+
     func testManyToManyChangesFromEitherSideAreWrittenOncePerPair() throws {
         let container = try container()
         let context = container.mainContext

@@ -16,6 +16,9 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
     /// A changed object's row is no longer in the store (another context or process deleted it
     /// after this one read it): its changes have nowhere to go.
     case deletedFromStore(entity: String, id: Int64)
+    /// Another connection (a process, an extension, a second container) held the store's write
+    /// lock for longer than the wait allowed, `seconds`: nothing was written; try again.
+    case storeBusy(seconds: Int)
 
     public var description: String {
         switch self {
@@ -29,6 +32,8 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
             return "cannot save \(entity).\(attribute): \(reason); nothing was saved"
         case let .deletedFromStore(entity, id):
             return "cannot save the changes of \(entity)#\(id): its row was deleted from the store after this context read it; nothing was saved (roll back, or insert the object anew)"
+        case let .storeBusy(seconds):
+            return "cannot write: another connection held the store's write lock for more than \(seconds) s; nothing was written; try again"
         case let .invalidDescriptor(reason):
             return "cannot fetch with \(reason)"
         case let .unsupportedPredicate(construct):
@@ -230,7 +235,12 @@ public final class ModelContext {
         } else {
             seed = .all
         }
-        let report = try DeletionExecutor(database: database).run(program, seed: seed, dryRun: dryRun)
+        let report: DeletionReport
+        do {
+            report = try DeletionExecutor(database: database).run(program, seed: seed, dryRun: dryRun)
+        } catch let error as SQLiteError {
+            throw translate(error)
+        }
         if !dryRun { try refreshAfterDeletion() }
         return report
     }
@@ -272,10 +282,10 @@ public final class ModelContext {
     public func save() throws {
         guard hasChanges else { return }
         let newObjects = inserted
-        try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
         var assigned: [ModelBackingData] = []
         var savedMembers: [(ModelBackingData, Int, MemberIDs)] = []
         do {
+            try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
             try writeRows(of: newObjects, assigning: &assigned)
             savedMembers = try writeJoinRows(of: [newObjects, changed].joined())
             var deletedIDs: [(entity: String, ids: [Int64])] = []
@@ -410,6 +420,9 @@ public final class ModelContext {
 
     /// SQLite's constraint messages, in the schema's words.
     func translate(_ error: Error) -> Error {
+        if let sqliteError = error as? SQLiteError, sqliteError.isBusy {
+            return ModelContextError.storeBusy(seconds: Int(SQLiteDatabase.busyTimeoutMilliseconds / 1_000))
+        }
         guard let sqliteError = error as? SQLiteError, sqliteError.isConstraintViolation else { return error }
         // "NOT NULL constraint failed: loan.book_id": a required relationship left nil.
         if sqliteError.isNotNullViolation, let range = sqliteError.message.range(of: "NOT NULL constraint failed: "),

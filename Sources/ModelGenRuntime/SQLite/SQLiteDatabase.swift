@@ -22,6 +22,8 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     public var isForeignKeyViolation: Bool {
         code == SQLITE_CONSTRAINT | (3 << 8) || (code == SQLITE_CONSTRAINT && message == "FOREIGN KEY constraint failed")
     }
+    /// Another connection held a lock for longer than the busy timeout (`SQLITE_BUSY`).
+    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY }
     /// NULL in a `NOT NULL` column (`SQLITE_CONSTRAINT_NOTNULL`).
     public var isNotNullViolation: Bool { code == SQLITE_CONSTRAINT | (5 << 8) }
 }
@@ -59,7 +61,7 @@ public final class SQLiteDatabase {
     }
 
     /// How long a statement waits for another connection's lock before it fails with "busy".
-    static let busyTimeoutMilliseconds: Int32 = 5_000
+    public static let busyTimeoutMilliseconds: Int32 = 5_000
 
     deinit {
         statementCache.removeAll()
@@ -77,7 +79,7 @@ public final class SQLiteDatabase {
             do {
                 try execute("PRAGMA journal_mode = WAL")
                 return
-            } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY && ContinuousClock.now < deadline {
+            } catch let error as SQLiteError where error.isBusy && ContinuousClock.now < deadline {
                 sqlite3_sleep(5)
             }
         }
