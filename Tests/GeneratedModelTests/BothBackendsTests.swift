@@ -346,8 +346,11 @@ final class BothBackendsTests: XCTestCase {
                 }
                 other.rollback()
             }
+            let dryRun = try await other.delete(model: Order.self, where: #Predicate { $0.group == "b" }, dryRun: true)
+            try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Offset>()), 1, "\(flow.name): a dry run changes nothing")
             let report = try await other.delete(model: Order.self, where: #Predicate { $0.group == "b" }, dryRun: false)
             XCTAssertEqual([report.deletedCount(of: "Order"), report.deletedCount(of: "Offset"), report.totalDeleted], [1, 1, 2], flow.name)
+            XCTAssertEqual(dryRun.deleted.map { "\($0.entity) \($0.count)" }, report.deleted.map { "\($0.entity) \($0.count)" }, "\(flow.name): the dry run reports the real run")
             try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Order>()), 1, flow.name)
             try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Offset>()), 0, flow.name)
         }
