@@ -11,7 +11,8 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
     case unsupportedPredicate(String)
     /// A fetch descriptor no query can run (a negative `fetchLimit` or `fetchOffset`), saying why.
     case invalidDescriptor(String)
-    /// A value the store cannot hold exactly (a `Double` or `Float` NaN, which SQLite stores as NULL).
+    /// A value the store cannot hold exactly (a `Double` or `Float` NaN, which SQLite stores as
+    /// NULL; on PostgreSQL, text with a NUL character or a `Decimal.nan`).
     case unstorableValue(entity: String, attribute: String, reason: String)
     /// A changed object's row is no longer in the store (another context or process deleted it
     /// after this one read it): its changes have nowhere to go.
