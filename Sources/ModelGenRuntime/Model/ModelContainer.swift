@@ -67,12 +67,18 @@ public enum ModelContainerError: Error, Equatable, CustomStringConvertible {
     /// Other connections changed the store every time this open read it (`attempts` times), between
     /// its read and its write lock.
     case storeKeptChanging(store: String, attempts: Int)
+    /// Another connection held the store's write lock for longer than the open waits, `seconds`,
+    /// when the open had to create or migrate the store.
+    case storeBusy(store: String, seconds: Int)
 
     public var description: String {
         switch self {
         case let .storeDoesNotMatchSchema(store, schema, differences):
             return "the store \(store) does not match schema \(schema): \(differences.joined(separator: "; ")). "
                 + "Nothing was changed. Open it with the schema version that created it, or start from a new file."
+        case let .storeBusy(store, seconds):
+            return "the store \(store) was locked by another connection for more than \(seconds) s while this one opened it "
+                + "(another process writing it, or creating or migrating it). This open changed nothing; open it again."
         case let .storeKeptChanging(store, attempts):
             return "the store \(store) was changed by other connections each of the \(attempts) times it was read while opening "
                 + "(other processes creating or migrating it, perhaps with other versions of the schema). This open changed nothing; open it again."
@@ -103,11 +109,15 @@ public final class ModelContainer {
         self.configuration = configuration
         if let url = configuration.url, !configuration.isStoredInMemoryOnly {
             database = try SQLiteDatabase(path: url.path)
-            if configuration.usesWriteAheadLog { try database.useWriteAheadLog() }
         } else {
             database = try SQLiteDatabase(path: ":memory:")
         }
-        try prepareStore()
+        do {
+            if configuration.url != nil, !configuration.isStoredInMemoryOnly, configuration.usesWriteAheadLog { try database.useWriteAheadLog() }
+            try prepareStore()
+        } catch let error as SQLiteError where error.isBusy {
+            throw ModelContainerError.storeBusy(store: configuration.url?.path ?? ":memory:", seconds: Int(SQLiteDatabase.busyTimeoutMilliseconds / 1_000))
+        }
     }
 
     /// How many times an open reads the store again after another connection changed it between
