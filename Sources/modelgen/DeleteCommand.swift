@@ -78,7 +78,7 @@ struct DeleteCommand: ParsableCommand {
             printError("error: \(refusal)")
             throw ExitCode(ExitStatus.refused)
         } catch let error as SQLiteError {
-            printError("error: \(error)")
+            printError(databaseErrorMessage(error, database: database))
             throw ExitCode(ExitStatus.schemaError)
         }
         if !report.missingIDs.isEmpty {

@@ -101,6 +101,9 @@ struct MigrateCommand: ParsableCommand {
         } catch let unsupported as MigrationUnsupported {
             printError("error: \(unsupported)")
             throw ExitCode(ExitStatus.schemaError)
+        } catch let error as SQLiteError {
+            printError(databaseErrorMessage(error, database: database))
+            throw ExitCode(ExitStatus.schemaError)
         }
     }
 

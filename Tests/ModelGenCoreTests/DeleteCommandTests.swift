@@ -27,6 +27,28 @@ final class DeleteCommandTests: XCTestCase {
         try SQLiteDatabase(path: path, create: false).scalar("SELECT count(*) FROM \(table)")
     }
 
+    /// A database another process keeps locked past the wait: the delete and the migration say
+    /// so and what to do, change nothing, and exit 2.
+    func testALockedDatabaseIsReportedWithWhatToDo() throws {
+        let database = try zooDatabase()
+        let other = try SQLiteDatabase(path: database, create: false)
+        try other.execute("BEGIN IMMEDIATE")
+        let expected = "error: \(database) was locked by another connection for more than 5 s (another process writing it); nothing was changed; try again\n"
+        let delete = try TestSupport.modelgen("delete", zoo, "--database", database, "AnimalCategory", "--all")
+        XCTAssertEqual(delete.status, 2)
+        XCTAssertEqual(delete.standardError, expected)
+        // A later Zoo: animals get a nickname.
+        let later = try TestSupport.temporaryDirectory().appendingPathComponent("Zoo.yaml")
+        try String(contentsOfFile: zoo, encoding: .utf8).replacingOccurrences(of: "      name: String\n      diet:", with: "      name: String\n      nickname: String?\n      diet:")
+            .write(to: later, atomically: true, encoding: .utf8)
+        let migrate = try TestSupport.modelgen("migrate", later.path, "--database", database, "--from", zoo)
+        XCTAssertEqual(migrate.status, 2)
+        XCTAssertEqual(migrate.standardError, expected)
+        try other.execute("COMMIT")
+        XCTAssertEqual(try count(database, "animal"), 4)
+        XCTAssertEqual(try TestSupport.modelgen("migrate", later.path, "--database", database, "--from", zoo).status, 0, "once the lock is gone")
+    }
+
     func testDeleteByIdPrintsTheJSONReport() throws {
         let database = try zooDatabase()
         let result = try TestSupport.modelgen("delete", zoo, "--database", database, "AnimalCategory", "--id", "1", "--json")
