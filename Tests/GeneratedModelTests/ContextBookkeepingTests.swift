@@ -21,7 +21,8 @@ final class ContextBookkeepingTests: XCTestCase {
     }
 
     /// Another connection (another process, an extension) holding the store's write lock past the
-    /// wait: a save and a delete throw `storeBusy`, write nothing, and succeed once it lets go.
+    /// wait: a save, a delete and deleting all data throw `storeBusy`, write nothing, and succeed
+    /// once it lets go.
     func testASaveOrDeleteWhileAnotherConnectionWritesSaysTryAgain() throws {
         let container = try container()
         let context = container.mainContext
@@ -33,6 +34,7 @@ final class ContextBookkeepingTests: XCTestCase {
         let busy = ModelContextError.storeBusy(seconds: Int(SQLiteDatabase.busyTimeoutMilliseconds / 1_000))
         XCTAssertThrowsError(try context.save()) { XCTAssertEqual($0 as? ModelContextError, busy) }
         XCTAssertThrowsError(try context.delete(model: Employee.self)) { XCTAssertEqual($0 as? ModelContextError, busy) }
+        XCTAssertThrowsError(try container.deleteAllDataThrowing()) { XCTAssertEqual($0 as? ModelContextError, busy) }
         XCTAssertTrue(busy.description.hasSuffix("nothing was written; try again"), busy.description)
         try other.execute("COMMIT")
         XCTAssertEqual(try ModelContext(container).fetchCount(FetchDescriptor<Employee>()), 1, "nothing was written")

@@ -206,10 +206,14 @@ public final class ModelContainer {
     /// can dangle: join tables, then entity tables, are emptied with foreign-key checks off, which
     /// lets SQLite truncate each table instead of visiting its rows.
     public func deleteAllDataThrowing() throws {
-        try database.withoutForeignKeyEnforcement {
-            try database.execute("BEGIN IMMEDIATE")
-            for table in schema.tables { try database.execute("DELETE FROM \(table)") }
-            try database.execute("COMMIT")
+        do {
+            try database.withoutForeignKeyEnforcement {
+                try database.execute("BEGIN IMMEDIATE")
+                for table in schema.tables { try database.execute("DELETE FROM \(table)") }
+                try database.execute("COMMIT")
+            }
+        } catch {
+            throw mainContext.translate(error)
         }
         mainContext.forgetAll()
     }
