@@ -663,21 +663,11 @@ public final class PostgresModelContext {
     private func property(table: String?, column: String?) -> String? {
         guard let table, let column else { return nil }
         for mapping in container.mappings.values where SQLDialect.unquoted(mapping.table) == table {
-            if let name = property(of: mapping, column: column) { return "\(mapping.entity.name).\(name)" }
+            if let name = mapping.entity.propertyName(ofColumn: column) { return "\(mapping.entity.name).\(name)" }
         }
         return nil
     }
 
-    /// The attribute, or to-one relationship, whose column (raw name) is `column`.
-    private func property(of mapping: PostgresEntityMapping, column: String) -> String? {
-        for (index, attribute) in mapping.attributeColumns.enumerated() where attribute.map({ SQLDialect.unquoted($0.column) }) == column {
-            return mapping.entity.attributes[index].name
-        }
-        for (position, key) in mapping.entity.foreignKeys.enumerated() where SQLDialect.unquoted(mapping.keyColumns[position]) == column {
-            return mapping.entity.relationships[key.index].name
-        }
-        return nil
-    }
 
     /// PostgreSQL's errors in the schema's words (the error of a transaction's body, not its wrapper).
     func translate(_ error: Error) -> Error {
@@ -695,7 +685,7 @@ public final class PostgresModelContext {
                let open = detail.firstIndex(of: "("), let close = detail.firstIndex(of: ")"), open < close {
                 let columns = detail[detail.index(after: open)..<close].split(separator: ", ").map { SQLDialect.unquoted(String($0)) }
                 for mapping in container.mappings.values where SQLDialect.unquoted(mapping.table) == table {
-                    let names = columns.map { property(of: mapping, column: $0) }
+                    let names = columns.map { mapping.entity.propertyName(ofColumn: $0) }
                     if !names.isEmpty, !names.contains(nil) {
                         return ModelContextError.uniqueViolation(entity: mapping.entity.name, attribute: names.compactMap { $0 }.joined(separator: ", "))
                     }

@@ -32,7 +32,7 @@ struct UnsavedRowTest {
         guard let condition else { return nil }
         self.entity = entity
         if case .comparison(_, .equal, _) = condition, let term = condition.requiredEquality, term.kind == .integer || term.kind == .text, term.value != .null,
-           let attribute = entity.attributes.firstIndex(where: { $0.column.map(SQLDialect.unquoted) == term.column }) {
+           let attribute = entity.attributeIndex(ofColumn: term.column) {
             kind = .equality(attribute, term.value)
             return
         }

@@ -61,6 +61,20 @@ public final class EntityDescription: Sendable {
     }
 }
 
+extension EntityDescription {
+    /// The index of the stored attribute whose column is `column` (its raw name).
+    @_spi(Backend) public func attributeIndex(ofColumn column: String) -> Int? {
+        attributes.firstIndex { $0.column.map(SQLDialect.unquoted) == column }
+    }
+
+    /// The attribute, or the to-one relationship whose key this table holds, stored in `column`
+    /// (its raw name, as databases name it in errors).
+    @_spi(Backend) public func propertyName(ofColumn column: String) -> String? {
+        if let index = attributeIndex(ofColumn: column) { return attributes[index].name }
+        return foreignKeys.first { SQLDialect.unquoted($0.column) == column }.map { relationships[$0.index].name }
+    }
+}
+
 public struct AttributeDescription: Sendable {
     public var name: String
     /// The column, quoted as needed; nil for a transient attribute.

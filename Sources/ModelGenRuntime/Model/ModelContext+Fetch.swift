@@ -79,7 +79,7 @@ extension ModelContext {
         var result = try storedMatches(stored, condition, excluding: deletedIDs).filter { try !pending.changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
         let candidates: [any PersistentModel]
         if let term = condition?.requiredEquality,
-           PendingValueIndex.indexes(term.kind), let attribute = entity.attributes.firstIndex(where: { $0.column.map(SQLDialect.unquoted) == term.column }) {
+           PendingValueIndex.indexes(term.kind), let attribute = entity.attributeIndex(ofColumn: term.column) {
             candidates = pendingIndex(entity, attribute).objects(withValue: term.value)
         } else {
             candidates = unsavedObjects(of: entity)

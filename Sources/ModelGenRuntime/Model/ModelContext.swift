@@ -436,12 +436,8 @@ public final class ModelContext {
             let failed = sqliteError.message[range.upperBound...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             for model in schema.models {
                 let entity = model.entity
-                // Attributes' columns, and to-one relationships' keys (a compound constraint may hold one).
-                let properties = entity.attributes.compactMap { attribute in attribute.column.map { ($0, attribute.name) } }
-                    + entity.foreignKeys.map { ($0.column, entity.relationships[$0.index].name) }
-                let names = failed.map { failed in
-                    properties.first { "\(entity.tableName).\(SQLDialect.unquoted($0.0))" == failed }?.1
-                }
+                // Attributes' columns, or to-one relationships' keys (a compound constraint may hold one).
+                let names = failed.map { property(of: entity, named: $0) }
                 if !names.isEmpty, !names.contains(nil) {
                     return ModelContextError.uniqueViolation(entity: entity.name, attribute: names.compactMap { $0 }.joined(separator: ", "))
                 }
@@ -454,15 +450,16 @@ public final class ModelContext {
     /// attribute's column or a to-one relationship's key.
     private func property(named failed: String) -> String? {
         for model in schema.models {
-            let entity = model.entity
-            for (index, attribute) in entity.attributes.enumerated() where attribute.column.map({ "\(entity.tableName).\(SQLDialect.unquoted($0))" }) == failed {
-                return "\(entity.name).\(entity.attributes[index].name)"
-            }
-            for key in entity.foreignKeys where "\(entity.tableName).\(SQLDialect.unquoted(key.column))" == failed {
-                return "\(entity.name).\(entity.relationships[key.index].name)"
-            }
+            if let name = property(of: model.entity, named: failed) { return "\(model.entity.name).\(name)" }
         }
         return nil
+    }
+
+    /// The property of `entity` that `table.column` (unquoted, as in SQLite's errors) names.
+    private func property(of entity: EntityDescription, named failed: String) -> String? {
+        let prefix = entity.tableName + "."
+        guard failed.hasPrefix(prefix) else { return nil }
+        return entity.propertyName(ofColumn: String(failed.dropFirst(prefix.count)))
     }
 
     /// The first key of the open transaction that refers to no row, as an error naming its
