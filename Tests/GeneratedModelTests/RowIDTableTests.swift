@@ -3,11 +3,13 @@ import XCTest
 
 /// The identity map's table against a `Dictionary`: random inserts, replacements, lookups that
 /// register what they do not find, and removals of ids drawn dense (an array of slots), sparse (a
-/// hash table, and the turn from the one to the other), negative, at the ends of `Int64`, and in
-/// strides that crowd a masked table (powers of two).
+/// hash table, the turn from the one to the other and back, as a fetch sorted by another column
+/// makes: a few ids from all over a range, then the rest of it), negative, at the ends of `Int64`,
+/// and in strides that crowd a masked table (powers of two).
 final class RowIDTableTests: XCTestCase {
     func testTheTableAgreesWithADictionaryWhateverTheIds() {
         let backings = (0..<8).map { _ in ModelBackingData(entity: Project.entity) }
+        var turnsBack = 0
         for seed in UInt64(1)...60 {
             var random = SeededRandom(seed: seed)
             let stride: Int64 = [1, 2, 7, 1 << 10, 1 << 20, 1 << 40][Int(seed % 6)]
@@ -15,8 +17,11 @@ final class RowIDTableTests: XCTestCase {
             // farthest id an array of slots holds.
             let base: Int64 = [1, -5_000 * stride, .max - 1_499 * stride, .min, (1 << 62) - 700 * stride][Int(seed % 5)]
             var table = RowIDTable(), expected: [Int64: ModelBackingData] = [:]
+            var wasArray = true
             for step in 0..<3_000 {
-                let id = base + Int64.random(in: 0..<1_500, using: &random) * stride
+                // Some runs start at both ends of the range, then fill it.
+                let fromTheEnds = seed % 3 == 0 && step < 10
+                let id = base + (fromTheEnds ? [0, 1_499][step % 2] : Int64.random(in: 0..<1_500, using: &random)) * stride
                 let backing = backings.randomElement(using: &random)!
                 switch Int.random(in: 0..<4, using: &random) {
                 case 0:
@@ -41,6 +46,8 @@ final class RowIDTableTests: XCTestCase {
                     table.insert(backing, for: id)
                     expected[id] = backing
                 }
+                if table.isArrayOfSlots && !wasArray { turnsBack += 1 }
+                wasArray = table.isArrayOfSlots
                 if step % 500 == 499 {
                     XCTAssertEqual(table.count, expected.count, "seed \(seed), stride \(stride)")
                     for (id, backing) in expected { XCTAssertTrue(table[id] === backing, "seed \(seed): id \(id)") }
@@ -49,6 +56,7 @@ final class RowIDTableTests: XCTestCase {
                 }
             }
         }
+        XCTAssertGreaterThan(turnsBack, 5, "few tables went back from hashing to an array of slots")
     }
 
     /// The registry queues the entries of models that went and removes them before its next use:

@@ -7,13 +7,21 @@
 /// sorted by title makes and frees in no order of ids, each touching its slot; that array of
 /// 100,000 ids fits in a core's cache, where the hash table's entries (id and reference, the table
 /// at most half full) took 2 MB, and each touch was a miss. Once ids spread wider, the table
-/// turns into a hash table (`HashedRowIDs`) for good.
+/// turns into a hash table (`HashedRowIDs`), and back into an array when the ids registered
+/// since then span at most about three times their number: a fetch sorted by anything but id
+/// registers ids from all over the range at first (the second may be 90,000 from the first), and
+/// fills it as it goes.
 struct RowIDTable {
-    /// The entries while the ids are close to a range; nil once they spread out.
+    /// The entries while the ids are close to a range; nil while they are spread out.
     private var range: RangeOfRowIDs? = RangeOfRowIDs()
     private var hashed = HashedRowIDs()
+    /// The lowest and highest id registered since the entries moved to `hashed` (removals do not
+    /// narrow them: the span they give is never too small).
+    private var hashedSpan: ClosedRange<Int64>?
 
     var count: Int { range?.count ?? hashed.count }
+    /// Whether the entries are in an array of slots now (else in the hash table).
+    var isArrayOfSlots: Bool { range != nil }
 
     subscript(id: Int64) -> ModelBackingData? {
         if let range { return range[id] }
@@ -33,10 +41,20 @@ struct RowIDTable {
     mutating func registered(_ id: Int64, replacing: (ModelBackingData) -> Bool = { _ in false }, orMake make: () -> ModelBackingData) -> ModelBackingData {
         if range != nil {
             if range!.cover(id) { return range!.registered(id, replacing: replacing, orMake: make) }
-            hashed = HashedRowIDs(range!.all)
+            let all = range!.all
+            hashed = HashedRowIDs(all)
+            hashedSpan = all.isEmpty ? nil : all.lazy.map(\.id).min()!...all.lazy.map(\.id).max()!
             range = nil
         }
-        return hashed.registered(id, replacing: replacing, orMake: make)
+        let backing = hashed.registered(id, replacing: replacing, orMake: make)
+        let span = hashedSpan.map { min($0.lowerBound, id)...max($0.upperBound, id) } ?? id...id
+        hashedSpan = span
+        if RangeOfRowIDs.fits(span, count: hashed.count) {
+            range = RangeOfRowIDs(hashed.all, spanning: span)
+            hashed = HashedRowIDs()
+            hashedSpan = nil
+        }
+        return backing
     }
 
     /// Removes the entry for `id`.
@@ -60,6 +78,26 @@ private struct RangeOfRowIDs {
 
     /// Ids this far from 0 go to the hash table (the arithmetic here cannot overflow short of it).
     private static let farthest: UInt64 = 1 << 62
+
+    init() {}
+
+    /// Whether `count` ids in `span` are close enough to a range to go back to an array: the span
+    /// is at most `3 × count + 512`, below the limit `cover` keeps to, so that a table goes back
+    /// to hashing only after its span grew by a third of its count, and to an array again only
+    /// after its count grew by a third (each change of form, O(count), is paid for by as many
+    /// registrations).
+    static func fits(_ span: ClosedRange<Int64>, count: Int) -> Bool {
+        span.lowerBound.magnitude < farthest && span.upperBound.magnitude < farthest
+            && span.upperBound - span.lowerBound < Int64(3 * count + 512)
+    }
+
+    /// The entries of a hash table, whose ids lie in `span` (which `fits` them).
+    init(_ entries: [(id: Int64, backing: ModelBackingData)], spanning span: ClosedRange<Int64>) {
+        base = span.lowerBound
+        slots = Array(repeating: nil, count: Int(span.upperBound - span.lowerBound + 1))
+        for (id, backing) in entries { slots[Int(id - base)] = .passUnretained(backing) }
+        count = entries.count
+    }
 
     private func offset(_ id: Int64) -> Int? {
         guard id.magnitude < Self.farthest, id >= base, id - base < Int64(slots.count) else { return nil }
