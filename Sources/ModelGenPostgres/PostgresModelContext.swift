@@ -138,7 +138,7 @@ public final class PostgresModelContext {
         for object in newObjects { register(object.persistentBackingData) }
         for (backing, index, value) in written.storedValues { backing.replaceValue(index, with: value) }
         for object in newObjects + changed { object.persistentBackingData.didSave() }
-        for (backing, index, ids) in written.members { backing.didSaveMembers(index, ids) }
+        for (backing, index) in written.members { backing.didSaveMembers(index) }
         let deletedIdentities = Set(deleted.map { ObjectIdentifier($0) })
         for object in deleted {
             let backing = object.persistentBackingData
@@ -152,8 +152,8 @@ public final class PostgresModelContext {
 
     /// What a write of the unsaved changes did, applied to the objects once the transaction commits.
     private struct WrittenChanges {
-        /// Join-table members written, which become the saved ones.
-        var members: [(ModelBackingData, Int, MemberIDs)] = []
+        /// Join-table lists written, whose members become the saved ones.
+        var members: [(ModelBackingData, Int)] = []
         /// Values the store keeps differently (dates, to the microsecond).
         var storedValues: [(ModelBackingData, Int, SQLValue)] = []
     }
@@ -287,7 +287,7 @@ public final class PostgresModelContext {
     ///
     /// The pairs added go sorted and each once; `ON CONFLICT DO NOTHING` lets two sessions add the
     /// same membership at once (it costs about 0.4 s of a 100,000-book insert's 5.5 s).
-    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> [(ModelBackingData, Int, MemberIDs)] {
+    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> [(ModelBackingData, Int)] {
         // Both sides name the same two columns: pairs are kept in the order of their names.
         let changes = JoinRowChanges(of: objects) { _, own, target in SQLDialect.unquoted(own) < SQLDialect.unquoted(target) }
         let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
@@ -615,8 +615,8 @@ public final class PostgresModelContext {
                 states = pending.map { backing in
                     let members = (backing.id.flatMap { current[$0] } ?? []).compactMap { byID[$0] }
                     var list = ModelBackingData.ModelList(members)
-                    list.savedIDs = MemberIDs((backing.id.flatMap { (storedPairs ?? current)[$0] } ?? []).compactMap { byID[$0] ?? self.registeredObject(target.entity, $0) })
-                    list.membersChanged = list.savedIDs != MemberIDs(members)
+                    list.savedMembers = (backing.id.flatMap { (storedPairs ?? current)[$0] } ?? []).compactMap { byID[$0] ?? self.registeredObject(target.entity, $0) }
+                    list.membersChanged = MemberIDs(list.savedMembers) != MemberIDs(members)
                     return .toMany(list)
                 }
             }

@@ -22,47 +22,50 @@
 
     /// The tables with changes, by name.
     @_spi(Backend) public private(set) var tables: [Table] = []
-    /// The members written: object, relationship index, member ids.
-    @_spi(Backend) public private(set) var written: [(ModelBackingData, Int, MemberIDs)] = []
+    /// The lists written (object and relationship index), whose members become the saved ones
+    /// when the transaction commits (`ModelBackingData.didSaveMembers`).
+    @_spi(Backend) public private(set) var written: [(ModelBackingData, Int)] = []
 
     /// The changes of the join-table relationships of `objects` (saved ones: those with an id);
     /// `ownColumnFirst(table, ownColumn, targetColumn)` says which of a table's two columns comes
     /// first (the order rows are written in), the same answer from either side.
     ///
-    /// Two passes: the first reads each changed list's members and counts its pairs, the second
-    /// writes the pairs into lists made at their final size. A save of many links holds hundreds of
-    /// thousands of pairs (each reported from both sides); lists that grew by doubling held up to
-    /// twice that, and the old and new buffer at once while growing.
+    /// A save of many links holds hundreds of thousands of pairs (each reported from both sides),
+    /// so the lists of pairs are made at their final size (lists that grew by doubling held up to
+    /// twice that, and the old and new buffer at once while growing): a first pass sizes them by
+    /// the changed lists' member counts (no ids made), the second makes each list's ids, now and
+    /// as saved, and appends the pairs they differ by; those ids go as soon as the pairs are made.
     @_spi(Backend) public init(of objects: some Sequence<any PersistentModel>, ownColumnFirst: (_ table: String, _ own: String, _ target: String) throws -> Bool) rethrows {
         var positions: [String: Int] = [:]
-        // Per changed list, in `written`'s order: its table, whether its own id comes first, the
-        // object's id and the members as saved.
-        var sources: [(table: Int, ownFirst: Bool, id: Int64, saved: MemberIDs)] = []
-        var counts: [(added: Int, removed: Int)] = []
+        // Per list in `written`, its table and whether its own id comes first.
+        var destinations: [(table: Int, ownFirst: Bool)] = []
+        var bounds: [(added: Int, removed: Int)] = []
         for object in objects {
             let backing = object.persistentBackingData
-            guard let id = backing.id else { continue }
-            try backing.forEachChangedMembers { index, current, saved in
+            guard backing.id != nil else { continue }
+            try backing.forEachChangedMembers { index, currentCount, savedCount in
                 guard case let .joinTable(table, own, target) = backing.entity.relationships[index].storage else { return }
                 let ownFirst = try ownColumnFirst(table, own, target)
                 let position = positions[table] ?? tables.count
                 if position == tables.count {
                     positions[table] = position
                     tables.append(Table(name: table, columns: ownFirst ? (own, target) : (target, own)))
-                    counts.append((0, 0))
+                    bounds.append((0, 0))
                 }
-                counts[position].added += current.count(notIn: saved)
-                counts[position].removed += saved.count(notIn: current)
-                sources.append((position, ownFirst, id, saved))
-                written.append((backing, index, current))
+                bounds[position].added += currentCount
+                bounds[position].removed += savedCount
+                destinations.append((position, ownFirst))
+                written.append((backing, index))
             }
         }
         for position in tables.indices {
-            tables[position].added.reserveCapacity(counts[position].added)
-            tables[position].removed.reserveCapacity(counts[position].removed)
+            tables[position].added.reserveCapacity(bounds[position].added)
+            tables[position].removed.reserveCapacity(bounds[position].removed)
         }
-        for ((_, _, current), (position, ownFirst, id, saved)) in zip(written, sources) {
+        for ((backing, index), (position, ownFirst)) in zip(written, destinations) {
+            let id = backing.id!
             func pair(_ member: Int64) -> Pair { ownFirst ? Pair(first: id, second: member) : Pair(first: member, second: id) }
+            let (current, saved) = backing.memberIDs(index)
             // Appended in place (a table taken out and put back would copy its lists each time).
             current.forEach(notIn: saved) { tables[position].added.append(pair($0)) }
             saved.forEach(notIn: current) { tables[position].removed.append(pair($0)) }

@@ -199,9 +199,11 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     @_spi(Backend) public struct ModelList {
         @_spi(Backend) public private(set) var objects: [any PersistentModel]
         private var identities: Set<ObjectIdentifier>?
-        /// For a relationship stored in a join table: the members' ids as last saved or loaded,
-        /// and whether the members changed since (a save writes the difference).
-        @_spi(Backend) public var savedIDs = MemberIDs()
+        /// For a relationship stored in a join table: the members as last saved or loaded, and
+        /// whether the members changed since (a save writes the difference of their ids). The
+        /// array shares its storage with `objects` until the members change, so a list saved or
+        /// loaded costs no second copy.
+        @_spi(Backend) public var savedMembers: [any PersistentModel] = []
         @_spi(Backend) public var membersChanged = false
         /// Up to this many members, a search is cheaper than a set.
         private static let searchedCount = 16
@@ -213,7 +215,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         /// The members of a join-table relationship as the store holds them.
         @_spi(Backend) public init(saved objects: [any PersistentModel]) {
             self.objects = objects
-            savedIDs = MemberIDs(objects)
+            savedMembers = objects
         }
 
         mutating func contains(_ object: AnyObject) -> Bool {
@@ -366,7 +368,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         var old: [any PersistentModel] = []
         if case let .toMany(previous) = loadRelationship(index) {
             old = previous.objects
-            list.savedIDs = previous.savedIDs
+            list.savedMembers = previous.savedMembers
         }
         let removed = old.filter { !list.contains($0) }
         noteMembershipChange(index, in: &list)
@@ -596,19 +598,26 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     }
 
     /// Calls `body` with each join-table relationship whose members changed since the last save:
-    /// its index and the ids of its members now and as saved.
-    @_spi(Backend) public func forEachChangedMembers(_ body: (_ index: Int, _ current: MemberIDs, _ saved: MemberIDs) throws -> Void) rethrows {
+    /// its index, and how many members it has now and had when saved (at least as many ids as
+    /// `memberIDs` gives; no ids are made).
+    @_spi(Backend) public func forEachChangedMembers(_ body: (_ index: Int, _ currentCount: Int, _ savedCount: Int) throws -> Void) rethrows {
         guard let relationshipStates else { return }
         for index in relationshipStates.indices {
             guard case let .toMany(list) = relationshipStates[index], list.membersChanged else { continue }
-            try body(index, MemberIDs(list.objects), list.savedIDs)
+            try body(index, list.objects.count, list.savedMembers.count)
         }
     }
 
-    /// A save wrote the members of join-table relationship `index`: `ids` are now the saved ones.
-    @_spi(Backend) public func didSaveMembers(_ index: Int, _ ids: MemberIDs) {
+    /// The ids of the members of join-table relationship `index` now and as last saved.
+    @_spi(Backend) public func memberIDs(_ index: Int) -> (current: MemberIDs, saved: MemberIDs) {
+        guard case let .toMany(list) = relationship(index) else { return (MemberIDs(), MemberIDs()) }
+        return (MemberIDs(list.objects), MemberIDs(list.savedMembers))
+    }
+
+    /// A save wrote the members of join-table relationship `index`: they are now the saved ones.
+    @_spi(Backend) public func didSaveMembers(_ index: Int) {
         guard var list = takeList(index) else { return }
-        list.savedIDs = ids
+        list.savedMembers = list.objects
         list.membersChanged = false
         relationships[index] = .toMany(list)
     }
@@ -679,9 +688,8 @@ extension ModelBackingDataInitializers where Self == ModelBackingData {
     }
 }
 
-/// The row ids of a to-many relationship's saved members, sorted and each once: the form in which
-/// a save compares the members now with the members saved (a merge, no hashing) and in which an
-/// object keeps the saved ones (one array).
+/// The row ids of a to-many relationship's members, sorted and each once: the form in which a
+/// save compares the members now with the members saved (a merge, no hashing).
 @_spi(Backend) public struct MemberIDs: Equatable {
     @_spi(Backend) public private(set) var ids: [Int64] = []
 

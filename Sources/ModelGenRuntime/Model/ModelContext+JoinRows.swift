@@ -1,11 +1,11 @@
 /// How a save writes the rows of join tables: only the pairs added or removed since the last save,
 /// each once (`JoinRowChanges`), through one prepared statement per table.
 extension ModelContext {
-    /// Writes the join rows added and removed since the last save; returns the members written,
-    /// which become the saved ones when the transaction commits. Pairs go sorted by the column of
+    /// Writes the join rows added and removed since the last save; returns the lists written,
+    /// whose members become the saved ones when the transaction commits. Pairs go sorted by the column of
     /// the table's second index, then by the other: that index only appends, and the primary key
     /// (other column first) grows at one place per value of it.
-    func writeJoinRows(of objects: some Sequence<any PersistentModel>) throws -> [(ModelBackingData, Int, MemberIDs)] {
+    func writeJoinRows(of objects: some Sequence<any PersistentModel>) throws -> [(ModelBackingData, Int)] {
         let changes = try JoinRowChanges(of: objects) { table, own, _ in try sortColumn(of: table) == SQLDialect.unquoted(own) }
         for table in changes.tables {
             let (first, second) = table.columns

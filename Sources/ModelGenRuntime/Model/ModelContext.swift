@@ -284,7 +284,7 @@ public final class ModelContext {
         guard hasChanges else { return }
         let newObjects = inserted
         var assigned: [ModelBackingData] = []
-        var savedMembers: [(ModelBackingData, Int, MemberIDs)] = []
+        var savedMembers: [(ModelBackingData, Int)] = []
         do {
             try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
             try writeRows(of: newObjects, assigning: &assigned)
@@ -315,7 +315,7 @@ public final class ModelContext {
         register(newObjects)
         for object in newObjects { object.persistentBackingData.didSave() }
         for object in changed { object.persistentBackingData.didSave() }
-        for (backing, index, ids) in savedMembers { backing.didSaveMembers(index, ids) }
+        for (backing, index) in savedMembers { backing.didSaveMembers(index) }
         let hadDeletions = !deleted.isEmpty
         for object in deleted {
             let backing = object.persistentBackingData
