@@ -419,16 +419,26 @@ public final class PostgresModelContext {
     ///
     ///     SELECT "volume".id, "volume"."title", "volume"."price"::float8, … FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
     ///
-    /// Unsaved changes count, as in SwiftData (`includePendingChanges`): the query runs on the
-    /// rows of the unsaved objects written into a transaction that is then rolled back, so
-    /// predicates, order, offset and limit mean what they mean for saved rows.
+    /// Unsaved changes count, as in SwiftData (`includePendingChanges`), as on SQLite: a fetch in
+    /// id order (no sort, no offset) whose predicate reads only the entity's own columns reads
+    /// the saved rows and matches the entity's unsaved objects by the values they hold now
+    /// (`unsavedMatching`: the same condition, decided by the server on those values); any other
+    /// runs on the rows of the unsaved objects written into a transaction that is then rolled
+    /// back, so predicates, order, offset and limit mean what they mean for saved rows (and it
+    /// throws what `save` would throw for them).
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [Model] {
         let mapping = container.mapping(for: Model.entity)
-        let (clauses, bindings) = try sqlClauses(descriptor)
-        let sql = mapping.selectSQL + clauses
-        let result = try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
-            try await self.objects(Model.self, mapping, sql, bindings, on: connection)
-        }.map { unsafeDowncast($0, to: Model.self) }
+        let condition = try descriptor.loweredPredicate()
+        let result: [Model]
+        if matchesUnsavedByValue(descriptor, condition), descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil {
+            result = try await fetchMatchingUnsavedByValue(descriptor, condition)
+        } else {
+            let (clauses, bindings) = try sqlClauses(descriptor)
+            let sql = mapping.selectSQL + clauses
+            result = try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
+                try await self.objects(Model.self, mapping, sql, bindings, on: connection)
+            }.map { unsafeDowncast($0, to: Model.self) }
+        }
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             try await load(keyPath, of: result)
         }
@@ -436,25 +446,147 @@ public final class PostgresModelContext {
     }
 
     /// How many objects match the descriptor (its limit and offset apply), unsaved changes
-    /// included as `fetch` includes them.
+    /// included as `fetch` includes them; without a limit or offset, and with a predicate on the
+    /// entity's own columns, the saved rows but the unsaved objects' are counted and the unsaved
+    /// objects matched by their values (as on SQLite).
     ///
     ///     SELECT count(*) FROM (SELECT "volume".id FROM "volume" WHERE … LIMIT … OFFSET …) AS matches
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> Int {
         let mapping = container.mapping(for: Model.entity)
-        let (clauses, bindings) = try sqlClauses(descriptor)
-        let sql = "SELECT count(*) FROM (SELECT \(mapping.table).id FROM \(mapping.table)\(clauses)) AS matches"
-        return try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
-            var count = 0
-            for try await value in try await self.run(sql, bindings, on: connection).decode(Int64.self) { count = Int(value) }
-            return count
+        let condition = try descriptor.loweredPredicate()
+        if matchesUnsavedByValue(descriptor, condition), descriptor.fetchLimit == nil, descriptor.fetchOffset == nil {
+            let unsaved = unsavedObjects(of: Model.entity)
+            let matching = try await unsavedMatching(unsaved, condition, mapping)
+            let (clauses, bindings) = try sqlClauses(descriptor, alsoExcluding: unsaved.compactMap(\.id))
+            let count = try await container.client.withConnection { connection in
+                try await self.count(mapping, clauses, bindings, on: connection)
+            }
+            return count + matching.count
         }
+        let (clauses, bindings) = try sqlClauses(descriptor)
+        return try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
+            try await self.count(mapping, clauses, bindings, on: connection)
+        }
+    }
+
+    private func count(_ mapping: PostgresEntityMapping, _ clauses: String, _ bindings: PostgresBindings, on connection: PostgresConnection) async throws -> Int {
+        var count = 0
+        let sql = "SELECT count(*) FROM (SELECT \(mapping.table).id FROM \(mapping.table)\(clauses)) AS matches"
+        for try await value in try await run(sql, bindings, on: connection).decode(Int64.self) { count = Int(value) }
+        return count
+    }
+
+    /// Whether a fetch or count with this descriptor (its predicate lowered: `condition`) can
+    /// match the entity's unsaved objects by their values, writing no rows: unsaved changes count
+    /// and there are some, and neither the predicate nor the order reads through a relationship
+    /// (whose objects may have unsaved changes of their own).
+    private func matchesUnsavedByValue<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?) -> Bool {
+        descriptor.includePendingChanges && (!inserted.isEmpty || !changed.isEmpty) && !descriptor.readsRelationships(condition)
+    }
+
+    /// The inserted and changed objects of `entity` not marked deleted.
+    private func unsavedObjects(of entity: EntityDescription) -> [ModelBackingData] {
+        (inserted + changed).lazy.map(\.persistentBackingData).filter { $0.entity === entity && !$0.isMarkedDeleted }
+    }
+
+    /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that
+    /// match, corrected by the entity's unsaved objects matched by their values; new objects come
+    /// last, in the order they were inserted (the order their ids will have).
+    private func fetchMatchingUnsavedByValue<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?) async throws -> [Model] {
+        let entity = Model.entity, mapping = container.mapping(for: entity)
+        let unsaved = unsavedObjects(of: entity)
+        let matching = try await unsavedMatching(unsaved, condition, mapping)
+        var stored = descriptor
+        // The changed objects among the saved rows may no longer match: the page of saved rows is
+        // longer by their number, so that it still holds the first rows that did not change.
+        if let limit = descriptor.fetchLimit {
+            let (longer, overflow) = limit.addingReportingOverflow(pending.changedCounts[ObjectIdentifier(entity), default: 0])
+            stored.fetchLimit = overflow ? .max : longer
+        }
+        let (clauses, bindings) = try sqlClauses(stored)
+        let unsavedIdentities = Set(unsaved.map(ObjectIdentifier.init))
+        var rows: [any PersistentModel] = []
+        try await container.client.withConnection { connection in
+            rows = try await self.objects(Model.self, mapping, mapping.selectSQL + clauses, bindings, on: connection)
+        }
+        var result = rows.map { unsafeDowncast($0, to: Model.self) }.filter { object in
+            let identity = ObjectIdentifier(object.persistentBackingData)
+            return !unsavedIdentities.contains(identity) || matching.contains(identity)
+        }
+        let found = Set(result.map { ObjectIdentifier($0.persistentBackingData) })
+        var joining: [Model] = [], new: [Model] = []
+        for backing in unsaved where matching.contains(ObjectIdentifier(backing)) && !found.contains(ObjectIdentifier(backing)) {
+            guard let object = backing.model.map({ unsafeDowncast($0, to: Model.self) }) else { continue }
+            if backing.id == nil { new.append(object) } else { joining.append(object) }
+        }
+        if !joining.isEmpty {
+            result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
+        }
+        result += new.sorted { pending.insertionOrder[ObjectIdentifier($0)] ?? 0 < pending.insertionOrder[ObjectIdentifier($1)] ?? 0 }
+        if let limit = descriptor.fetchLimit { result = Array(result.prefix(limit)) }
+        return result
+    }
+
+    /// The unsaved objects among `objects` (of `mapping`'s entity) whose values now meet
+    /// `condition` (nil: all), decided by the server on those values, which are written nowhere
+    /// (one statement; none when no object is unsaved):
+    ///
+    ///     SELECT modelgen_values.position
+    ///     FROM unnest($2::text[], $3::text[], $4::float8[], $5::text[]) WITH ORDINALITY AS modelgen_values(v1, v2, v3, v4, position)
+    ///     CROSS JOIN LATERAL (SELECT modelgen_values.v1::numeric AS id, modelgen_values.v2 AS "title",
+    ///                                modelgen_values.v3 AS "price", modelgen_values.v4::numeric AS "writer_id") AS "volume"
+    ///     WHERE "volume"."price" < $1
+    ///
+    /// The values are those a save would write (checked, a date to the microsecond); ids and keys
+    /// travel as numbers, so that those of objects not yet saved can be 0.5: not NULL, and equal to
+    /// no id (as `UnsavedRowTest` has them on SQLite).
+    private func unsavedMatching(_ objects: [ModelBackingData], _ condition: QueryCondition?, _ mapping: PostgresEntityMapping) async throws -> Set<ObjectIdentifier> {
+        guard let condition else { return Set(objects.map(ObjectIdentifier.init)) }
+        guard !objects.isEmpty else { return [] }
+        var renderer = PredicateSQLRenderer(dialect: .postgresql, table: mapping.entity.tableName)
+        let test = renderer.condition(condition)
+        var bindings = PostgresBindings()
+        try bind(renderer.bindings, renderer.bindingKinds, into: &bindings)
+        let unsavedID = SQLValue.text("0.5")
+        func number(_ id: Int64?) -> SQLValue { id.map { .text(String($0)) } ?? .null }
+        var columns = [ColumnArray(type: .decimal, values: objects.map { $0.id.map { .text(String($0)) } ?? unsavedID })]
+        var selected = ["modelgen_values.v1::numeric AS id"]
+        var written = WrittenChanges()
+        for (index, column) in mapping.attributeColumns.enumerated() {
+            guard let (name, type) = column else { continue }
+            columns.append(ColumnArray(type: type, values: try objects.map { try stored($0, index, type, &written) }))
+            selected.append("modelgen_values.v\(columns.count)\(type.elementCast) AS \(name)")
+        }
+        for (key, name) in zip(mapping.entity.foreignKeys, mapping.keyColumns) {
+            columns.append(ColumnArray(type: .decimal, values: objects.map { backing in
+                switch backing.relationship(key.index) {
+                case let .unloaded(foreignID): number(foreignID)
+                case let .toOne(partner?): partner.persistentBackingData.id.map { .text(String($0)) } ?? unsavedID
+                case .toOne(nil), .toMany: .null
+                }
+            }))
+            selected.append("modelgen_values.v\(columns.count)::numeric AS \(name)")
+        }
+        let first = renderer.bindings.count + 1
+        for column in columns { bindings.append(column) }
+        let sql = "SELECT modelgen_values.position FROM unnest("
+            + columns.indices.map { "$\(first + $0)::\(columns[$0].type.arrayTypeName)" }.joined(separator: ", ")
+            + ") WITH ORDINALITY AS modelgen_values(" + columns.indices.map { "v\($0 + 1)" }.joined(separator: ", ") + ", position)"
+            + " CROSS JOIN LATERAL (SELECT " + selected.joined(separator: ", ") + ") AS \(mapping.table) WHERE \(test)"
+        var matching: Set<ObjectIdentifier> = []
+        try await container.client.withConnection { connection in
+            for try await position in try await self.run(sql, bindings, on: connection).decode(Int64.self) {
+                matching.insert(ObjectIdentifier(objects[Int(position) - 1]))
+            }
+        }
+        return matching
     }
 
     /// The descriptor's ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings; when unsaved
     /// changes count, the rows of objects deleted but not saved are left out.
-    private func sqlClauses<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> (String, PostgresBindings) {
+    private func sqlClauses<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, alsoExcluding others: [Int64] = []) throws -> (String, PostgresBindings) {
         let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
-        let clauses = try descriptor.sqlClauses(dialect: .postgresql, excluding: excluded)
+        let clauses = try descriptor.sqlClauses(dialect: .postgresql, excluding: excluded + others)
         var bindings = PostgresBindings()
         try bind(clauses.bindings, clauses.kinds, into: &bindings)
         return (clauses.sql, bindings)

@@ -387,6 +387,36 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// An unsaved object not yet complete (a required relationship still nil, as between
+    /// creating it and setting its partner) is found by a count and a fetch in id order on its
+    /// own attributes, on both backends; only a save, or a query that must write the unsaved
+    /// rows (a sorted fetch), says that it cannot be stored yet.
+    func testAnIncompleteUnsavedObjectIsCountedAndFetchedByItsValues() async throws {
+        try await onBothBackends(Lending.self) { flow in
+            let context = flow.makeContext()
+            let saved = Loan(borrower: "Ann")
+            saved.book = Book(title: "Dune")
+            context.insert(saved)
+            try await context.save()
+            let loan = Loan(borrower: "Ann")
+            context.insert(loan)
+            let ann = FetchDescriptor<Loan>(predicate: #Predicate { $0.borrower == "Ann" })
+            try await assertEqual(await context.fetchCount(ann), 2, flow.name)
+            try await assertEqual(await context.fetch(ann).map(ObjectIdentifier.init), [ObjectIdentifier(saved), ObjectIdentifier(loan)], flow.name)
+            let notAnn = FetchDescriptor<Loan>(predicate: #Predicate { $0.borrower != "Ann" })
+            try await assertEqual(await context.fetchCount(notAnn), 0, flow.name)
+            do {
+                _ = try await context.fetch(FetchDescriptor<Loan>(sortBy: [SortDescriptor(\.borrower)]))
+                XCTFail("\(flow.name): a sorted fetch wrote a loan without its required book")
+            } catch let ModelContextError.constraintViolation(message) {
+                XCTAssertTrue(message.hasPrefix("Loan.book is required and was nil"), "\(flow.name): \(message)")
+            }
+            loan.book = saved.book
+            try await context.save()
+            try await assertEqual(await flow.makeContext().fetchCount(ann), 2, flow.name)
+        }
+    }
+
     func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
         try await onBothBackends(Zoo.self) { flow in
             do {

@@ -23,7 +23,7 @@ public struct FetchDescriptor<Model: PersistentModel> {
     /// and count starts here, so it also refuses a negative `fetchLimit` or `fetchOffset` (SQLite
     /// reads a negative limit as none, PostgreSQL refuses it, and the unsaved objects a fetch
     /// adds could not be cut to it).
-    func loweredPredicate() throws -> QueryCondition? {
+    @_spi(Backend) public func loweredPredicate() throws -> QueryCondition? {
         for (name, value) in [("fetchLimit", fetchLimit), ("fetchOffset", fetchOffset)] {
             if let value, value < 0 { throw ModelContextError.invalidDescriptor("a \(name) of \(value): it must be 0 or more (nil for none)") }
         }
@@ -32,7 +32,7 @@ public struct FetchDescriptor<Model: PersistentModel> {
 
     /// Whether the predicate (lowered: `condition`) or the order reads a value through a
     /// relationship (whose object may have unsaved changes of its own).
-    func readsRelationships(_ condition: QueryCondition?) -> Bool {
+    @_spi(Backend) public func readsRelationships(_ condition: QueryCondition?) -> Bool {
         if condition?.followsRelationships == true { return true }
         return sortBy.contains { descriptor in
             descriptor.keyPath.flatMap { PredicateTranslator<Model>.path(for: $0) }.map { !$0.hops.isEmpty } ?? false
