@@ -269,6 +269,53 @@ final class RandomSchemaTests: XCTestCase {
         let run = try TestSupport.run(executable, [])
         XCTAssertEqual(run.status, 0, "\(label): \(run.standardError)")
         XCTAssertEqual(run.standardOutput.split(separator: "\n").last, "ok", "\(label): \(run.standardOutput)\(run.standardError)")
+        if main == nil, let url = PostgresServer.url {
+            try checkSwiftOnPostgreSQL(compilation, label: label, yaml: yaml, url: url, sqliteRun: run, in: directory.appendingPathComponent("postgresql"))
+        }
+    }
+
+    /// The same program on the PostgreSQL backend (`ModelGenPostgres`), in a new schema of the
+    /// server: the container creates the tables and functions, and the counts, the save and the
+    /// deletes must go as they went on SQLite (`sqliteRun`: the same output). It is linked with the objects of the package's test product
+    /// (which holds `ModelGenPostgres`, PostgresNIO and their dependencies), but the tests' own.
+    private func checkSwiftOnPostgreSQL(_ compilation: Compilation, label: String, yaml: String, url: String, sqliteRun: TestSupport.ProcessResult, in directory: URL) throws {
+        let schema = try XCTUnwrap(compilation.schema)
+        guard let components = URLComponents(string: url), let host = components.host else { return XCTFail("MODELGEN_TEST_POSTGRES_URL is not a URL: \(url)") }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        for file in compilation.files where file.name.hasSuffix(".swift") {
+            try file.contents.write(to: directory.appendingPathComponent(file.name), atomically: true, encoding: .utf8)
+        }
+        try RandomSchema.mainProgram(for: schema, backend: .postgresql).write(to: directory.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
+        let products = TestSupport.productsDirectory
+        let testTargets = ["GeneratedModelTests", "ModelGenCoreTests", "NameClashTests", "ModelGenPackageTests", "ModelGenPackageDiscoveredTests"]
+        let objects = try String(contentsOf: products.appendingPathComponent("ModelGenPackageTests.product/Objects.LinkFileList"), encoding: .utf8)
+            .split(separator: "\n").filter { line in !testTargets.contains { line.contains("/\($0).build/") } }
+        let objectList = directory.appendingPathComponent("objects.txt")
+        try objects.joined(separator: "\n").write(to: objectList, atomically: true, encoding: .utf8)
+        // The module maps of the C targets: those SwiftPM writes, and those the packages carry.
+        let checkouts = products.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("checkouts")
+        var moduleMaps = [TestSupport.repositoryRoot.appendingPathComponent("Sources/CSQLite/module.modulemap").path]
+        for entry in try FileManager.default.contentsOfDirectory(atPath: products.path) where entry.hasSuffix(".build") {
+            let map = products.appendingPathComponent("\(entry)/module.modulemap").path
+            if FileManager.default.fileExists(atPath: map) { moduleMaps.append(map) }
+        }
+        if let walk = FileManager.default.enumerator(atPath: checkouts.path) {
+            for case let path as String in walk where path.hasSuffix("include/module.modulemap") { moduleMaps.append(checkouts.appendingPathComponent(path).path) }
+        }
+        let sources = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.map { directory.appendingPathComponent($0).path }
+        let executable = directory.appendingPathComponent("check")
+        let compile = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["swiftc", "-module-name", "RandomCheck", "-I", products.appendingPathComponent("Modules").path]
+            + moduleMaps.flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] } + sources + ["@\(objectList.path)", "-lsqlite3", "-lstdc++", "-o", executable.path])
+        guard compile.status == 0 else {
+            return XCTFail("\(label): the Swift of an accepted schema does not compile against ModelGenPostgres:\n\(compile.standardError.prefix(3000))\n\(yaml)")
+        }
+        let database = components.path.split(separator: "/").first.map(String.init) ?? "postgres"
+        try PostgresServer.psql(url, schema: "mg_compiled", "")
+        let run = try TestSupport.run(executable, [host, String(components.port ?? 5432), components.user ?? "postgres", database, "mg_compiled"])
+        XCTAssertEqual(run.status, 0, "\(label) on PostgreSQL: \(run.standardError)")
+        XCTAssertEqual(run.standardOutput, sqliteRun.standardOutput,
+                       "\(label): PostgreSQL went otherwise than SQLite (standard error: \(run.standardError); on SQLite: \(sqliteRun.standardError))\n\(yaml)")
+        try PostgresServer.psqlRaw(url, "SET client_min_messages = warning;\nDROP SCHEMA mg_compiled CASCADE;")
     }
 }
 
@@ -404,7 +451,14 @@ enum RandomSchema {
     /// again once saved, then every entity deleted through `delete(model:)`.
     /// Saves and deletes the schema refuses (a required relationship left empty, a deny) are
     /// expected errors; a crash, a failed compile or counts that differ are not.
-    static func mainProgram(for schema: ModelSchema) -> String {
+    /// The runtime a compiled check runs on.
+    enum Backend { case sqlite, postgresql }
+
+    /// A program that inserts an object of every entity (required attributes set), counts by a
+    /// predicate on every attribute before and after the save (the same counts, or it exits 1),
+    /// and deletes every entity's objects; on PostgreSQL it takes the server's host, port, user,
+    /// database and schema as arguments.
+    static func mainProgram(for schema: ModelSchema, backend: Backend = .sqlite) -> String {
         func value(_ attribute: Attribute) -> String {
             switch attribute.type {
             case let .enumeration(name):
@@ -423,9 +477,28 @@ enum RandomSchema {
                 }
             }
         }
-        var lines = ["import Foundation", "import ModelGenRuntime", "",
-                     "let container = try ModelGenRuntime.ModelContainer(for: \(Naming.swiftIdentifier(schema.name)).self)",
-                     "let context = container.mainContext"]
+        // On PostgreSQL the calls are awaited, at the top level while the client runs in a task
+        // (in a closure or a function, hundreds of lines with awaits took the compiler minutes and
+        // gigabytes); names of the standard library are qualified (entities may be named `Int`).
+        let wait = backend == .postgresql ? "try await" : "try"
+        var lines = ["import Foundation", "import ModelGenRuntime"]
+        switch backend {
+        case .sqlite:
+            lines += ["", "let container = try ModelGenRuntime.ModelContainer(for: \(Naming.swiftIdentifier(schema.name)).self)",
+                      "let context = container.mainContext"]
+        case .postgresql:
+            // The program's own names start with `modelgen`, as no name of the pools does
+            // (`client` or `arguments` may name entities, which a variable would hide).
+            lines += ["import ModelGenPostgres", "import PostgresNIO", "",
+                      "let modelgenArguments = Swift.CommandLine.arguments",
+                      "var modelgenConfiguration = PostgresNIO.PostgresClient.Configuration(host: modelgenArguments[1], port: Swift.Int(modelgenArguments[2])!, "
+                        + "username: modelgenArguments[3], password: nil, database: modelgenArguments[4], tls: .disable)",
+                      "modelgenConfiguration.options.additionalStartupParameters = [(\"search_path\", modelgenArguments[5])]",
+                      "let modelgenClient = PostgresNIO.PostgresClient(configuration: modelgenConfiguration)",
+                      "let modelgenRunning = _Concurrency.Task { await modelgenClient.run() }",
+                      "let container = try await ModelGenPostgres.PostgresModelContainer(for: \(Naming.swiftIdentifier(schema.name)).self, client: modelgenClient)",
+                      "let context = ModelGenPostgres.PostgresModelContext(container)"]
+        }
         for entity in schema.entities {
             let arguments = entity.attributes.filter { !$0.isOptional && $0.defaultValue == nil }
                 .map { "\(Naming.swiftIdentifier($0.name)): \(value($0))" }
@@ -447,15 +520,20 @@ enum RandomSchema {
             }
         }
         for (index, count) in counts.enumerated() {
-            lines.append("let unsaved\(index) = try context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))")
+            lines.append("let unsaved\(index) = \(wait) context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))")
         }
-        lines.append("do { try context.save() } catch { print(\"save refused: \\(error)\") }")
+        // What happens is printed (the error's text to standard error): both backends must print the same.
+        let report = "Foundation.FileHandle.standardError.write(Foundation.Data(\"\\(error)\\n\".utf8))"
+        lines.append("do { \(wait) context.save(); print(\"save: ok\") } catch { print(\"save: refused\"); \(report) }")
         for (index, count) in counts.enumerated() {
-            lines.append("if try context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate))) != unsaved\(index) { print(\"\(count.entity): counted otherwise once saved\"); exit(1) }")
+            lines.append("print(\"count \(index): \\(unsaved\(index))\")")
+            lines.append("if \(wait) context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate))) != unsaved\(index) { print(\"\(count.entity): counted otherwise once saved\"); Foundation.exit(1) }")
         }
         for entity in schema.entities {
-            lines.append("do { try context.delete(model: \(Naming.swiftIdentifier(entity.name)).self) } catch { print(\"delete refused: \\(error)\") }")
+            let name = Naming.swiftIdentifier(entity.name)
+            lines.append("do { \(wait) context.delete(model: \(name).self); print(\"delete \(entity.name): ok\") } catch { print(\"delete \(entity.name): refused\"); \(report) }")
         }
+        if backend == .postgresql { lines.append("modelgenRunning.cancel()") }
         lines.append("print(\"ok\")")
         return lines.joined(separator: "\n") + "\n"
     }
