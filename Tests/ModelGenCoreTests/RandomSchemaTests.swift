@@ -454,10 +454,11 @@ enum RandomSchema {
     /// The runtime a compiled check runs on.
     enum Backend { case sqlite, postgresql }
 
-    /// A program that inserts an object of every entity (required attributes set), counts by a
-    /// predicate on every attribute before and after the save (the same counts, or it exits 1),
-    /// and deletes every entity's objects; on PostgreSQL it takes the server's host, port, user,
-    /// database and schema as arguments.
+    /// A program that inserts an object of every entity (required attributes set, relationships
+    /// to the other objects), counts by a predicate on every attribute before and after the save
+    /// (the same counts, or it exits 1), and deletes every entity's objects, printing what each
+    /// delete did; on PostgreSQL it takes the server's host, port, user, database and schema as
+    /// arguments.
     static func mainProgram(for schema: ModelSchema, backend: Backend = .sqlite) -> String {
         func value(_ attribute: Attribute) -> String {
             switch attribute.type {
@@ -499,10 +500,21 @@ enum RandomSchema {
                       "let container = try await ModelGenPostgres.PostgresModelContainer(for: \(Naming.swiftIdentifier(schema.name)).self, client: modelgenClient)",
                       "let context = ModelGenPostgres.PostgresModelContext(container)"]
         }
+        // An object of every entity, each relationship of it set to the object of its target (both
+        // sides of a pair agree: one object per entity), so that saves and deletes have rows and
+        // links to write, cascade through and refuse.
+        let objects = Dictionary(schema.entities.enumerated().map { ($1.name, "modelgenObject\($0)") }, uniquingKeysWith: { first, _ in first })
         for entity in schema.entities {
             let arguments = entity.attributes.filter { !$0.isOptional && $0.defaultValue == nil }
                 .map { "\(Naming.swiftIdentifier($0.name)): \(value($0))" }
-            lines.append("context.insert(\(Naming.swiftIdentifier(entity.name))(\(arguments.joined(separator: ", "))))")
+            lines.append("let \(objects[entity.name]!) = \(Naming.swiftIdentifier(entity.name))(\(arguments.joined(separator: ", ")))")
+            lines.append("context.insert(\(objects[entity.name]!))")
+        }
+        for entity in schema.entities {
+            for relationship in entity.relationships {
+                guard let target = objects[relationship.target] else { continue }
+                lines.append("\(objects[entity.name]!).\(Naming.swiftIdentifier(relationship.name)) = \(relationship.isToMany ? "[\(target)]" : target)")
+            }
         }
         // Per attribute, a count before and after the save, by `!=` (decided by SQL, not by the
         // shortcut an equality takes) with a value of its type.
@@ -532,6 +544,9 @@ enum RandomSchema {
         for entity in schema.entities {
             let name = Naming.swiftIdentifier(entity.name)
             lines.append("do { \(wait) context.delete(model: \(name).self); print(\"delete \(entity.name): ok\") } catch { print(\"delete \(entity.name): refused\"); \(report) }")
+        }
+        for entity in schema.entities {
+            lines.append("print(\"\(entity.name) left: \\(\(wait) context.fetchCount(FetchDescriptor<\(Naming.swiftIdentifier(entity.name))>()))\")")
         }
         if backend == .postgresql { lines.append("modelgenRunning.cancel()") }
         lines.append("print(\"ok\")")
