@@ -148,19 +148,23 @@ public final class PostgresModelContainer: Sendable {
 
     /// The order in which new rows are inserted, and the keys written after all inserts: Kahn's
     /// order over the key edges (self-references need none: one statement inserts all rows of an
-    /// entity, and PostgreSQL checks its keys at the statement's end); the entities of a cycle
-    /// follow in schema order, their keys to entities not yet inserted written afterwards.
+    /// entity, and PostgreSQL checks its keys at the statement's end). In a cycle, the first
+    /// entity (in schema order) whose keys to the entities not yet inserted are all optional goes
+    /// first, those keys written afterwards (its rows are inserted with NULL there, which a
+    /// required key's `NOT NULL` would refuse); validation refuses cycles of required keys, so
+    /// there is one.
     private static func insertionOrder(of entities: [EntityDescription]) -> (entities: [ObjectIdentifier], lateKeys: [ObjectIdentifier: Set<Int>]) {
         var order: [EntityDescription] = []
         var placed: Set<String> = []
         var remaining = entities
+        func waitsFor(_ entity: EntityDescription, _ key: (index: Int, column: String)) -> Bool {
+            let target = entity.relationships[key.index].target
+            return target != entity.name && !placed.contains(target) && entities.contains { $0.name == target }
+        }
         while !remaining.isEmpty {
-            let ready = remaining.firstIndex { entity in
-                entity.foreignKeys.allSatisfy { key in
-                    let target = entity.relationships[key.index].target
-                    return target == entity.name || placed.contains(target) || !entities.contains { $0.name == target }
-                }
-            } ?? remaining.startIndex
+            let ready = remaining.firstIndex { entity in entity.foreignKeys.allSatisfy { !waitsFor(entity, $0) } }
+                ?? remaining.firstIndex { entity in entity.foreignKeys.allSatisfy { !waitsFor(entity, $0) || entity.relationships[$0.index].isOptional } }
+                ?? remaining.startIndex
             order.append(remaining[ready])
             placed.insert(remaining[ready].name)
             remaining.remove(at: ready)

@@ -233,27 +233,28 @@ public final class PostgresModelContext {
         var keys: [Int]
     }
 
-    /// One `UPDATE` for every object whose change writes the same columns:
+    /// One `UPDATE` for every object whose change writes the same columns (the values are named
+    /// `modelgen_values`, a name no table can have: a table named `v` would be named twice):
     ///
-    ///     UPDATE "volume" SET "price" = v.v2
-    ///     FROM unnest($1::int8[], $2::float8[]) AS v(v1, v2) WHERE "volume".id = v.v1
+    ///     UPDATE "volume" SET "price" = modelgen_values.v2
+    ///     FROM unnest($1::int8[], $2::float8[]) AS modelgen_values(v1, v2) WHERE "volume".id = modelgen_values.v1
     private func update(_ key: UpdateKey, _ backings: [ModelBackingData], on connection: PostgresConnection, _ written: inout WrittenChanges) async throws {
         let mapping = container.mappings[key.entity]!
         var assignments: [String] = []
         var columns = [ColumnArray(type: .integer, values: backings.map { .integer($0.id!) })]
         for index in key.attributes {
             let (column, type) = mapping.attributeColumns[index]!
-            assignments.append("\(column) = v.v\(columns.count + 1)\(type.elementCast)")
+            assignments.append("\(column) = modelgen_values.v\(columns.count + 1)\(type.elementCast)")
             columns.append(ColumnArray(type: type, values: try backings.map { try stored($0, index, type, &written) }))
         }
         for index in key.keys {
-            assignments.append("\(mapping.keyColumn(of: index)!) = v.v\(columns.count + 1)")
+            assignments.append("\(mapping.keyColumn(of: index)!) = modelgen_values.v\(columns.count + 1)")
             columns.append(ColumnArray(type: .integer, values: backings.map { $0.foreignID(index).map(SQLValue.integer) ?? .null }))
         }
         let names = columns.indices.map { "v\($0 + 1)" }
         let sql = "UPDATE \(mapping.table) SET " + assignments.joined(separator: ", ")
-            + " FROM unnest(" + columns.indices.map { "$\($0 + 1)::\(columns[$0].type.arrayTypeName)" }.joined(separator: ", ") + ") AS v(" + names.joined(separator: ", ") + ")"
-            + " WHERE \(mapping.table).id = v.v1 RETURNING \(mapping.table).id"
+            + " FROM unnest(" + columns.indices.map { "$\($0 + 1)::\(columns[$0].type.arrayTypeName)" }.joined(separator: ", ") + ") AS modelgen_values(" + names.joined(separator: ", ") + ")"
+            + " WHERE \(mapping.table).id = modelgen_values.v1 RETURNING \(mapping.table).id"
         var bindings = PostgresBindings()
         for column in columns { bindings.append(column) }
         var updated: Set<Int64> = []
@@ -280,8 +281,8 @@ public final class PostgresModelContext {
 
     /// Writes the join rows added and removed since the last save, two statements per table:
     ///
-    ///     DELETE FROM "book_readers" USING unnest($1::bigint[], $2::bigint[]) AS v(a, b)
-    ///       WHERE "book_readers"."book_id" = v.a AND "book_readers"."reader_id" = v.b
+    ///     DELETE FROM "book_readers" USING unnest($1::bigint[], $2::bigint[]) AS modelgen_values(a, b)
+    ///       WHERE "book_readers"."book_id" = modelgen_values.a AND "book_readers"."reader_id" = modelgen_values.b
     ///     INSERT INTO "book_readers" ("book_id", "reader_id")
     ///       SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING
     ///
@@ -297,7 +298,7 @@ public final class PostgresModelContext {
                 var bindings = PostgresBindings()
                 bindings.append(change.removed.map(\.first))
                 bindings.append(change.removed.map(\.second))
-                _ = try await run("DELETE FROM \(table) USING unnest($1::bigint[], $2::bigint[]) AS v(a, b) WHERE \(table).\(first) = v.a AND \(table).\(second) = v.b", bindings, on: connection).collect()
+                _ = try await run("DELETE FROM \(table) USING unnest($1::bigint[], $2::bigint[]) AS modelgen_values(a, b) WHERE \(table).\(first) = modelgen_values.a AND \(table).\(second) = modelgen_values.b", bindings, on: connection).collect()
             }
             if !change.added.isEmpty {
                 var bindings = PostgresBindings()

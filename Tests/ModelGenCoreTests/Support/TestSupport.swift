@@ -86,12 +86,21 @@ enum TestSupport {
         process.standardOutput = output
         process.standardError = error
         try process.run()
+        // Both pipes are read at once: a program that fills one while the other is read would
+        // wait for the reader forever (a compiler's many warnings on standard error did).
+        final class Collected: @unchecked Sendable { var data = Data() }
+        let errorData = Collected(), readingErrors = DispatchGroup()
+        readingErrors.enter()
+        DispatchQueue.global().async {
+            errorData.data = error.fileHandleForReading.readDataToEndOfFile()
+            readingErrors.leave()
+        }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        readingErrors.wait()
         process.waitUntilExit()
         return ProcessResult(status: process.terminationStatus,
                              standardOutput: String(decoding: outputData, as: UTF8.self),
-                             standardError: String(decoding: errorData, as: UTF8.self))
+                             standardError: String(decoding: errorData.data, as: UTF8.self))
     }
 
     /// Runs the built `modelgen`.
