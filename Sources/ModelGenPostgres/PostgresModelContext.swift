@@ -458,7 +458,7 @@ public final class PostgresModelContext {
         if matchesUnsavedByValue(descriptor, condition), descriptor.fetchLimit == nil, descriptor.fetchOffset == nil {
             let unsaved = unsavedObjects(of: Model.entity)
             let matching = try await unsavedMatching(unsaved, condition, mapping)
-            let (clauses, bindings) = try sqlClauses(descriptor, alsoExcluding: unsaved.compactMap(\.id))
+            let (clauses, bindings) = try sqlClauses(descriptor, alsoExcluding: unsaved.compactMap(\.persistentBackingData.id))
             let count = try await container.client.withConnection { connection in
                 try await self.count(mapping, clauses, bindings, on: connection)
             }
@@ -486,46 +486,27 @@ public final class PostgresModelContext {
     }
 
     /// The inserted and changed objects of `entity` not marked deleted.
-    private func unsavedObjects(of entity: EntityDescription) -> [ModelBackingData] {
-        (inserted + changed).lazy.map(\.persistentBackingData).filter { $0.entity === entity && !$0.isMarkedDeleted }
+    private func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
+        (inserted + changed).filter { $0.persistentBackingData.entity === entity && !$0.persistentBackingData.isMarkedDeleted }
     }
 
     /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that
-    /// match, corrected by the entity's unsaved objects matched by their values; new objects come
-    /// last, in the order they were inserted (the order their ids will have).
+    /// match, corrected by the entity's unsaved objects matched by their values
+    /// (`PendingChanges.mergedInIDOrder`, as on SQLite).
     private func fetchMatchingUnsavedByValue<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?) async throws -> [Model] {
         let entity = Model.entity, mapping = container.mapping(for: entity)
         let unsaved = unsavedObjects(of: entity)
         let matching = try await unsavedMatching(unsaved, condition, mapping)
         var stored = descriptor
-        // The changed objects among the saved rows may no longer match: the page of saved rows is
-        // longer by their number, so that it still holds the first rows that did not change.
-        if let limit = descriptor.fetchLimit {
-            let (longer, overflow) = limit.addingReportingOverflow(pending.changedCounts[ObjectIdentifier(entity), default: 0])
-            stored.fetchLimit = overflow ? .max : longer
-        }
+        stored.fetchLimit = pending.savedRowLimit(for: descriptor.fetchLimit, of: entity)
         let (clauses, bindings) = try sqlClauses(stored)
-        let unsavedIdentities = Set(unsaved.map(ObjectIdentifier.init))
-        var rows: [any PersistentModel] = []
+        var saved: [any PersistentModel] = []
         try await container.client.withConnection { connection in
-            rows = try await self.objects(Model.self, mapping, mapping.selectSQL + clauses, bindings, on: connection)
+            saved = try await self.objects(Model.self, mapping, mapping.selectSQL + clauses, bindings, on: connection)
         }
-        var result = rows.map { unsafeDowncast($0, to: Model.self) }.filter { object in
-            let identity = ObjectIdentifier(object.persistentBackingData)
-            return !unsavedIdentities.contains(identity) || matching.contains(identity)
+        return pending.mergedInIDOrder(saved: saved.map { unsafeDowncast($0, to: Model.self) }, candidates: unsaved, limit: descriptor.fetchLimit) {
+            matching.contains(ObjectIdentifier($0))
         }
-        let found = Set(result.map { ObjectIdentifier($0.persistentBackingData) })
-        var joining: [Model] = [], new: [Model] = []
-        for backing in unsaved where matching.contains(ObjectIdentifier(backing)) && !found.contains(ObjectIdentifier(backing)) {
-            guard let object = backing.model.map({ unsafeDowncast($0, to: Model.self) }) else { continue }
-            if backing.id == nil { new.append(object) } else { joining.append(object) }
-        }
-        if !joining.isEmpty {
-            result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
-        }
-        result += new.sorted { pending.insertionOrder[ObjectIdentifier($0)] ?? 0 < pending.insertionOrder[ObjectIdentifier($1)] ?? 0 }
-        if let limit = descriptor.fetchLimit { result = Array(result.prefix(limit)) }
-        return result
     }
 
     /// The unsaved objects among `objects` (of `mapping`'s entity) whose values now meet
@@ -541,16 +522,17 @@ public final class PostgresModelContext {
     /// The values are those a save would write (checked, a date to the microsecond); ids and keys
     /// travel as numbers, so that those of objects not yet saved can be 0.5: not NULL, and equal to
     /// no id (as `UnsavedRowTest` has them on SQLite).
-    private func unsavedMatching(_ objects: [ModelBackingData], _ condition: QueryCondition?, _ mapping: PostgresEntityMapping) async throws -> Set<ObjectIdentifier> {
-        guard let condition else { return Set(objects.map(ObjectIdentifier.init)) }
-        guard !objects.isEmpty else { return [] }
+    private func unsavedMatching(_ models: [any PersistentModel], _ condition: QueryCondition?, _ mapping: PostgresEntityMapping) async throws -> Set<ObjectIdentifier> {
+        guard let condition else { return Set(models.map(ObjectIdentifier.init)) }
+        guard !models.isEmpty else { return [] }
+        let objects = models.map(\.persistentBackingData)
         var renderer = PredicateSQLRenderer(dialect: .postgresql, table: mapping.entity.tableName)
         let test = renderer.condition(condition)
         var bindings = PostgresBindings()
         try bind(renderer.bindings, renderer.bindingKinds, into: &bindings)
-        let unsavedID = SQLValue.text("0.5")
-        func number(_ id: Int64?) -> SQLValue { id.map { .text(String($0)) } ?? .null }
-        var columns = [ColumnArray(type: .decimal, values: objects.map { $0.id.map { .text(String($0)) } ?? unsavedID })]
+        /// The id of a saved object as a number, else 0.5.
+        func number(_ id: Int64?) -> SQLValue { .text(id.map(String.init) ?? "0.5") }
+        var columns = [ColumnArray(type: .decimal, values: objects.map { number($0.id) })]
         var selected = ["modelgen_values.v1::numeric AS id"]
         var written = WrittenChanges()
         for (index, column) in mapping.attributeColumns.enumerated() {
@@ -561,9 +543,9 @@ public final class PostgresModelContext {
         for (key, name) in zip(mapping.entity.foreignKeys, mapping.keyColumns) {
             columns.append(ColumnArray(type: .decimal, values: objects.map { backing in
                 switch backing.relationship(key.index) {
-                case let .unloaded(foreignID): number(foreignID)
-                case let .toOne(partner?): partner.persistentBackingData.id.map { .text(String($0)) } ?? unsavedID
-                case .toOne(nil), .toMany: .null
+                case let .unloaded(foreignID?): number(foreignID)
+                case let .toOne(partner?): number(partner.persistentBackingData.id)
+                case .unloaded(nil), .toOne(nil), .toMany: .null
                 }
             }))
             selected.append("modelgen_values.v\(columns.count)::numeric AS \(name)")
@@ -577,7 +559,7 @@ public final class PostgresModelContext {
         var matching: Set<ObjectIdentifier> = []
         try await container.client.withConnection { connection in
             for try await position in try await self.run(sql, bindings, on: connection).decode(Int64.self) {
-                matching.insert(ObjectIdentifier(objects[Int(position) - 1]))
+                matching.insert(ObjectIdentifier(models[Int(position) - 1]))
             }
         }
         return matching

@@ -61,8 +61,8 @@ extension ModelContext {
     }
 
     /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that
-    /// match, corrected by the entity's unsaved objects matched in memory; new objects come last,
-    /// in the order they were inserted (the order their ids will have). When the predicate
+    /// match, corrected by the entity's unsaved objects matched in memory
+    /// (`PendingChanges.mergedInIDOrder`, as on PostgreSQL). When the predicate
     /// requires an attribute to equal a value, only the unsaved objects holding that value are
     /// looked at (`PendingValueIndex`).
     private func matchesInMemory<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, excluding deletedIDs: [Int64]) throws -> [Model] {
@@ -70,13 +70,8 @@ extension ModelContext {
         let test = UnsavedRowTest(condition, entity: entity)
         func matches(_ object: Model) throws -> Bool { try test?.matches(object.persistentBackingData, in: database) ?? true }
         var stored = descriptor
-        // The changed objects among the saved rows may no longer match: the page of saved rows is
-        // longer by their number, so that it still holds the first rows that did not change.
-        if let limit = descriptor.fetchLimit {
-            let (longer, overflow) = limit.addingReportingOverflow(pending.changedCounts[ObjectIdentifier(entity), default: 0])
-            stored.fetchLimit = overflow ? .max : longer
-        }
-        var result = try storedMatches(stored, condition, excluding: deletedIDs).filter { try !pending.changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
+        stored.fetchLimit = pending.savedRowLimit(for: descriptor.fetchLimit, of: entity)
+        let saved = try storedMatches(stored, condition, excluding: deletedIDs)
         let candidates: [any PersistentModel]
         if let term = condition?.requiredEquality,
            PendingValueIndex.indexes(term.kind), let attribute = entity.attributeIndex(ofColumn: term.column) {
@@ -84,19 +79,7 @@ extension ModelContext {
         } else {
             candidates = unsavedObjects(of: entity)
         }
-        let found = Set(result.map(ObjectIdentifier.init))
-        var joining: [Model] = [], new: [Model] = []
-        for candidate in candidates where !candidate.persistentBackingData.isDeleted && !found.contains(ObjectIdentifier(candidate)) {
-            let object = unsafeDowncast(candidate, to: Model.self)
-            guard try matches(object) else { continue }
-            if object.persistentBackingData.id == nil { new.append(object) } else { joining.append(object) }
-        }
-        if !joining.isEmpty {
-            result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
-        }
-        result += new.sorted { pending.insertionOrder[ObjectIdentifier($0)] ?? 0 < pending.insertionOrder[ObjectIdentifier($1)] ?? 0 }
-        if let limit = descriptor.fetchLimit { result = Array(result.prefix(limit)) }
-        return result
+        return try pending.mergedInIDOrder(saved: saved, candidates: candidates, limit: descriptor.fetchLimit, matches: matches)
     }
 
     /// Loads relationship `index` of every object that has not loaded it, in one query:

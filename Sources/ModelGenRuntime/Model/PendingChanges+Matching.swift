@@ -1,0 +1,37 @@
+/// The part of a fetch that both contexts share when they match their unsaved objects by the
+/// values those hold (a fetch in id order whose predicate reads only the entity's own columns):
+/// how many saved rows to read, and how the saved rows and the unsaved objects make one result.
+extension PendingChanges {
+    /// The limit for the page of saved rows behind a fetch of `limit` objects of `entity`: longer
+    /// by the number of the entity's changed objects, which may no longer match, so that the page
+    /// still holds the first rows that did not change (nil: no limit).
+    public func savedRowLimit(for limit: Int?, of entity: EntityDescription) -> Int? {
+        guard let limit else { return nil }
+        let (longer, overflow) = limit.addingReportingOverflow(changedCounts[ObjectIdentifier(entity), default: 0])
+        return overflow ? .max : longer
+    }
+
+    /// The objects of a fetch in id order: the saved rows that matched (`saved`, read with
+    /// `savedRowLimit`) but the changed ones that no longer `match`, and the `candidates` (unsaved
+    /// objects of the entity) that match and are not among them, those with a row in id order
+    /// and the new ones last, in the order they were inserted (the order their ids will have);
+    /// at most `limit`.
+    public func mergedInIDOrder<Model: PersistentModel>(
+        saved: [Model], candidates: some Sequence<any PersistentModel>, limit: Int?, matches: (Model) throws -> Bool
+    ) rethrows -> [Model] {
+        var result = try saved.filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
+        let found = Set(result.map(ObjectIdentifier.init))
+        var joining: [Model] = [], new: [Model] = []
+        for candidate in candidates where !candidate.persistentBackingData.isDeleted && !found.contains(ObjectIdentifier(candidate)) {
+            let object = unsafeDowncast(candidate, to: Model.self)
+            guard try matches(object) else { continue }
+            if object.persistentBackingData.id == nil { new.append(object) } else { joining.append(object) }
+        }
+        if !joining.isEmpty {
+            result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
+        }
+        result += new.sorted { insertionOrder[ObjectIdentifier($0)] ?? 0 < insertionOrder[ObjectIdentifier($1)] ?? 0 }
+        if let limit { result = Array(result.prefix(limit)) }
+        return result
+    }
+}
