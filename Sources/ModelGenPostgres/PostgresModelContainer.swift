@@ -97,7 +97,11 @@ public final class PostgresModelContainer: Sendable {
         let deletions = tables.map { "DELETE FROM \($0)" }
         let ctes = deletions.dropLast().enumerated().map { "modelgen_\($0.offset + 1) AS (\($0.element))" }
         let sql = (ctes.isEmpty ? "" : "WITH " + ctes.joined(separator: ", ") + " ") + deletions.last!
-        _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+        do {
+            _ = try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
+        } catch {
+            throw PostgresDatabaseError(error) ?? error
+        }
     }
 
     /// Creates the schema in an empty database, or checks or migrates the one recorded.
@@ -142,7 +146,9 @@ public final class PostgresModelContainer: Sendable {
                 _ = try await connection.query("INSERT INTO \(unescaped: record) (id, hash, schema) VALUES (1, \(canonical.canonicalHash), \(json))", logger: logger).collect()
             }
         } catch let error as PostgresTransactionError {
-            throw error.underlyingError
+            throw PostgresDatabaseError(error.underlyingError) ?? error.underlyingError
+        } catch {
+            throw PostgresDatabaseError(error) ?? error
         }
     }
 

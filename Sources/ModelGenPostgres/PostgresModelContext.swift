@@ -117,7 +117,8 @@ public final class PostgresModelContext {
     /// its new rows and one to insert them; one `UPDATE` per entity and set of changed columns;
     /// two per join table; one safe-deletion call per entity deleted from. On failure nothing is
     /// written, the objects keep their unsaved changes, and the error says why
-    /// (`ModelContextError`, `PostgresRetryableError`, `PostgresDeletionRefused`).
+    /// (`ModelContextError`, `PostgresRetryableError`, `PostgresDeletionRefused`, else
+    /// `PostgresDatabaseError` with the server's message and SQLSTATE).
     ///
     /// `Date`s are kept to the microsecond, as PostgreSQL keeps them: after the save an object
     /// holds the value every later read gives.
@@ -428,6 +429,10 @@ public final class PostgresModelContext {
     /// back, so predicates, order, offset and limit mean what they mean for saved rows (and it
     /// throws what `save` would throw for them).
     public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [Model] {
+        try await translatingErrors { try await fetchObjects(descriptor) }
+    }
+
+    private func fetchObjects<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [Model] {
         let mapping = container.mapping(for: Model.entity)
         let condition = try descriptor.loweredPredicate()
         let result: [Model]
@@ -453,6 +458,10 @@ public final class PostgresModelContext {
     ///
     ///     SELECT count(*) FROM (SELECT "volume".id FROM "volume" WHERE … LIMIT … OFFSET …) AS matches
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> Int {
+        try await translatingErrors { try await countObjects(descriptor) }
+    }
+
+    private func countObjects<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> Int {
         let mapping = container.mapping(for: Model.entity)
         let condition = try descriptor.loweredPredicate()
         if matchesUnsavedByValue(descriptor, condition), descriptor.fetchLimit == nil, descriptor.fetchOffset == nil {
@@ -586,8 +595,10 @@ public final class PostgresModelContext {
         var bindings = PostgresBindings()
         bindings.append(id)
         var found: (any PersistentModel)?
-        try await container.client.withConnection { connection in
-            found = try await self.objects(type, mapping, mapping.selectSQL + " WHERE \(mapping.table).id = $1", bindings, on: connection).first
+        try await translatingErrors {
+            try await container.client.withConnection { connection in
+                found = try await self.objects(type, mapping, mapping.selectSQL + " WHERE \(mapping.table).id = $1", bindings, on: connection).first
+            }
         }
         return found
     }
@@ -673,6 +684,10 @@ public final class PostgresModelContext {
     ///
     ///     SELECT "volume".id, … FROM "volume" WHERE "volume"."writer_id" = ANY($1::bigint[]) ORDER BY "volume".id
     public func load<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of objects: [Model]) async throws {
+        try await translatingErrors { try await loadRelationship(keyPath, of: objects) }
+    }
+
+    private func loadRelationship<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of objects: [Model]) async throws {
         let entity = Model.entity
         guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
             throw ModelContextError.unsupportedPredicate("loading \(keyPath), which is not a relationship of \(entity.name)")
@@ -789,7 +804,8 @@ public final class PostgresModelContext {
         if let error = error as? PostgresTransactionError {
             return translate(error.underlyingError)
         }
-        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return error }
+        guard let error = error as? PSQLError else { return error }
+        guard let state = error.serverInfo?[.sqlState] else { return PostgresDatabaseError(error) ?? error }
         let message = error.serverInfo?[.message] ?? "\(error)"
         let detail = error.serverInfo?[.detail].map { " (\($0))" } ?? ""
         switch state {
@@ -841,7 +857,16 @@ public final class PostgresModelContext {
                 Such values must stay within about 2,700 bytes once compressed; shorten it, or drop `indexed`/`unique` from the attribute
                 """)
         default:
-            return error
+            return PostgresDatabaseError(error) ?? error
+        }
+    }
+
+    /// Runs `body`, its errors in the schema's words (`translate`).
+    private func translatingErrors<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch {
+            throw translate(error)
         }
     }
 }

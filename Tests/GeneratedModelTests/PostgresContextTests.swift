@@ -210,6 +210,47 @@ final class PostgresContextTests: XCTestCase {
         }
     }
 
+    /// An error of the server that has no type of its own (here: tables renamed behind the
+    /// container's back) reaches the app from every operation as `PostgresDatabaseError`, with the
+    /// server's message and SQLSTATE, not as PostgresNIO's "Generic description".
+    func testAnyOtherServerErrorSaysWhatTheServerSaid() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            let setup = PostgresModelContext(container)
+            let ann = Employee(name: "ann")
+            ann.projects = [Project(code: "apollo")]
+            setup.insert(ann)
+            try await setup.save()
+            let id = ann.persistentModelID
+            let context = PostgresModelContext(container)
+            let people = try await context.fetch(FetchDescriptor<Employee>())
+            _ = try await client.query("ALTER TABLE employee_projects RENAME TO employee_projects_elsewhere").collect()
+            _ = try await client.query("ALTER TABLE employee RENAME TO employee_elsewhere").collect()
+            func assertServerError(_ operation: String, _ body: () async throws -> Void, relation: String = "employee") async {
+                do {
+                    try await body()
+                    XCTFail("\(operation) ran on a table that is gone")
+                } catch let error as PostgresDatabaseError {
+                    XCTAssertEqual(error.sqlState, "42P01", operation)
+                    XCTAssertTrue("\(error)".contains("relation \"\(relation)\" does not exist"), "\(operation): \(error)")
+                } catch {
+                    XCTFail("\(operation) threw \(String(reflecting: error)), not a PostgresDatabaseError")
+                }
+            }
+            await assertServerError("fetch") { _ = try await PostgresModelContext(container).fetch(FetchDescriptor<Employee>()) }
+            await assertServerError("fetchCount") { _ = try await PostgresModelContext(container).fetchCount(FetchDescriptor<Employee>()) }
+            await assertServerError("model(for:)") { _ = try await PostgresModelContext(container).model(for: id) }
+            await assertServerError("load", { try await context.load(\Employee.projects, of: people) }, relation: "employee_projects")
+            await assertServerError("delete") { _ = try await PostgresModelContext(container).delete(model: Employee.self) }
+            await assertServerError("save") {
+                let writer = PostgresModelContext(container)
+                writer.insert(Employee(name: "bob"))
+                try await writer.save()
+            }
+            await assertServerError("deleteAllData", { try await container.deleteAllData() }, relation: "employee_projects")
+        }
+    }
+
     func testFetchesSeeUnsavedChangesAndTheStoreNeverHoldsThem() async throws {
         try await PostgresTestServer.withClient { client in
             let container = try await PostgresModelContainer(for: Catalog.self, client: client)
