@@ -63,7 +63,12 @@ public final class PostgresModelContext {
         objectReference.attach(self)
     }
 
-    deinit { objectReference.contextDidEnd() }
+    /// A context that goes with unsaved changes drops them, as SwiftData's does, but says so on
+    /// standard error unless its last save threw (`PendingChanges.reportDiscarded`).
+    deinit {
+        pending.reportDiscarded(by: "PostgresModelContext")
+        objectReference.contextDidEnd()
+    }
 
     /// The reference by which this context's objects know it.
     @_spi(Backend) public let objectReference = ContextReference()
@@ -134,6 +139,7 @@ public final class PostgresModelContext {
             }
         } catch {
             for backing in assigned { backing.assignID(nil) }
+            pending.lastSaveFailed = true
             throw translate(error)
         }
         for object in newObjects { register(object.persistentBackingData) }

@@ -417,6 +417,78 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// A context that goes with unsaved changes drops them, as SwiftData's does, but never
+    /// without a word: standard error names what was dropped, unless the app was told already
+    /// (the last save threw); a context saved or rolled back says nothing.
+    func testAContextFreedWithUnsavedChangesSaysWhatItDropped() async throws {
+        try await onBothBackends(Zoo.self) { flow in
+            let kind = flow.name == "SQLite" ? "ModelContext" : "PostgresModelContext"
+            var said = try await standardError {
+                var context: (any SeedFlowContext)? = flow.makeContext()
+                context!.insert(Animal(name: "Lion"))
+                context!.insert(AnimalCategory(name: "Mammal"))
+                context = nil
+            }
+            XCTAssertEqual(said, "\(kind) was freed with unsaved changes, which were discarded: 2 inserted (Animal, AnimalCategory). "
+                + "Call save() or rollback() before a context goes\n", flow.name)
+
+            let setup = flow.makeContext()
+            let tiger = Animal(name: "Tiger")
+            setup.insert(tiger)
+            try await setup.save()
+            said = try await standardError {
+                var context: (any SeedFlowContext)? = flow.makeContext()
+                let animals = try await context!.fetch(FetchDescriptor<Animal>())
+                animals[0].name = "Tigress"
+                context!.delete(animals[0])
+                context = nil
+            }
+            XCTAssertTrue(said.contains("1 changed (Animal), 1 deleted (Animal)"), "\(flow.name): \(said)")
+
+            said = try await standardError {
+                var saved: (any SeedFlowContext)? = flow.makeContext(), rolledBack: (any SeedFlowContext)? = flow.makeContext()
+                saved!.insert(Animal(name: "Zebra"))
+                try await saved!.save()
+                rolledBack!.insert(Animal(name: "Okapi"))
+                rolledBack!.rollback()
+                saved = nil
+                rolledBack = nil
+            }
+            XCTAssertEqual(said, "", flow.name)
+
+            said = try await standardError {
+                var refused: (any SeedFlowContext)? = flow.makeContext()
+                refused!.insert(AnimalCategory(name: "Bird"))
+                refused!.insert(AnimalCategory(name: "Bird"))
+                do {
+                    try await refused!.save()
+                    XCTFail("\(flow.name): two categories of one unique name were saved")
+                } catch {}
+                refused = nil
+            }
+            XCTAssertEqual(said, "", "\(flow.name): the save's error told the app already")
+        }
+    }
+
+    /// What `body` writes to standard error (file descriptor 2, sent to a file meanwhile).
+    private func standardError(of body: () async throws -> Void) async throws -> String {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-stderr-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let saved = dup(2), descriptor = open(file.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        dup2(descriptor, 2)
+        close(descriptor)
+        do {
+            try await body()
+        } catch {
+            dup2(saved, 2)
+            close(saved)
+            throw error
+        }
+        dup2(saved, 2)
+        close(saved)
+        return try String(contentsOf: file, encoding: .utf8)
+    }
+
     func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
         try await onBothBackends(Zoo.self) { flow in
             do {

@@ -174,7 +174,12 @@ public final class ModelContext {
         objectReference.attach(self)
     }
 
-    deinit { objectReference.contextDidEnd() }
+    /// A context that goes with unsaved changes drops them, as SwiftData's does, but says so on
+    /// standard error unless its last save threw (`PendingChanges.reportDiscarded`).
+    deinit {
+        pending.reportDiscarded(by: "ModelContext")
+        objectReference.contextDidEnd()
+    }
 
     /// The reference by which this context's objects know it.
     @_spi(Backend) public let objectReference = ContextReference()
@@ -310,6 +315,7 @@ public final class ModelContext {
             let error = (error as? SQLiteError)?.isForeignKeyViolation == true ? (brokenReference() ?? error) : error
             try? database.execute("ROLLBACK")
             for backing in assigned { backing.id = nil }
+            pending.lastSaveFailed = true
             throw translate(error)
         }
         register(newObjects)

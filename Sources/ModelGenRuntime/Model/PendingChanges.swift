@@ -1,3 +1,5 @@
+import Foundation
+
 /// A context's unsaved work: the objects inserted (in the order of insertion, which their ids
 /// will follow), changed and deleted, each listed once, with membership answered in constant time
 /// so that tracking stays linear in the objects touched. The SQLite and PostgreSQL contexts keep
@@ -14,6 +16,10 @@
     /// How many objects of each entity (by `ObjectIdentifier` of its description) are in `changed`.
     public private(set) var changedCounts: [ObjectIdentifier: Int] = [:]
 
+    /// Whether the last save of this work threw, and nothing was added to the work since: the
+    /// app was told the work is not saved, so a context dropped then says nothing more.
+    public var lastSaveFailed = false
+
     public init() {}
 
     public var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deleted.isEmpty }
@@ -25,6 +31,7 @@
     public mutating func insert(_ model: any PersistentModel) -> Bool {
         guard insertionOrder[ObjectIdentifier(model)] == nil else { return false }
         insertionOrder[ObjectIdentifier(model)] = insertions
+        lastSaveFailed = false
         insertions += 1
         inserted.append(model)
         return true
@@ -41,12 +48,16 @@
     public mutating func change(_ model: any PersistentModel) -> Bool {
         guard changedIdentities.insert(ObjectIdentifier(model)).inserted else { return false }
         changed.append(model)
+        lastSaveFailed = false
         changedCounts[ObjectIdentifier(model.persistentBackingData.entity), default: 0] += 1
         return true
     }
 
     /// Adds an object to delete at the save.
-    public mutating func delete(_ model: any PersistentModel) { deleted.append(model) }
+    public mutating func delete(_ model: any PersistentModel) {
+        deleted.append(model)
+        lastSaveFailed = false
+    }
 
     /// Objects whose rows a delete removed are no longer changed nor to be deleted.
     public mutating func forget(_ detached: Set<ObjectIdentifier>) {
@@ -59,4 +70,24 @@
 
     /// Everything saved or rolled back.
     public mutating func removeAll() { self = PendingChanges() }
+
+    /// What a context that goes with unsaved work drops, said once on standard error (a context
+    /// cannot throw from its deinit, and dropping the work without a word loses it silently);
+    /// nothing when the last save threw (`lastSaveFailed`: the app has been told):
+    ///
+    ///     ModelContext was freed with unsaved changes, which were discarded: 2 inserted (Animal), 1 deleted (AnimalCategory). Call save() or rollback() before a context goes
+    public func reportDiscarded(by context: String) {
+        guard !isEmpty, !lastSaveFailed else { return }
+        func part(_ objects: [any PersistentModel], _ verb: String) -> String? {
+            guard !objects.isEmpty else { return nil }
+            let entities = Set(objects.map { $0.persistentBackingData.entity.name }).sorted()
+            return "\(objects.count) \(verb) (\(entities.joined(separator: ", ")))"
+        }
+        let parts = [part(inserted, "inserted"), part(changed, "changed"), part(deleted, "deleted")].compactMap { $0 }
+        FileHandle.standardError.write(Data("""
+            \(context) was freed with unsaved changes, which were discarded: \(parts.joined(separator: ", ")). \
+            Call save() or rollback() before a context goes
+
+            """.utf8))
+    }
 }
