@@ -39,7 +39,8 @@ enum RuntimeBenchmark {
     static func run(sizes: [Int], repetitions: Int, executable: URL, directory: URL) throws {
         print("The runtime beside raw SQLite (Bookshelf: N books, N/10 writers, \(tagCount) tags, 3 tags per book);")
         print("median of \(repetitions) interleaved runs in fresh processes; ratio = runtime / raw in the same run.")
-        print(pad(["workload", "N", "method", "median s", "ratio", "peak MB"], [9, 8, 8, 10, 7, 8]))
+        print("statements: the SQL statements each method ran (the runtime's `ModelContainer.statementsExecuted`; raw's own count).")
+        print(pad(["workload", "N", "method", "median s", "ratio", "peak MB", "statements"], [9, 8, 8, 10, 7, 8, 10]))
         for books in sizes {
             let base = directory.appendingPathComponent("bookshelf-\(books).sqlite")
             try? FileManager.default.removeItem(at: base)
@@ -48,7 +49,7 @@ enum RuntimeBenchmark {
             // then records the schema, and later opens only compare its hash.
             _ = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: base))
             for workload in Workload.allCases {
-                var results: [Method: [(seconds: Double, peak: Int)]] = [:]
+                var results: [Method: [(seconds: Double, peak: Int, statements: Int)]] = [:]
                 for _ in 0..<repetitions {
                     for method in Method.allCases {
                         let path = directory.appendingPathComponent("run.sqlite").path
@@ -56,10 +57,10 @@ enum RuntimeBenchmark {
                         if workload != .insert { try FileManager.default.copyItem(atPath: base.path, toPath: path) }
                         let result = try launch(executable, ["--measure-runtime", workload.rawValue, method.rawValue, String(books), path])
                         let fields = result.output.split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
-                        guard result.status == 0, fields.count == 2, let seconds = Double(fields[0]), let peak = Int(fields[1]) else {
+                        guard result.status == 0, fields.count == 3, let seconds = Double(fields[0]), let peak = Int(fields[1]), let statements = Int(fields[2]) else {
                             fatalError("runtime measurement failed: \(result.output)")
                         }
-                        results[method, default: []].append((seconds, peak))
+                        results[method, default: []].append((seconds, peak, statements))
                     }
                 }
                 let raw = median(results[.raw]!.map(\.seconds))
@@ -67,7 +68,7 @@ enum RuntimeBenchmark {
                     let seconds = median(results[method]!.map(\.seconds))
                     let peak = results[method]!.map(\.peak).max() ?? 0
                     print(pad([workload.rawValue, String(books), method.rawValue, format(seconds), String(format: "%.2f", seconds / raw),
-                               String(format: "%.1f", Double(peak) / 1024)], [9, 8, 8, 10, 7, 8]))
+                               String(format: "%.1f", Double(peak) / 1024), String(results[method]![0].statements)], [9, 8, 8, 10, 7, 8, 10]))
                 }
             }
         }
@@ -122,12 +123,14 @@ enum RuntimeBenchmark {
         }
     }
 
-    /// Child process: runs one workload with one method; returns seconds and peak kilobytes.
-    static func measure(_ workload: Workload, _ method: Method, books: Int, path: String) throws -> (Double, Int) {
+    /// Child process: runs one workload with one method; returns seconds, peak kilobytes and the
+    /// statements run.
+    static func measure(_ workload: Workload, _ method: Method, books: Int, path: String) throws -> (Double, Int, Int) {
         let start = DispatchTime.now()
+        var statements = 0
         switch (workload, method) {
-        case (.insert, .runtime): try insertWithRuntime(books: books, path: path)
-        case (.insert, .raw): try insertRaw(books: books, path: path)
+        case (.insert, .runtime): statements = try insertWithRuntime(books: books, path: path)
+        case (.insert, .raw): statements = try insertRaw(books: books, path: path)
         case (.traverse, .runtime):
             let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
             var titles = 0
@@ -135,6 +138,7 @@ enum RuntimeBenchmark {
                 for book in writer.books { titles += book.title.utf8.count }
             }
             precondition(titles > 0)
+            statements = container.statementsExecuted
         case (.prefetch, .runtime):
             let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
             var descriptor = FetchDescriptor<Writer>()
@@ -144,10 +148,12 @@ enum RuntimeBenchmark {
                 for book in writer.books { titles += book.title.utf8.count }
             }
             precondition(titles > 0)
+            statements = container.statementsExecuted
         case (.fetch, .runtime):
             let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
             let cheap = try container.mainContext.fetch(FetchDescriptor<Volume>(predicate: #Predicate { $0.price < 50 }, sortBy: [SortDescriptor(\.title)]))
             precondition(cheap.reduce(0) { $0 + $1.title.utf8.count } > 0)
+            statements = container.statementsExecuted
         case (.fetch, .raw):
             let database = try RawDatabase(path)
             var cheap: [RawBook] = []
@@ -155,11 +161,13 @@ enum RuntimeBenchmark {
                 cheap.append(RawBook(statement))
             }
             precondition(cheap.reduce(0) { $0 + $1.title.utf8.count } > 0)
+            statements = database.statements
         case (.delete, .runtime):
             let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
             // Writers are named writer0, writer1, …: those before writer5 are about half.
             let report = try container.mainContext.delete(model: Writer.self, where: #Predicate { $0.name < "writer5" })
             precondition(report.totalDeleted > books / 3)
+            statements = container.statementsExecuted
         case (.delete, .raw):
             let database = try RawDatabase(path)
             try database.transaction {
@@ -167,6 +175,7 @@ enum RuntimeBenchmark {
                 try database.step(delete)
                 sqlite3_finalize(delete)
             }
+            statements = database.statements
         case (.traverse, .raw), (.prefetch, .raw):
             let database = try RawDatabase(path)
             var writers: [RawWriter] = []
@@ -180,11 +189,13 @@ enum RuntimeBenchmark {
                 for book in writer.books { titles += book.title.utf8.count }
             }
             precondition(titles > 0)
+            statements = database.statements
         case (.update, .runtime):
             let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
             let context = container.mainContext
             for (index, book) in try context.fetch(FetchDescriptor<Volume>()).enumerated() where index % 10 == 0 { book.price += 1 }
             try context.save()
+            statements = container.statementsExecuted
         case (.update, .raw):
             let database = try RawDatabase(path)
             var all: [RawBook] = []
@@ -203,6 +214,7 @@ enum RuntimeBenchmark {
                 }
                 sqlite3_finalize(update)
             }
+            statements = database.statements
         case (.lookup, .runtime):
             let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
             let context = container.mainContext
@@ -214,6 +226,7 @@ enum RuntimeBenchmark {
                 }
             }
             precondition(found == 2_000)
+            statements = container.statementsExecuted
         case (.dedupe, .runtime):
             let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
             let context = container.mainContext
@@ -229,6 +242,7 @@ enum RuntimeBenchmark {
             }
             try context.save()
             precondition(inserted == books / 20)
+            statements = container.statementsExecuted
         case (.dedupe, .raw):
             let database = try RawDatabase(path)
             var inserted = 0
@@ -238,9 +252,7 @@ enum RuntimeBenchmark {
                 for index in 0..<books / 10 {
                     let name = "imported\(index / 2)"
                     sqlite3_bind_text(select, 1, name, -1, RawDatabase.transient)
-                    let exists = sqlite3_step(select) == SQLITE_ROW
-                    sqlite3_reset(select)
-                    if !exists {
+                    if !database.first(select) {
                         sqlite3_bind_text(insert, 1, name, -1, RawDatabase.transient)
                         try database.step(insert)
                         inserted += 1
@@ -249,6 +261,7 @@ enum RuntimeBenchmark {
                 [select, insert].forEach { sqlite3_finalize($0) }
             }
             precondition(inserted == books / 20)
+            statements = database.statements
         case (.lookup, .raw):
             let database = try RawDatabase(path)
             let select = try database.prepare("SELECT id, title, price, writer_id FROM volume WHERE id = ?")
@@ -256,17 +269,18 @@ enum RuntimeBenchmark {
             for round in 0..<2 {
                 for index in 0..<1_000 {
                     sqlite3_bind_int64(select, 1, Int64((index * 7_919 + round) % books + 1))
-                    if sqlite3_step(select) == SQLITE_ROW { found.append(RawBook(select)) }
-                    sqlite3_reset(select)
+                    _ = database.first(select) { found.append(RawBook($0)) }
                 }
             }
             sqlite3_finalize(select)
             precondition(found.count == 2_000)
+            statements = database.statements
         }
-        return (Measure.elapsed(since: start), Measure.peakKilobytes() ?? 0)
+        return (Measure.elapsed(since: start), Measure.peakKilobytes() ?? 0, statements)
     }
 
-    private static func insertWithRuntime(books: Int, path: String) throws {
+    /// Returns the statements run.
+    private static func insertWithRuntime(books: Int, path: String) throws -> Int {
         let container = try ModelContainer(for: Bookshelf.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
         let context = container.mainContext
         let tags = (0..<tagCount).map { Label(name: "tag\($0)") }
@@ -278,9 +292,11 @@ enum RuntimeBenchmark {
             context.insert(book)
         }
         try context.save()
+        return container.statementsExecuted
     }
 
-    private static func insertRaw(books: Int, path: String) throws {
+    /// Returns the statements run.
+    private static func insertRaw(books: Int, path: String) throws -> Int {
         let database = try RawDatabase(path)
         try database.execute(Bookshelf.sqliteDDL)
         try database.transaction {
@@ -313,6 +329,7 @@ enum RuntimeBenchmark {
             }
             [tag, writer, book, link].forEach { sqlite3_finalize($0) }
         }
+        return database.statements
     }
 }
 
@@ -343,6 +360,9 @@ struct RawWriter {
 final class RawDatabase {
     static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     let handle: OpaquePointer
+    /// The statements run, counted as the runtime counts its own: each run of a prepared
+    /// statement, and each `execute` (however many statements its text holds).
+    private(set) var statements = 0
 
     init(_ path: String) throws {
         var handle: OpaquePointer?
@@ -356,6 +376,7 @@ final class RawDatabase {
     enum RawError: Error { case failed(String) }
 
     func execute(_ sql: String) throws {
+        statements += 1
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw RawError.failed(String(cString: sqlite3_errmsg(handle))) }
     }
 
@@ -366,14 +387,25 @@ final class RawDatabase {
     }
 
     func step(_ statement: OpaquePointer) throws {
+        statements += 1
         guard sqlite3_step(statement) == SQLITE_DONE else { throw RawError.failed(String(cString: sqlite3_errmsg(handle))) }
         sqlite3_reset(statement)
     }
 
     func each(_ sql: String, _ body: (OpaquePointer) -> Void) throws {
+        statements += 1
         let statement = try prepare(sql)
         while sqlite3_step(statement) == SQLITE_ROW { body(statement) }
         sqlite3_finalize(statement)
+    }
+
+    /// Runs a query to its first row, which `body` reads; whether there was one.
+    func first(_ statement: OpaquePointer, _ body: (OpaquePointer) -> Void = { _ in }) -> Bool {
+        statements += 1
+        let found = sqlite3_step(statement) == SQLITE_ROW
+        if found { body(statement) }
+        sqlite3_reset(statement)
+        return found
     }
 
     func transaction(_ body: () throws -> Void) throws {

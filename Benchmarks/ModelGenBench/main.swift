@@ -31,9 +31,9 @@ if arguments.first == "--measure" {
 
 if arguments.first == "--measure-runtime" {
     // Child process: --measure-runtime WORKLOAD METHOD BOOKS DATABASE
-    let (seconds, peak) = try RuntimeBenchmark.measure(RuntimeBenchmark.Workload(rawValue: arguments[1])!, RuntimeBenchmark.Method(rawValue: arguments[2])!,
+    let (seconds, peak, statements) = try RuntimeBenchmark.measure(RuntimeBenchmark.Workload(rawValue: arguments[1])!, RuntimeBenchmark.Method(rawValue: arguments[2])!,
                                                        books: Int(arguments[3])!, path: arguments[4])
-    print(seconds, peak)
+    print(seconds, peak, statements)
     exit(0)
 }
 
