@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.5.0"),
+        // The benchmark's peer (modelgen-bench only): a SQLite toolkit Swift developers use.
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
     ],
     targets: [
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
@@ -78,7 +80,7 @@ let package = Package(
         // `swift run -c release modelgen-bench`: see BENCHMARKS.md.
         .executableTarget(
             name: "modelgen-bench",
-            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload", "CSQLite"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload", "CSQLite", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/ModelGenBench",
             exclude: ["Schemas"],
             plugins: ["ModelGenPlugin"]

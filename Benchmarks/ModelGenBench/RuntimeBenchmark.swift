@@ -2,8 +2,8 @@ import CSQLite
 import Foundation
 import ModelGenRuntime
 
-/// The runtime beside the raw SQLite C API (prepared statements, one transaction) on the
-/// Bookshelf schema: N books, N/10 writers, 50 tags, 3 tags per book. Each method runs in a
+/// The runtime beside the raw SQLite C API (prepared statements, one transaction) and GRDB
+/// (`GRDBWorkloads`) on the Bookshelf schema: N books, N/10 writers, 50 tags, 3 tags per book. Each method runs in a
 /// fresh child process (`--measure-runtime WORKLOAD METHOD BOOKS DATABASE`), methods interleaved,
 /// the median of the repetitions reported with its ratio to raw in the same run, and peak memory.
 enum RuntimeBenchmark {
@@ -32,14 +32,14 @@ enum RuntimeBenchmark {
         case dedupe
     }
 
-    enum Method: String, CaseIterable { case raw, runtime }
+    enum Method: String, CaseIterable { case raw, runtime, grdb }
 
     static let tagCount = 50
 
     static func run(sizes: [Int], repetitions: Int, executable: URL, directory: URL) throws {
         print("The runtime beside raw SQLite (Bookshelf: N books, N/10 writers, \(tagCount) tags, 3 tags per book);")
-        print("median of \(repetitions) interleaved runs in fresh processes; ratio = runtime / raw in the same run.")
-        print("statements: the SQL statements each method ran (the runtime's `ModelContainer.statementsExecuted`; raw's own count).")
+        print("median of \(repetitions) interleaved runs in fresh processes; ratio = method / raw in the same run.")
+        print("statements: the SQL statements each method ran (the runtime's `ModelContainer.statementsExecuted`; raw's own count; GRDB's trace).")
         print(pad(["workload", "N", "method", "median s", "ratio", "peak MB", "statements"], [9, 8, 8, 10, 7, 8, 10]))
         for books in sizes {
             let base = directory.appendingPathComponent("bookshelf-\(books).sqlite")
@@ -129,6 +129,7 @@ enum RuntimeBenchmark {
         let start = DispatchTime.now()
         var statements = 0
         switch (workload, method) {
+        case (_, .grdb): statements = try GRDBWorkloads.run(workload, books: books, tagCount: tagCount, path: path, schema: Bookshelf.sqliteDDL)
         case (.insert, .runtime): statements = try insertWithRuntime(books: books, path: path)
         case (.insert, .raw): statements = try insertRaw(books: books, path: path)
         case (.traverse, .runtime):
