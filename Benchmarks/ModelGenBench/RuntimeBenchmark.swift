@@ -39,7 +39,7 @@ enum RuntimeBenchmark {
     static func run(sizes: [Int], repetitions: Int, executable: URL, directory: URL) throws {
         print("The runtime beside raw SQLite (Bookshelf: N books, N/10 writers, \(tagCount) tags, 3 tags per book);")
         print("median of \(repetitions) interleaved runs in fresh processes; ratio = method / raw in the same run.")
-        print("statements: the SQL statements each method ran (the runtime's `ModelContainer.statementsExecuted`; raw's own count; GRDB's trace).")
+        print("statements: the SQL statements each method ran (the runtime's `ModelContainer.statementsExecuted`; raw's own count; for GRDB, SQLite's trace of each statement run).")
         print(pad(["workload", "N", "method", "median s", "ratio", "peak MB", "statements"], [9, 8, 8, 10, 7, 8, 10]))
         for books in sizes {
             let base = directory.appendingPathComponent("bookshelf-\(books).sqlite")
