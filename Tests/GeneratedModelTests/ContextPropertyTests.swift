@@ -321,6 +321,8 @@ struct ContextPropertyRun {
             }
             if failed() { return }
         }
+        // What the run left unsaved goes by the app's choice, not with the context.
+        context.rollback()
     }
 
     /// Every relationship of every object held, loaded (those loaded already stay as they are).

@@ -23,20 +23,28 @@ public struct SwiftSchemaEmitter {
             lines.append("    public static let entity = ModelGenRuntime.EntityDescription(")
             lines.append("        name: \(SwiftTypes.stringLiteral(entity.name)),")
             lines.append("        table: \(SwiftTypes.stringLiteral(q(entity.tableName))),")
-            lines.append("        attributes: [")
-            for attribute in entity.attributes {
-                let column = attribute.isTransient ? "nil" : SwiftTypes.stringLiteral(q(attribute.columnName))
-                lines.append("            ModelGenRuntime.AttributeDescription(name: \(SwiftTypes.stringLiteral(attribute.name)), column: \(column), isUnique: \(attribute.isUnique)),")
+            if entity.attributes.isEmpty {
+                lines.append("        attributes: [],")
+            } else {
+                lines.append("        attributes: [")
+                for attribute in entity.attributes {
+                    let column = attribute.isTransient ? "nil" : SwiftTypes.stringLiteral(q(attribute.columnName))
+                    lines.append("            ModelGenRuntime.AttributeDescription(name: \(SwiftTypes.stringLiteral(attribute.name)), column: \(column), isUnique: \(attribute.isUnique)),")
+                }
+                lines.append("        ],")
             }
-            lines.append("        ],")
-            lines.append("        relationships: [")
-            for relationship in entity.relationships {
-                lines.append("            ModelGenRuntime.RelationshipDescription(")
-                lines.append("                name: \(SwiftTypes.stringLiteral(relationship.name)), target: \(SwiftTypes.stringLiteral(relationship.target)),")
-                lines.append("                isToMany: \(relationship.isToMany), isOptional: \(!relationship.isRequired), inverse: \(relationship.inverse.map(SwiftTypes.stringLiteral) ?? "nil"),")
-                lines.append("                deleteRule: \(SwiftTypes.stringLiteral(relationship.deleteRule.rawValue)), storage: \(storage(relationship))),")
+            if entity.relationships.isEmpty {
+                lines.append("        relationships: []")
+            } else {
+                lines.append("        relationships: [")
+                for relationship in entity.relationships {
+                    lines.append("            ModelGenRuntime.RelationshipDescription(")
+                    lines.append("                name: \(SwiftTypes.stringLiteral(relationship.name)), target: \(SwiftTypes.stringLiteral(relationship.target)),")
+                    lines.append("                isToMany: \(relationship.isToMany), isOptional: \(!relationship.isRequired), inverse: \(relationship.inverse.map(SwiftTypes.stringLiteral) ?? "nil"),")
+                    lines.append("                deleteRule: \(SwiftTypes.stringLiteral(relationship.deleteRule.rawValue)), storage: \(storage(relationship))),")
+                }
+                lines.append("        ]")
             }
-            lines.append("        ]")
             lines.append("    )")
             lines.append("}")
         }
@@ -135,49 +143,35 @@ public struct SwiftDeletionEmitter {
         line("")
         line("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statement\(program.statementCount == 1 ? "" : "s").")
         line("    private static let deletionProgram\(index) = ModelGenRuntime.DeletionProgram(")
-        line("        targets: [")
-        for target in program.targets {
-            line("            .init(entity: \(literal: target.entity), table: \(literal: target.table), closureTable: \(literal: target.closureTable)),")
+        /// `name: [`, the elements one per line, `]` — or `name: []` when there are none.
+        func list(_ name: String, _ elements: [String], last: Bool = false) {
+            let end = last ? "" : ","
+            guard !elements.isEmpty else { return line("        \(name): []\(end)") }
+            line("        \(name): [")
+            for element in elements { line("            \(element),") }
+            line("        ]\(end)")
         }
-        line("        ],")
-        line("        edges: [")
-        for edge in program.edges {
-            line("            .init(source: \(literal: edge.source), relationship: \(literal: edge.relationship), target: \(literal: edge.target)),")
-        }
-        line("        ],")
-        line("        collections: [")
-        for collection in program.collections {
+        list("targets", program.targets.map { ".init(entity: \(literal: $0.entity), table: \(literal: $0.table), closureTable: \(literal: $0.closureTable))" })
+        list("edges", program.edges.map { ".init(source: \(literal: $0.source), relationship: \(literal: $0.relationship), target: \(literal: $0.target))" })
+        list("collections", program.collections.map { collection in
             switch collection {
-            case let .once(sql): line("            .once(\(literal: sql)),")
-            case let .untilStable(statements): line("            .untilStable([\(literals: statements)]),")
+            case let .once(sql): ".once(\(literal: sql))"
+            case let .untilStable(statements): ".untilStable([\(literals: statements)])"
             }
-        }
-        line("        ],")
-        line("        checks: [")
-        for check in program.checks {
-            line("            .init(kind: .\(check.kind.rawValue), subject: \(literal: check.subject), other: \(literal: check.other), relationship: \(literal: check.relationship), rule: \(literal: check.rule),")
-            line("                  sql: \(literal: check.sql)),")
-        }
-        line("        ],")
-        line("        nullifications: [")
-        for nullification in program.nullifications {
-            line("            .init(relationship: \(literal: nullification.relationship), sql: \(literal: nullification.sql)),")
-        }
-        line("        ],")
+        })
+        list("checks", program.checks.map { check in
+            ".init(kind: .\(check.kind.rawValue), subject: \(literal: check.subject), other: \(literal: check.other), relationship: \(literal: check.relationship), rule: \(literal: check.rule),\n"
+                + "                  sql: \(literal: check.sql))"
+        })
+        list("nullifications", program.nullifications.map { ".init(relationship: \(literal: $0.relationship), sql: \(literal: $0.sql))" })
         line("        detachments: [\(literals: program.detachments)],")
         line("        joinRowRemovals: [\(literals: program.joinRowRemovals)],")
-        line("        deletions: [")
-        for deletion in program.deletions {
-            line("            .init(entity: \(literal: deletion.entity), sql: \(literal: deletion.sql)),")
-        }
+        list("deletions", program.deletions.map { ".init(entity: \(literal: $0.entity), sql: \(literal: $0.sql))" }, last: program.wholeTable == nil)
         if let wholeTable = program.wholeTable {
-            line("        ],")
             line("        wholeTable: .init(")
             line("            orphanCounts: [\(literals: wholeTable.orphanCounts)],")
             line("            deletions: [\(wholeTable.deletions.map { ".init(entity: \(literal: $0.entity), sql: \(literal: $0.sql))" }.joined(separator: ", "))]")
             line("        )")
-        } else {
-            line("        ]")
         }
         line("    )")
         return text

@@ -16,14 +16,10 @@ extension Countries {
         targets: [
             .init(entity: "Country", table: "country", closureTable: "temp.modelgen_delete_country"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [

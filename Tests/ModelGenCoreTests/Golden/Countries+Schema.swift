@@ -11,8 +11,7 @@ extension Country {
             ModelGenRuntime.AttributeDescription(name: "name", column: "name", isUnique: true),
             ModelGenRuntime.AttributeDescription(name: "visited", column: "visited", isUnique: false),
         ],
-        relationships: [
-        ]
+        relationships: []
     )
 }
 

@@ -35,10 +35,8 @@ extension FitIQ {
         collections: [
             .once("INSERT OR IGNORE INTO temp.modelgen_delete_sd_sleep_session (id, parent_id, edge) SELECT o.id, o.user_profile_id, 2 FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM temp.modelgen_delete_sd_user_profile)"),
         ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -61,14 +59,10 @@ extension FitIQ {
         targets: [
             .init(entity: "SDDietaryAndActivityPreferences", table: "sd_dietary_and_activity_preferences", closureTable: "temp.modelgen_delete_sd_dietary_and_activity_preferences"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -85,14 +79,10 @@ extension FitIQ {
         targets: [
             .init(entity: "SDProgressEntry", table: "sd_progress_entry", closureTable: "temp.modelgen_delete_sd_progress_entry"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -112,12 +102,9 @@ extension FitIQ {
         edges: [
             .init(source: "SDSleepSession", relationship: "stages", target: "SDSleepStage"),
         ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -135,14 +122,10 @@ extension FitIQ {
         targets: [
             .init(entity: "SDSleepStage", table: "sd_sleep_stage", closureTable: "temp.modelgen_delete_sd_sleep_stage"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -159,14 +142,10 @@ extension FitIQ {
         targets: [
             .init(entity: "SDActivitySnapshot", table: "sd_activity_snapshot", closureTable: "temp.modelgen_delete_sd_activity_snapshot"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -183,14 +162,10 @@ extension FitIQ {
         targets: [
             .init(entity: "SDPhysicalAttribute", table: "sd_physical_attribute", closureTable: "temp.modelgen_delete_sd_physical_attribute"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -207,14 +182,10 @@ extension FitIQ {
         targets: [
             .init(entity: "SDOutboxEvent", table: "sd_outbox_event", closureTable: "temp.modelgen_delete_sd_outbox_event"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [

@@ -167,8 +167,7 @@ extension SDOutboxEvent {
             ModelGenRuntime.AttributeDescription(name: "createdAt", column: "created_at", isUnique: false),
             ModelGenRuntime.AttributeDescription(name: "isProcessed", column: "is_processed", isUnique: false),
         ],
-        relationships: [
-        ]
+        relationships: []
     )
 }
 

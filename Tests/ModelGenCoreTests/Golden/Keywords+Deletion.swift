@@ -21,12 +21,9 @@ extension Keywords {
         edges: [
             .init(source: "Order", relationship: "select", target: "Select"),
         ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: ["DELETE FROM order_tags WHERE order_id IN (SELECT id FROM temp.modelgen_delete_order)"],
         deletions: [
@@ -40,14 +37,10 @@ extension Keywords {
         targets: [
             .init(entity: "Select", table: "\"select\"", closureTable: "temp.modelgen_delete_select"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -64,14 +57,10 @@ extension Keywords {
         targets: [
             .init(entity: "Table", table: "\"table\"", closureTable: "temp.modelgen_delete_table"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: ["DELETE FROM order_tags WHERE table_id IN (SELECT id FROM temp.modelgen_delete_table)"],
         deletions: [

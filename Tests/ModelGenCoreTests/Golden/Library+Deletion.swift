@@ -50,14 +50,10 @@ extension Library {
         targets: [
             .init(entity: "Portrait", table: "portrait", closureTable: "temp.modelgen_delete_portrait"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -74,10 +70,8 @@ extension Library {
         targets: [
             .init(entity: "Book", table: "book", closureTable: "temp.modelgen_delete_book"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
+        edges: [],
+        collections: [],
         checks: [
             .init(kind: .deny, subject: "Book", other: "Loan", relationship: "Book.loans", rule: "deny",
                   sql: "SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book) LIMIT 100"),
@@ -98,14 +92,10 @@ extension Library {
         targets: [
             .init(entity: "Loan", table: "loan", closureTable: "temp.modelgen_delete_loan"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -128,10 +118,8 @@ extension Library {
         collections: [
             .once("WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT OR IGNORE INTO temp.modelgen_delete_shelves (id, parent_id, edge) SELECT id, parent_id, 0 FROM modelgen_reached"),
         ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        checks: [],
+        nullifications: [],
         detachments: ["UPDATE shelves SET parent_id = NULL WHERE id IN (SELECT id FROM temp.modelgen_delete_shelves) AND parent_id IN (SELECT id FROM temp.modelgen_delete_shelves)"],
         joinRowRemovals: ["DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM temp.modelgen_delete_shelves)"],
         deletions: [

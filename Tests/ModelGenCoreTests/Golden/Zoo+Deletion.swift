@@ -20,12 +20,9 @@ extension Zoo {
         edges: [
             .init(source: "AnimalCategory", relationship: "animals", target: "Animal"),
         ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
@@ -43,14 +40,10 @@ extension Zoo {
         targets: [
             .init(entity: "Animal", table: "animal", closureTable: "temp.modelgen_delete_animal"),
         ],
-        edges: [
-        ],
-        collections: [
-        ],
-        checks: [
-        ],
-        nullifications: [
-        ],
+        edges: [],
+        collections: [],
+        checks: [],
+        nullifications: [],
         detachments: [],
         joinRowRemovals: [],
         deletions: [
