@@ -51,6 +51,21 @@ public struct DeletionProgram: Equatable, Sendable {
         case required
         /// A `noAction` rule would leave a surviving object referring to a deleted one.
         case dangling
+
+        /// Why an object cannot be deleted: the words after `Book#1 cannot be deleted: ` in a
+        /// refusal, `others` being the surviving objects of `otherEntity` involved (`Loan#3, Loan#8`),
+        /// `relationship` the one at fault (`Book.loans`) and `rule` its delete rule. One text for
+        /// the SQLite executor and the PostgreSQL functions.
+        public func reason(relationship: String, rule: String, otherEntity: String, others: String) -> String {
+            switch self {
+            case .deny:
+                "\(relationship) (deny) still refers to \(others), which would survive"
+            case .required:
+                "the required relationship \(relationship) of \(others) would be left empty (rule \(rule)); cascade the delete to \(otherEntity), make \(relationship) optional, or delete \(others) first"
+            case .dangling:
+                "\(others) would keep a dangling reference through \(relationship) (the rule on the other side is noAction)"
+            }
+        }
     }
 
     /// A query whose rows, `(subject id, other id)`, are reasons to refuse the whole delete.
@@ -73,6 +88,12 @@ public struct DeletionProgram: Equatable, Sendable {
             self.relationship = relationship
             self.rule = rule
             self.sql = sql
+        }
+
+        /// Why an object cannot be deleted, `others` being the surviving objects involved
+        /// (`CheckKind.reason`).
+        public func reason(others: String) -> String {
+            kind.reason(relationship: relationship, rule: rule, otherEntity: other, others: others)
         }
     }
 

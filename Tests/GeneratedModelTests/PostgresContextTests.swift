@@ -299,7 +299,7 @@ final class PostgresContextTests: XCTestCase {
                 XCTFail("the loan's deny rule let the author go")
             } catch let refusal as PostgresDeletionRefused {
                 XCTAssertEqual(refusal.entity, "Author")
-                XCTAssertTrue(refusal.message.contains("Book.loans (deny) still refers to surviving Loan#"), refusal.message)
+                XCTAssertTrue(refusal.message.contains("Book.loans (deny) still refers to Loan#"), refusal.message)
             }
             try await assertEqual(await client.scalar("SELECT count(*) FROM book"), 2, "a refused delete changes nothing")
             context.rollback()

@@ -11,8 +11,9 @@ final class DifferentialDeletionTests: XCTestCase {
     typealias Generator = RobustnessTests.Generator
 
     /// A schema whose rules SQL actions can express: cascade or nullify on to-many sides of
-    /// one-to-many pairs (self-references included), nullify on many-to-many and inverseless to-ones.
-    static func randomSchema(_ generator: inout Generator) -> String {
+    /// one-to-many pairs (self-references included), nullify on many-to-many and inverseless to-ones;
+    /// with `refusing`, deny and noAction too (deletes the plans refuse).
+    static func randomSchema(_ generator: inout Generator, refusing: Bool = false) -> String {
         let count = 2 + generator.below(5)
         var relationships = Array(repeating: [String](), count: count)
         var attributes = Array(repeating: ["      label: String?"], count: count)
@@ -25,7 +26,7 @@ final class DifferentialDeletionTests: XCTestCase {
             case 1:
                 relationships[child].append("      ref\(pair): { type: E\(parent)? }")
             default:
-                let rule = generator.below(2) == 0 ? "cascade" : "nullify"
+                let rule = ["cascade", "nullify", "deny", "noAction"][generator.below(refusing ? 4 : 2)]
                 relationships[parent].append("      kids\(pair): { type: [E\(child)], inverse: up\(pair), deleteRule: \(rule) }")
                 relationships[child].append("      up\(pair): { type: E\(parent)?, inverse: kids\(pair) }")
             }
@@ -124,12 +125,14 @@ final class DifferentialDeletionTests: XCTestCase {
     }
 
     /// The same plans as PostgreSQL functions, on both their paths and when the small one leaves
-    /// for the general one part way: same survivors, same counts as on SQLite.
+    /// for the general one part way: same survivors, same counts as on SQLite; and where SQLite
+    /// refuses (deny, noAction), the same refusal, word for word, and nothing changed.
     func testPostgreSQLFunctionsAgreeWithTheSQLitePlans() throws {
         let url = try PostgresServer.requireURL()
         var generator = Generator(state: 99)
+        var refusals = 0
         for round in 0..<120 {
-            let yaml = Self.randomSchema(&generator)
+            let yaml = Self.randomSchema(&generator, refusing: true)
             let compilation = TestSupport.compile(yaml)
             let schema = try XCTUnwrap(compilation.schema)
             let data = Self.randomData(schema, &generator)
@@ -139,27 +142,46 @@ final class DifferentialDeletionTests: XCTestCase {
             let entity = schema.entities[generator.below(schema.entities.count)]
             let ids = try sqlite.query("SELECT id FROM \(entity.tableName)").compactMap { $0[0].integer }.filter { _ in generator.below(2) == 0 }
             let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
-            let report = try DeletionExecutor(database: sqlite).run(program, seed: .ids(ids))
+            var report: DeletionReport?, refusal: String?
+            do {
+                report = try DeletionExecutor(database: sqlite).run(program, seed: .ids(ids))
+            } catch let refused as DeletionRefused {
+                refusal = refused.description
+                refusals += 1
+            }
 
             let survivorsQuery = (schema.entities.map(\.tableName)).map { "SELECT '\($0)', string_agg(id::text, ',' ORDER BY id) FROM \($0);" }.joined(separator: "\n")
             // Both paths, and the small one turning to tables part way (past 3 objects of an entity).
             let leaving = ("arrays, then tables past 3", "SET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting) = 3;\n")
             for path in PostgresServer.deletionPaths + [leaving] {
-                let output = try PostgresServer.psql(url, schema: "mg_differential", compilation.files[1].contents + "\n" + data + "\n" + path.setting
-                    + "SELECT \(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[]);\n" + survivorsQuery)
+                // The function's report, or its refusal's message (line breaks escaped).
+                let call = "\(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[])"
+                let output = try PostgresServer.psql(url, schema: "mg_differential", compilation.files[1].contents + "\n" + data + "\n" + path.setting + """
+                    CREATE TEMP TABLE modelgen_outcome (result text);
+                    DO $$ BEGIN INSERT INTO modelgen_outcome SELECT \(call)::text;
+                    EXCEPTION WHEN restrict_violation THEN INSERT INTO modelgen_outcome VALUES ('refused: ' || SQLERRM); END $$;
+                    SELECT replace(result, E'\\n', '\\n') FROM modelgen_outcome;
+
+                    """ + survivorsQuery)
                 let lines = output.split(separator: "\n").map(String.init)
-                let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any], "round \(round), \(path.name): \(output)")
-                let deleted = result["deleted"] as? [String: Int] ?? [:]
-                for other in schema.entities {
-                    XCTAssertEqual(deleted[other.name] ?? 0, report.deletedCount(of: other.name), "round \(round), \(path.name): \(other.name)\n\(yaml)")
+                if let refusal {
+                    XCTAssertEqual(lines[0], "refused: " + refusal.replacingOccurrences(of: "\n", with: "\\n"), "round \(round), \(path.name)\n\(yaml)")
+                } else {
+                    let report = try XCTUnwrap(report)
+                    let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any], "round \(round), \(path.name): \(output)")
+                    let deleted = result["deleted"] as? [String: Int] ?? [:]
+                    for other in schema.entities {
+                        XCTAssertEqual(deleted[other.name] ?? 0, report.deletedCount(of: other.name), "round \(round), \(path.name): \(other.name)\n\(yaml)")
+                    }
+                    XCTAssertEqual(result["nullified"] as? Int, report.nullified, "round \(round), \(path.name)\n\(yaml)")
                 }
-                XCTAssertEqual(result["nullified"] as? Int, report.nullified, "round \(round), \(path.name)\n\(yaml)")
                 for (line, table) in zip(lines.dropFirst(), schema.entities.map(\.tableName)) {
                     let expected = try sqlite.query("SELECT id FROM \(table) ORDER BY id").compactMap { $0[0].integer }.map(String.init).joined(separator: ",")
                     XCTAssertEqual(line, "\(table)|\(expected)", "round \(round), \(path.name)")
                 }
             }
         }
+        XCTAssertGreaterThan(refusals, 10, "some random deletes should be refused")
     }
 
     func testPostgreSQLFunctionRefusesAndChangesNothing() throws {
@@ -214,7 +236,7 @@ final class DifferentialDeletionTests: XCTestCase {
             try ("SET client_min_messages = notice;\nDROP SCHEMA IF EXISTS mg_path CASCADE;\nCREATE SCHEMA mg_path;\nSET search_path TO mg_path;\n" + script).write(to: file, atomically: true, encoding: .utf8)
             let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"), ["psql", url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f", file.path])
             XCTAssertEqual(result.status, 0, result.standardError)
-            XCTAssertTrue(result.standardError.contains("Author#3 → books (cascade) → Book#2 cannot be deleted: Book.loans (deny) still refers to surviving Loan#5"), "\(path.name): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains("Author#3 → books (cascade) → Book#2 cannot be deleted: Book.loans (deny) still refers to Loan#5, which would survive"), "\(path.name): \(result.standardError)")
         }
 
         // The same words as modelgen delete on SQLite.

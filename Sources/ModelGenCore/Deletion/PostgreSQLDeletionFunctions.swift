@@ -354,14 +354,14 @@ public struct PostgreSQLDeletionFunctions {
         // each, walked back through the closure's parent_id and edge (`Artist#3 → albums
         // (cascade) → Album#2`).
         for check in program.checks {
-            // The reason's text before and after the surviving object's id.
-            let (before, after): (String, String) = switch check.kind {
-            case .deny: ("\(check.relationship) (deny) still refers to surviving \(check.other)#", "")
-            case .required: ("the required relationship \(check.relationship) of surviving \(check.other)#", " would be left empty")
-            case .dangling: ("a dangling reference would remain through \(check.relationship) from surviving \(check.other)#", "")
-            }
-            let reason = "\(literal(before)) || blocker.other" + (after.isEmpty ? "" : " || \(literal(after))")
-            line("FOR blocker IN \(check.sql) LOOP")
+            // Each blocked object once, in id order, with the surviving objects in id order, in
+            // the words of the SQLite executor's refusal (`CheckKind.reason`): its text around
+            // the list of those objects.
+            let placeholder = "\u{1}"
+            let reason = check.reason(others: placeholder).components(separatedBy: placeholder).enumerated()
+                .flatMap { index, text in (index == 0 ? [] : ["blocker.others"]) + (text.isEmpty ? [] : [literal(text)]) }
+                .joined(separator: " || ")
+            line("FOR blocker IN SELECT b.subject, string_agg(\(literal(check.other + "#")) || b.other, ', ' ORDER BY b.other) AS others FROM (\(check.sql)) AS b GROUP BY b.subject ORDER BY b.subject LOOP")
             line("    blocked_entities := blocked_entities || \(literal(check.subject))::text;")
             line("    blocked_ids := blocked_ids || blocker.subject::bigint;")
             line("    blocked_reasons := blocked_reasons || (\(reason));")

@@ -122,16 +122,14 @@ public struct DeletionExecutor {
         var blockers: [DeletionBlocker] = []
         for check in program.checks {
             statements += 1
-            var bySubject: [(id: Int64, others: [Int64])] = []
+            // Each blocked object once, in id order, with the surviving objects in id order (as
+            // the PostgreSQL functions list them).
+            var bySubject: [Int64: [Int64]] = [:]
             for row in try database.query(check.sql) {
                 guard let subject = row[0].integer, let other = row[1].integer else { continue }
-                if let index = bySubject.firstIndex(where: { $0.id == subject }) {
-                    bySubject[index].others.append(other)
-                } else {
-                    bySubject.append((subject, [other]))
-                }
+                bySubject[subject, default: []].append(other)
             }
-            for (subject, others) in bySubject {
+            for (subject, others) in bySubject.sorted(by: { $0.key < $1.key }).map({ ($0.key, $0.value.sorted()) }) {
                 blockers.append(DeletionBlocker(kind: check.kind, entity: check.subject, id: subject,
                                                 path: try path(to: check.subject, id: subject, in: program),
                                                 relationship: check.relationship, rule: check.rule,

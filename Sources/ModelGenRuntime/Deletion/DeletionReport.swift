@@ -77,14 +77,7 @@ public struct DeletionBlocker: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         let others = otherIDs.map { "\(otherEntity)#\($0)" }.joined(separator: ", ")
-        switch kind {
-        case .deny:
-            return "\(path) cannot be deleted: \(relationship) (deny) still refers to \(others), which would survive"
-        case .required:
-            return "\(path) cannot be deleted: the required relationship \(relationship) of \(others) would be left empty (rule \(rule)); cascade the delete to \(otherEntity), make \(relationship) optional, or delete \(others) first"
-        case .dangling:
-            return "\(path) cannot be deleted: \(others) would keep a dangling reference through \(relationship) (the rule on the other side is noAction)"
-        }
+        return "\(path) cannot be deleted: " + kind.reason(relationship: relationship, rule: rule, otherEntity: otherEntity, others: others)
     }
 }
 

@@ -322,10 +322,10 @@ BEGIN
         modelgen_closure_3_parent := modelgen_closure_3_parent || modelgen_new_parent;
         modelgen_closure_3_edge := modelgen_closure_3_edge || modelgen_new_edge;
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100 LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
-            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
         END LOOP;
         FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
             path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
@@ -380,10 +380,10 @@ BEGIN
         ANALYZE pg_temp.modelgen_delete_author;
         INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o;
         ANALYZE pg_temp.modelgen_delete_book;
-        FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
-            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
         END LOOP;
         FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
             path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
@@ -524,10 +524,10 @@ BEGIN
         modelgen_closure_3_id := ARRAY(SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         PERFORM 1 FROM book AS t JOIN unnest(modelgen_closure_3_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100 LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
-            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
         END LOOP;
         FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
             path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
@@ -556,10 +556,10 @@ BEGIN
         INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE $1 IS NULL OR t.id = ANY($1);
         ANALYZE pg_temp.modelgen_delete_book;
         PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        FOR blocker IN SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100 LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
-            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to surviving Loan#' || blocker.other);
+            blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
         END LOOP;
         FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP
             path := blocked_entities[blocked] || '#' || blocked_ids[blocked];
