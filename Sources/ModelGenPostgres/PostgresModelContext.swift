@@ -99,6 +99,15 @@ public final class PostgresModelContext {
         pending.delete(model)
     }
 
+    /// Runs `block`, then saves what it changed together with the context's other unsaved
+    /// changes, in one transaction (SwiftData's `transaction(block:)`). When `block` throws,
+    /// nothing is saved and the error is rethrown; the changes stay unsaved, for `rollback()` to
+    /// discard or a later `save()` to write.
+    public func transaction(block: () async throws -> Void) async throws {
+        try await block()
+        try await save()
+    }
+
     /// Discards unsaved inserts, changes and deletions: changed objects take their saved values
     /// again and forget their loaded relationships, as do objects whose relationships were loaded
     /// while changes were unsaved (a list loaded then may hold an unsaved change of the object at
@@ -455,6 +464,31 @@ public final class PostgresModelContext {
             try await load(keyPath, of: result)
         }
         return result
+    }
+
+    /// The identifiers of the objects matching the descriptor, in its order (SwiftData's
+    /// `fetchIdentifiers`). With no unsaved changes that count, they are read from the rows alone,
+    /// making no objects:
+    ///
+    ///     SELECT "volume".id FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
+    ///
+    /// otherwise they are those of `fetch(descriptor)`'s objects (an inserted object's has no row
+    /// id until it is saved).
+    public func fetchIdentifiers<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [PersistentIdentifier] {
+        try await translatingErrors {
+            guard descriptor.includePendingChanges, hasChanges else {
+                let mapping = container.mapping(for: Model.entity)
+                let (clauses, bindings) = try sqlClauses(descriptor)
+                var identifiers: [PersistentIdentifier] = []
+                try await container.client.withConnection { connection in
+                    for try await id in try await self.run("SELECT \(mapping.table).id FROM \(mapping.table)\(clauses)", bindings, on: connection).decode(Int64.self) {
+                        identifiers.append(PersistentIdentifier(entity: Model.entity.name, id: id))
+                    }
+                }
+                return identifiers
+            }
+            return try await fetchObjects(descriptor).map(\.persistentModelID)
+        }
     }
 
     /// How many objects match the descriptor (its limit and offset apply), unsaved changes

@@ -18,6 +18,7 @@ protocol SeedFlowContext: AnyObject {
     var deletedModelsArray: [any PersistentModel] { get }
     func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [Model]
     func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> Int
+    func fetchIdentifiers<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [PersistentIdentifier]
     @discardableResult
     func delete<Model: PersistentModel>(model: Model.Type, where predicate: Predicate<Model>?, dryRun: Bool) async throws -> DeletionReport
     /// Loads a relationship before it is read (SQLite loads on access: nothing to do).
@@ -414,6 +415,60 @@ final class BothBackendsTests: XCTestCase {
             loan.book = saved.book
             try await context.save()
             try await assertEqual(await flow.makeContext().fetchCount(ann), 2, flow.name)
+        }
+    }
+
+    /// `fetchIdentifiers` gives the identifiers `fetch` gives, in its order, with and without
+    /// unsaved changes that count; `transaction` saves what its block did with the context's
+    /// other changes, and nothing when the block throws.
+    func testFetchIdentifiersAndTransactionsAsInSwiftData() async throws {
+        try await onBothBackends(Zoo.self) { flow in
+            let context = flow.makeContext()
+            for name in ["Zebra", "Lion", "Okapi", "Tiger"] { context.insert(Animal(name: name)) }
+            try await context.save()
+            var descriptor = FetchDescriptor<Animal>(predicate: #Predicate { $0.name != "Okapi" }, sortBy: [SortDescriptor(\.name)])
+            descriptor.fetchLimit = 2
+            let reader = flow.makeContext()
+            let identifiers = try await reader.fetchIdentifiers(descriptor)
+            let fetched = try await reader.fetch(descriptor).map(\.persistentModelID)
+            XCTAssertEqual(identifiers, fetched, flow.name)
+            XCTAssertEqual(identifiers.count, 2, flow.name)
+
+            let animals = try await context.fetch(FetchDescriptor<Animal>(sortBy: [SortDescriptor(\.name)]))
+            animals[3].name = "Aardvark"
+            context.insert(Animal(name: "Bear"))
+            let unsaved = try await context.fetchIdentifiers(descriptor)
+            let fetchedUnsaved = try await context.fetch(descriptor).map(\.persistentModelID)
+            XCTAssertEqual(unsaved, fetchedUnsaved, flow.name)
+            XCTAssertEqual(unsaved.first, animals[3].persistentModelID, "\(flow.name): the renamed zebra comes first")
+            XCTAssertNil(unsaved.last?.id, "\(flow.name): the bear is not saved")
+
+            struct Refused: Error {}
+            let panda = Animal(name: "Panda")
+            do {
+                if let context = context as? ModelContext {
+                    try context.transaction {
+                        context.insert(panda)
+                        throw Refused()
+                    }
+                } else if let context = context as? PostgresModelContext {
+                    try await context.transaction {
+                        context.insert(panda)
+                        throw Refused()
+                    }
+                }
+                XCTFail("\(flow.name): the block's error was not rethrown")
+            } catch is Refused {}
+            try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Animal>()), 4, "\(flow.name): a block that threw saved nothing")
+            XCTAssertTrue(context.hasChanges, flow.name)
+            if let context = context as? ModelContext {
+                try context.transaction { context.insert(Animal(name: "Koala")) }
+            } else if let context = context as? PostgresModelContext {
+                try await context.transaction { context.insert(Animal(name: "Koala")) }
+            }
+            XCTAssertFalse(context.hasChanges, flow.name)
+            try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Animal>()), 7, "\(flow.name): the koala, the bear and the panda")
+            try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Animal>(predicate: #Predicate { $0.name == "Aardvark" })), 1, flow.name)
         }
     }
 

@@ -142,6 +142,27 @@ extension ModelContext {
         }
     }
 
+    /// The identifiers of the objects matching the descriptor, in its order (SwiftData's
+    /// `fetchIdentifiers`). With no unsaved changes that count, they are read from the rows alone,
+    /// making no objects:
+    ///
+    ///     SELECT id FROM "volume" WHERE … ORDER BY … LIMIT … OFFSET …
+    ///
+    /// otherwise they are those of `fetch(descriptor)`'s objects (an inserted object's has no row
+    /// id until it is saved).
+    public func fetchIdentifiers<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [PersistentIdentifier] {
+        let condition = try descriptor.loweredPredicate()
+        guard descriptor.includePendingChanges, hasChanges else {
+            let (clauses, bindings) = try descriptor.sqlClauses(condition, excluding: [])
+            var identifiers: [PersistentIdentifier] = []
+            try database.forEachRow("SELECT id FROM \(Model.entity.table)\(clauses)", bindings) { row in
+                identifiers.append(PersistentIdentifier(entity: Model.entity.name, id: row.integer(at: 0)))
+            }
+            return identifiers
+        }
+        return try fetch(descriptor).map(\.persistentModelID)
+    }
+
     /// How many objects match the descriptor (its limit and offset apply), unsaved changes
     /// included as `fetch` includes them; without a limit or offset, and with a predicate on the
     /// entity's own attributes, the saved rows are counted in SQL and only the unsaved objects

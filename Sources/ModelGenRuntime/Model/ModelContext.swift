@@ -351,6 +351,15 @@ public final class ModelContext {
         }
     }
 
+    /// Runs `block`, then saves what it changed together with the context's other unsaved
+    /// changes, in one transaction (SwiftData's `transaction(block:)`). When `block` throws,
+    /// nothing is saved and the error is rethrown; the changes stay unsaved, for `rollback()` to
+    /// discard or a later `save()` to write.
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
     /// Discards unsaved inserts, changes and deletions.
     public func rollback() {
         for object in inserted { object.persistentBackingData.context = nil }
