@@ -491,6 +491,44 @@ public final class PostgresModelContext {
         }
     }
 
+    /// Calls `block` with each object matching the descriptor, in its order, loading
+    /// `batchSize` of them at a time, with the relationships named for prefetching (SwiftData's
+    /// `enumerate(_:batchSize:block:)`, as on SQLite): the objects the block does not keep are
+    /// freed batch by batch, so memory is bounded by the batch, not by the result.
+    ///
+    ///     SELECT "volume".id FROM "volume" WHERE … ORDER BY …                     -- once
+    ///     SELECT "volume".id, … FROM "volume" WHERE "volume".id = ANY($1::bigint[])  -- per batch
+    ///
+    /// The matching identifiers are read first: what the block changes moves no object in or
+    /// out, and an object the block deletes before its turn is skipped. With unsaved changes
+    /// that count, the objects are those of `fetch(descriptor)`, made all at once.
+    public func enumerate<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, batchSize: Int = 5_000, block: (Model) async throws -> Void) async throws {
+        guard batchSize > 0 else { throw ModelContextError.invalidDescriptor("the batch size is \(batchSize); it must be at least 1") }
+        guard !descriptor.includePendingChanges || !hasChanges else {
+            for object in try await fetch(descriptor) { try await block(object) }
+            return
+        }
+        let ids = try await fetchIdentifiers(descriptor).compactMap(\.id)
+        let mapping = container.mapping(for: Model.entity)
+        for start in stride(from: 0, to: ids.count, by: batchSize) {
+            let batch = Array(ids[start..<min(start + batchSize, ids.count)])
+            var bindings = PostgresBindings()
+            bindings.append(batch)
+            var loaded: [any PersistentModel] = []
+            try await translatingErrors {
+                try await container.client.withConnection { connection in
+                    loaded = try await self.objects(Model.self, mapping, mapping.selectSQL + " WHERE \(mapping.table).id = ANY($1::bigint[])", bindings, on: connection)
+                }
+            }
+            let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentBackingData.id!, unsafeDowncast($0, to: Model.self)) })
+            let objects = batch.compactMap { byID[$0] }
+            for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+                try await load(keyPath, of: objects)
+            }
+            for object in objects where !object.persistentBackingData.isMarkedDeleted { try await block(object) }
+        }
+    }
+
     /// How many objects match the descriptor (its limit and offset apply), unsaved changes
     /// included as `fetch` includes them; without a limit or offset, and with a predicate on the
     /// entity's own columns, the saved rows but the unsaved objects' are counted and the unsaved

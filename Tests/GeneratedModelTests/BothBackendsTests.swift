@@ -472,6 +472,49 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// `enumerate` visits what `fetch` returns, in its order, with the relationships named for
+    /// prefetching loaded, a batch at a time: the objects of a batch the block lets go are freed
+    /// before the next batch is made.
+    func testEnumerateVisitsWhatFetchReturnsABatchAtATime() async throws {
+        try await onBothBackends(Zoo.self) { flow in
+            let setup = flow.makeContext()
+            let mammal = AnimalCategory(name: "Mammal")
+            for index in 0..<25 {
+                let animal = Animal(name: "a\(100 - index)")
+                animal.category = mammal
+                setup.insert(animal)
+            }
+            try await setup.save()
+            var descriptor = FetchDescriptor<Animal>(predicate: #Predicate { $0.name != "a90" }, sortBy: [SortDescriptor(\.name)])
+            descriptor.relationshipKeyPathsForPrefetching = [\.category]
+            let expected = try await flow.makeContext().fetch(descriptor).map { "\($0.name) \($0.category?.name ?? "none")" }
+            XCTAssertEqual(expected.count, 24, flow.name)
+
+            let context = flow.makeContext()
+            var visited: [String] = []
+            weak var firstOfBatch: Animal?
+            var keptAcrossBatches = 0
+            func visit(_ animal: Animal) {
+                visited.append("\(animal.name) \(animal.category?.name ?? "none")")
+                guard visited.count % 5 == 1 else { return }
+                if firstOfBatch != nil { keptAcrossBatches += 1 }
+                firstOfBatch = animal
+            }
+            if let context = context as? ModelContext {
+                try context.enumerate(descriptor, batchSize: 5) { visit($0) }
+                XCTAssertThrowsError(try context.enumerate(descriptor, batchSize: 0) { _ in })
+            } else if let context = context as? PostgresModelContext {
+                try await context.enumerate(descriptor, batchSize: 5) { visit($0) }
+                do {
+                    try await context.enumerate(descriptor, batchSize: 0) { _ in }
+                    XCTFail("\(flow.name): a batch size of 0 was taken")
+                } catch ModelContextError.invalidDescriptor {}
+            }
+            XCTAssertEqual(visited, expected, flow.name)
+            XCTAssertEqual(keptAcrossBatches, 0, "\(flow.name): a batch's objects outlived it")
+        }
+    }
+
     /// A context that goes with unsaved changes drops them, as SwiftData's does, but never
     /// without a word: standard error names what was dropped, unless the app was told already
     /// (the last save threw); a context saved or rolled back says nothing.

@@ -34,13 +34,47 @@ extension ModelContext {
                 result = try storedMatches(descriptor, condition, excluding: deletedIDs)
             }
         }
+        try prefetchRelationships(descriptor, of: result)
+        return result
+    }
+
+    /// Calls `block` with each object matching the descriptor, in its order, loading
+    /// `batchSize` of them at a time (SwiftData's `enumerate(_:batchSize:block:)`): the objects
+    /// the block does not keep are freed batch by batch, so memory is bounded by the batch, not
+    /// by the result.
+    ///
+    ///     SELECT id FROM "volume" WHERE … ORDER BY …                                  -- once
+    ///     SELECT id, … FROM "volume" WHERE id IN (SELECT value FROM json_each(?))     -- per batch
+    ///
+    /// The matching identifiers are read first: what the block changes moves no object in or
+    /// out, and an object the block deletes before its turn is skipped. With unsaved changes
+    /// that count, the objects are those of `fetch(descriptor)`, made all at once.
+    public func enumerate<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, batchSize: Int = 5_000, block: (Model) throws -> Void) throws {
+        guard batchSize > 0 else { throw ModelContextError.invalidDescriptor("the batch size is \(batchSize); it must be at least 1") }
+        guard !descriptor.includePendingChanges || !hasChanges else {
+            for object in try fetch(descriptor) { try block(object) }
+            return
+        }
+        let ids = try fetchIdentifiers(descriptor).compactMap(\.id)
+        for start in stride(from: 0, to: ids.count, by: batchSize) {
+            let batch = ids[start..<min(start + batchSize, ids.count)]
+            let loaded = try fetchAny(Model.self, where: "id IN (SELECT value FROM json_each(?))", [.text("[" + batch.map(String.init).joined(separator: ",") + "]")])
+            let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentBackingData.id!, unsafeDowncast($0, to: Model.self)) })
+            let objects = batch.compactMap { byID[$0] }
+            try prefetchRelationships(descriptor, of: objects)
+            for object in objects where !object.persistentBackingData.isDeleted { try block(object) }
+        }
+    }
+
+    /// Loads the relationships the descriptor names for prefetching, for all of `objects`.
+    private func prefetchRelationships<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, of objects: [Model]) throws {
+        let entity = Model.entity
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
             guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
                 throw ModelContextError.unsupportedPredicate("prefetching \(keyPath), which is not a relationship of \(entity.name)")
             }
-            try prefetch(index, of: result.map(\.persistentBackingData))
+            try prefetch(index, of: objects.map(\.persistentBackingData))
         }
-        return result
     }
 
     /// The inserted and changed objects of `entity` (changed ones may also be marked deleted).
