@@ -36,45 +36,24 @@ enum GRDBWorkloads {
         mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     }
 
-    struct Writer: FetchableRecord, MutablePersistableRecord {
+    /// A row of an id and a name (writers, tags), coded by hand.
+    protocol NamedRecord: FetchableRecord, MutablePersistableRecord {
+        var id: Int64? { get set }
+        var name: String { get set }
+        init(id: Int64?, name: String)
+    }
+
+    struct Writer: NamedRecord {
         static let databaseTableName = "writer"
         static let books = hasMany(Book.self, key: "books", using: ForeignKey(["writer_id"]))
         var id: Int64?
         var name: String
-
-        init(name: String) { self.name = name }
-
-        init(row: Row) throws {
-            id = row["id"]
-            name = row["name"]
-        }
-
-        func encode(to container: inout PersistenceContainer) throws {
-            container["id"] = id
-            container["name"] = name
-        }
-
-        mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     }
 
-    struct Tag: FetchableRecord, MutablePersistableRecord {
+    struct Tag: NamedRecord {
         static let databaseTableName = "label"
         var id: Int64?
         var name: String
-
-        init(name: String) { self.name = name }
-
-        init(row: Row) throws {
-            id = row["id"]
-            name = row["name"]
-        }
-
-        func encode(to container: inout PersistenceContainer) throws {
-            container["id"] = id
-            container["name"] = name
-        }
-
-        mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     }
 
     struct Link: PersistableRecord {
@@ -120,9 +99,9 @@ enum GRDBWorkloads {
         case .insert:
             try queue.write { db in
                 try db.execute(sql: schema)
-                var tags = (0..<tagCount).map { Tag(name: "tag\($0)") }
+                var tags = (0..<tagCount).map { Tag(id: nil, name: "tag\($0)") }
                 for index in tags.indices { try tags[index].insert(db) }
-                var writers = (0..<max(1, books / 10)).map { Writer(name: "writer\($0)") }
+                var writers = (0..<max(1, books / 10)).map { Writer(id: nil, name: "writer\($0)") }
                 for index in writers.indices { try writers[index].insert(db) }
                 for index in 0..<books {
                     var book = Book(title: "book\(index)", price: Double(index % 100), writerID: writers[index / 10 % writers.count].id)
@@ -183,7 +162,7 @@ enum GRDBWorkloads {
                 for index in 0..<books / 10 {
                     let name = "imported\(index / 2)"
                     if try Tag.filter(Column("name") == name).fetchOne(db) == nil {
-                        var tag = Tag(name: name)
+                        var tag = Tag(id: nil, name: name)
                         try tag.insert(db)
                         inserted += 1
                     }
@@ -194,4 +173,17 @@ enum GRDBWorkloads {
         }
         return statements.value
     }
+}
+
+extension GRDBWorkloads.NamedRecord {
+    init(row: Row) throws {
+        self.init(id: row["id"], name: row["name"])
+    }
+
+    func encode(to container: inout PersistenceContainer) throws {
+        container["id"] = id
+        container["name"] = name
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
