@@ -94,8 +94,9 @@ public enum ModelGen {
         let renderers: [@Sendable () -> [(Int, String)]] = [
             {
                 let tables = DDLGenerator(schema: schema, dialect: .postgresql).render(header: header)
-                let functions = PostgreSQLDeletionFunctions(schema: schema, plans: plans)
-                return [(1, functions.render(after: tables)), (tablesPart, tables), (functionsPart, functions.functions().joined(separator: "\n\n"))]
+                // Rendered once: the file holds them, and so does the Swift schema (for the PostgreSQL container).
+                let functions = PostgreSQLDeletionFunctions(schema: schema, plans: plans).functions().concatenated(separator: "\n\n")
+                return [(1, PostgreSQLDeletionFunctions.file(tables: tables, functions: functions)), (tablesPart, tables), (functionsPart, functions)]
             },
             { [(4, SwiftDeletionEmitter(schema: schema, plans: plans, sourceFile: fileName).render(header: header))] },
             { [(2, SwiftModelsEmitter(schema: schema, sourceFile: fileName).render(header: header, template: template))] },

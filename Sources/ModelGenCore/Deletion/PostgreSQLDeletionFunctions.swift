@@ -16,15 +16,16 @@ public struct PostgreSQLDeletionFunctions {
     }
 
     /// The whole `<Base>.postgresql.sql`: `tables` (the DDL, ending in a line break), then the
-    /// functions two line breaks apart, concatenated once into an allocation of the file's exact size.
+    /// functions two line breaks apart.
     public func render(after tables: String) -> String {
-        var parts = [tables, "\n"]
-        for (index, function) in functions().enumerated() {
-            if index > 0 { parts.append("\n\n") }
-            parts.append(function)
-        }
-        parts.append("\n")
-        return parts.concatenated()
+        Self.file(tables: tables, functions: functions().concatenated(separator: "\n\n"))
+    }
+
+    /// `<Base>.postgresql.sql` from its two parts: `tables` (the DDL, ending in a line break) and
+    /// `functions` (the functions' text, two line breaks apart), concatenated once into an
+    /// allocation of the file's exact size.
+    public static func file(tables: String, functions: String) -> String {
+        [tables, "\n", functions, "\n"].concatenated()
     }
 
     /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order.
