@@ -156,21 +156,26 @@ enum SwiftTypes {
         return text.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) } ?? text.utf8.contains(where: special)
     }
 
-    /// A multi-line raw string literal holding `text` exactly.
-    /// The delimiter has one `#` more than the longest run of `#` after a `"` or `\` in the text,
+    /// The lines of a multi-line raw string literal holding `text` exactly, the first one after
+    /// `prefix`: `prefix#"""`, `text`, `"""#` (joined by line breaks they are the literal, and
+    /// `text`, which may be a gigabyte of SQL, is not copied into a string of its own). The
+    /// delimiter has one `#` more than the longest run of `#` after a `"` or `\` in the text,
     /// found in one pass over its bytes.
-    static func rawStringLiteral(_ text: String) -> String {
+    static func rawStringLiteralLines(_ prefix: String, _ text: String) -> [String] {
         var longestRun = 0, run = 0, counting = false
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: "#"), counting {
-                run += 1
-                longestRun = max(longestRun, run)
-            } else {
-                counting = byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-                run = 0
+        var text = text
+        text.withUTF8 { bytes in
+            for byte in bytes {
+                if byte == UInt8(ascii: "#"), counting {
+                    run += 1
+                    longestRun = max(longestRun, run)
+                } else {
+                    counting = byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+                    run = 0
+                }
             }
         }
         let hashes = String(repeating: "#", count: longestRun + 1)
-        return "\(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes)"
+        return [prefix + hashes + "\"\"\"", text, "\"\"\"" + hashes]
     }
 }
