@@ -156,6 +156,15 @@ enum SwiftTypes {
         return text.utf8.withContiguousStorageIfAvailable { $0.contains(where: special) } ?? text.utf8.contains(where: special)
     }
 
+    /// The lines of an array argument, `name: [`, each element on a line of its own, `]` — or
+    /// `name: []` when there are none — indented as an argument of a call at the type's level;
+    /// followed by a comma unless it is the `last` argument.
+    static func listArgumentLines(_ name: String, _ elements: [String], last: Bool = false) -> [String] {
+        let end = last ? "" : ","
+        guard !elements.isEmpty else { return ["        \(name): []\(end)"] }
+        return ["        \(name): ["] + elements.map { "            \($0)," } + ["        ]\(end)"]
+    }
+
     /// The lines of a multi-line raw string literal holding `text` exactly, the first one after
     /// `prefix`: `prefix#"""`, `text`, `"""#` (joined by line breaks they are the literal, and
     /// `text`, which may be a gigabyte of SQL, is not copied into a string of its own). The

@@ -23,28 +23,16 @@ public struct SwiftSchemaEmitter {
             lines.append("    public static let entity = ModelGenRuntime.EntityDescription(")
             lines.append("        name: \(SwiftTypes.stringLiteral(entity.name)),")
             lines.append("        table: \(SwiftTypes.stringLiteral(q(entity.tableName))),")
-            if entity.attributes.isEmpty {
-                lines.append("        attributes: [],")
-            } else {
-                lines.append("        attributes: [")
-                for attribute in entity.attributes {
-                    let column = attribute.isTransient ? "nil" : SwiftTypes.stringLiteral(q(attribute.columnName))
-                    lines.append("            ModelGenRuntime.AttributeDescription(name: \(SwiftTypes.stringLiteral(attribute.name)), column: \(column), isUnique: \(attribute.isUnique)),")
-                }
-                lines.append("        ],")
-            }
-            if entity.relationships.isEmpty {
-                lines.append("        relationships: []")
-            } else {
-                lines.append("        relationships: [")
-                for relationship in entity.relationships {
-                    lines.append("            ModelGenRuntime.RelationshipDescription(")
-                    lines.append("                name: \(SwiftTypes.stringLiteral(relationship.name)), target: \(SwiftTypes.stringLiteral(relationship.target)),")
-                    lines.append("                isToMany: \(relationship.isToMany), isOptional: \(!relationship.isRequired), inverse: \(relationship.inverse.map(SwiftTypes.stringLiteral) ?? "nil"),")
-                    lines.append("                deleteRule: \(SwiftTypes.stringLiteral(relationship.deleteRule.rawValue)), storage: \(storage(relationship))),")
-                }
-                lines.append("        ]")
-            }
+            lines += SwiftTypes.listArgumentLines("attributes", entity.attributes.map { attribute in
+                let column = attribute.isTransient ? "nil" : SwiftTypes.stringLiteral(q(attribute.columnName))
+                return "ModelGenRuntime.AttributeDescription(name: \(SwiftTypes.stringLiteral(attribute.name)), column: \(column), isUnique: \(attribute.isUnique))"
+            })
+            lines += SwiftTypes.listArgumentLines("relationships", entity.relationships.map { relationship in
+                "ModelGenRuntime.RelationshipDescription(\n"
+                    + "                name: \(SwiftTypes.stringLiteral(relationship.name)), target: \(SwiftTypes.stringLiteral(relationship.target)),\n"
+                    + "                isToMany: \(relationship.isToMany), isOptional: \(!relationship.isRequired), inverse: \(relationship.inverse.map(SwiftTypes.stringLiteral) ?? "nil"),\n"
+                    + "                deleteRule: \(SwiftTypes.stringLiteral(relationship.deleteRule.rawValue)), storage: \(storage(relationship)))"
+            }, last: true)
             lines.append("    )")
             lines.append("}")
         }
@@ -143,13 +131,8 @@ public struct SwiftDeletionEmitter {
         line("")
         line("    /// Deleting `\(entity.name)`: \(program.statementCount) set-based statement\(program.statementCount == 1 ? "" : "s").")
         line("    private static let deletionProgram\(index) = ModelGenRuntime.DeletionProgram(")
-        /// `name: [`, the elements one per line, `]` — or `name: []` when there are none.
         func list(_ name: String, _ elements: [String], last: Bool = false) {
-            let end = last ? "" : ","
-            guard !elements.isEmpty else { return line("        \(name): []\(end)") }
-            line("        \(name): [")
-            for element in elements { line("            \(element),") }
-            line("        ]\(end)")
+            for text in SwiftTypes.listArgumentLines(name, elements, last: last) { line(text) }
         }
         list("targets", program.targets.map { ".init(entity: \(literal: $0.entity), table: \(literal: $0.table), closureTable: \(literal: $0.closureTable))" })
         list("edges", program.edges.map { ".init(source: \(literal: $0.source), relationship: \(literal: $0.relationship), target: \(literal: $0.target))" })
