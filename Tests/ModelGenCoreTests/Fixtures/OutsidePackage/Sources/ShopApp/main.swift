@@ -6,21 +6,45 @@ import ModelGenPostgres
 import ModelGenRuntime
 import PostgresNIO
 
+/// A customer with an order of one product: the objects both backends save.
+func newOrder() -> (customer: Customer, order: Order) {
+    let ann = Customer(email: "ann@example.com", joined: Date(timeIntervalSince1970: 1_700_000_000.25))
+    let order = Order(total: Decimal(string: "19.99")!, reference: UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!)
+    order.customer = ann
+    order.items = [Product(name: "lamp", picture: Data([0, 1, 2]))]
+    return (ann, order)
+}
+
+/// An order as both backends print it: every value read back, its customer's too.
+func describe(_ order: Order) -> String {
+    "\(order.total) \(order.reference) \(order.customer?.email ?? "none") \(order.customer?.joined.timeIntervalSince1970 ?? 0)"
+}
+
+/// A chain of 2,000 folders below a root (deeper than SQLite's own cascade goes), a note in the last.
+func deepFolders() -> Folder {
+    let root = Folder(title: "root")
+    var parent = root
+    for level in 0..<2_000 {
+        let child = Folder(title: "f\(level)")
+        child.parent = parent
+        parent = child
+    }
+    let note = Note(text: "deep")
+    note.folder = parent
+    return root
+}
+
 func shopOnSQLite(_ directory: URL) throws -> [String] {
     let container = try ModelContainer(for: Shop.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("shop.sqlite")))
     let context = container.mainContext
-    let ann = Customer(email: "ann@example.com", joined: Date(timeIntervalSince1970: 1_700_000_000.25))
-    let lamp = Product(name: "lamp", picture: Data([0, 1, 2]))
-    let order = Order(total: Decimal(string: "19.99")!, reference: UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!)
-    order.customer = ann
-    order.items = [lamp]
+    let (ann, order) = newOrder()
     context.insert(order)
     try context.save()
     var lines: [String] = []
     let open = Status.open
     let reader = ModelContext(container)
     let read = try reader.fetch(FetchDescriptor<Order>(predicate: #Predicate { $0.status == open }))
-    lines.append("open orders: \(read.map { "\($0.total) \($0.reference) \($0.customer?.email ?? "none") \($0.customer?.joined.timeIntervalSince1970 ?? 0)" })")
+    lines.append("open orders: \(read.map(describe))")
     do {
         try context.delete(model: Product.self)
         lines.append("deleting products went through")
@@ -35,15 +59,7 @@ func shopOnSQLite(_ directory: URL) throws -> [String] {
 
 func notesOnSQLite(_ directory: URL) throws -> [String] {
     let context = try ModelContainer(for: Notes.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("notes.sqlite"))).mainContext
-    let root = Folder(title: "root")
-    var parent = root
-    for level in 0..<2_000 {
-        let child = Folder(title: "f\(level)")
-        child.parent = parent
-        parent = child
-    }
-    let note = Note(text: "deep")
-    note.folder = parent
+    let root = deepFolders()
     context.insert(root)
     try context.save()
     context.delete(root)
@@ -54,11 +70,7 @@ func notesOnSQLite(_ directory: URL) throws -> [String] {
 func shopOnPostgreSQL(_ client: PostgresClient) async throws -> [String] {
     let container = try await PostgresModelContainer(for: Shop.self, client: client)
     let context = PostgresModelContext(container)
-    let ann = Customer(email: "ann@example.com", joined: Date(timeIntervalSince1970: 1_700_000_000.25))
-    let lamp = Product(name: "lamp", picture: Data([0, 1, 2]))
-    let order = Order(total: Decimal(string: "19.99")!, reference: UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!)
-    order.customer = ann
-    order.items = [lamp]
+    let (ann, order) = newOrder()
     context.insert(order)
     try await context.save()
     var lines: [String] = []
@@ -67,7 +79,7 @@ func shopOnPostgreSQL(_ client: PostgresClient) async throws -> [String] {
     descriptor.relationshipKeyPathsForPrefetching = [\.customer]
     let reader = PostgresModelContext(container)
     let read = try await reader.fetch(descriptor)
-    lines.append("open orders: \(read.map { "\($0.total) \($0.reference) \($0.customer?.email ?? "none") \($0.customer?.joined.timeIntervalSince1970 ?? 0)" })")
+    lines.append("open orders: \(read.map(describe))")
     do {
         try await context.delete(model: Product.self)
         lines.append("deleting products went through")
@@ -82,15 +94,7 @@ func shopOnPostgreSQL(_ client: PostgresClient) async throws -> [String] {
 
 func notesOnPostgreSQL(_ client: PostgresClient) async throws -> [String] {
     let context = PostgresModelContext(try await PostgresModelContainer(for: Notes.self, client: client))
-    let root = Folder(title: "root")
-    var parent = root
-    for level in 0..<2_000 {
-        let child = Folder(title: "f\(level)")
-        child.parent = parent
-        parent = child
-    }
-    let note = Note(text: "deep")
-    note.folder = parent
+    let root = deepFolders()
     context.insert(root)
     try await context.save()
     context.delete(root)
