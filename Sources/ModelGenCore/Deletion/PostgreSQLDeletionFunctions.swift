@@ -108,7 +108,7 @@ public struct PostgreSQLDeletionFunctions {
                 variables += ["walk_entity text;", "walk_id bigint;", "walk_parent bigint;", "walk_edge integer;"]
             }
         }
-        if relocks { variables.append("relocked bigint;") }
+        if relocks { variables += ["relocked bigint;", "relocking boolean;", "recollected boolean;"] }
         variables.append("\(DeletionSQLRenderer.arrayLimitVariable) integer;")
         if !program.collections.isEmpty {
             variables.append("modelgen_new_id bigint[];")
@@ -257,7 +257,7 @@ public struct PostgreSQLDeletionFunctions {
         collectRoot(indent: "")
         // One collection statement, added to the closure (a table's rows, or its arrays); with
         // `counting`, the rows it adds are counted in `changed`.
-        func collectStatement(_ sql: String, into entity: String, round: String, analyzing: Bool, counting: Bool, indent: String) {
+        func collectStatement(_ sql: String, into entity: String, round: String, analysis: Analysis, counting: Bool, indent: String) {
             let target = path.target(entity)
             if isSmall {
                 let arrays = target.closureTable
@@ -276,20 +276,24 @@ public struct PostgreSQLDeletionFunctions {
                 leaveIfLarge(arrays, indent: indent)
             } else {
                 line(indent + sql + ";")
-                if analyzing { line(indent + "ANALYZE \(target.closureTable);") }
+                switch analysis {
+                case .never: break
+                case .always: line(indent + "ANALYZE \(target.closureTable);")
+                case .unlessRelocking: line(indent + "IF NOT relocking THEN ANALYZE \(target.closureTable); END IF;")
+                }
                 if counting { line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;") }
             }
         }
         // The collection statements; with `counter`, the rows they add are summed into it. With
-        // `analyzing`, each closure table gets statistics as soon as it is filled, so that the
+        // `analysis`, each closure table gets statistics as soon as it is filled, so that the
         // statements reading it (the next level's collection, the checks, updates and deletes) probe
         // the indexes of large tables rather than scan them: a temporary table has no statistics
         // until analyzed, and the planner then guesses thousands of rows.
-        func collect(counting counter: String? = nil, analyzing: Bool, indent: String) {
+        func collect(counting counter: String? = nil, analysis: Analysis, indent: String) {
             for (collection, targets) in zip(program.collections, path.collectionTargets) {
                 switch collection {
                 case let .once(sql):
-                    collectStatement(sql, into: targets[0], round: "0", analyzing: analyzing, counting: counter != nil, indent: indent)
+                    collectStatement(sql, into: targets[0], round: "0", analysis: analysis, counting: counter != nil, indent: indent)
                     if let counter { line(indent + "\(counter) := \(counter) + changed;") }
                 case let .untilStable(statements):
                     // Temporary tables have no statistics; without them the planner scans whole tables each round.
@@ -299,7 +303,7 @@ public struct PostgreSQLDeletionFunctions {
                     line(indent + "    modelgen_current_round := modelgen_current_round + 1;")
                     line(indent + "    added := 0;")
                     for (sql, target) in zip(statements, targets) {
-                        collectStatement(sql, into: target, round: "modelgen_current_round", analyzing: false, counting: true, indent: indent + "    ")
+                        collectStatement(sql, into: target, round: "modelgen_current_round", analysis: .never, counting: true, indent: indent + "    ")
                         line(indent + "    added := added + changed;")
                     }
                     if let counter { line(indent + "    \(counter) := \(counter) + added;") }
@@ -318,55 +322,87 @@ public struct PostgreSQLDeletionFunctions {
                 }
             }
         }
-        collect(analyzing: true, indent: "")
         // Lock, then check: every collected row is locked (FOR UPDATE) before any check runs, so a
         // concurrent insert of a reference to one (which takes a KEY SHARE lock on it) waits for this
         // transaction and then fails, and every reference committed before the lock is seen by the
-        // checks and counts. Collected top down, the rows are locked as they were collected.
-        // Otherwise they are locked now, with the join rows they were collected through (deleting
-        // a join row locks neither row it links); then, while every collected row keeps the link it was
-        // collected through, what was attached meanwhile is collected (and locked on the next
-        // turn) until nothing new turns up. When a row lost its link (another session detached it
-        // before its lock), the closure is collected again from the objects asked for, over the
-        // links the locks hold still: the detached row is no longer reached and survives, as
-        // PostgreSQL's own cascade would leave it.
-        let lockIndent = relocks ? "    " : ""
-        if relocks { line("LOOP") }
-        for target in program.targets where locked.contains(target.entity) && !topDown {
-            line(lockIndent + "PERFORM 1 FROM \(target.table) AS t JOIN \(renderer.closure(target.entity, as: "c")) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
-        }
-        if relocks {
-            for lock in path.linkLocks { line("    \(lock);") }
-            line("    IF \(path.brokenLinks) THEN")
-            var unchanged: [String] = []
-            for (position, target) in program.targets.enumerated() {
-                let closure = target.closureTable
-                if isSmall {
-                    line("        \(closure)_locked := \(closure)_id;")
-                    // The root's arrays are made anew by `collectRoot`.
-                    if target.entity != program.root.entity {
-                        for (array, _, type) in renderer.arrayColumns { line("        \(closure)_\(array) := '{}'::\(type);") }
-                    }
-                    unchanged.append("ARRAY(SELECT unnest(\(closure)_id) ORDER BY 1) = ARRAY(SELECT unnest(\(closure)_locked) ORDER BY 1)")
-                } else {
-                    let locked = Self.lockedTable(position)
-                    line("        DELETE FROM \(locked);")
-                    line("        INSERT INTO \(locked) (id) SELECT id FROM \(closure);")
-                    line("        DELETE FROM \(closure);")
-                    unchanged.append("(SELECT count(*) FROM \(closure)) = (SELECT count(*) FROM \(locked))")
-                    unchanged.append("NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE NOT EXISTS (SELECT 1 FROM \(locked) AS l WHERE l.id = c.id))")
-                }
+        // checks and counts. Collected top down, the rows are locked as they are collected.
+        func lock(indent: String) {
+            for target in program.targets where locked.contains(target.entity) && !topDown {
+                line(indent + "PERFORM 1 FROM \(target.table) AS t JOIN \(renderer.closure(target.entity, as: "c")) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;")
             }
-            collectRoot(indent: "        ")
-            collect(analyzing: !isSmall, indent: "        ")
-            line("        EXIT WHEN " + unchanged.joined(separator: " AND ") + ";")
-            line("    ELSE")
-            line("        relocked := 0;")
-            collect(counting: "relocked", analyzing: false, indent: "        ")
-            line("        EXIT WHEN relocked = 0;")
-            line("    END IF;")
-            line("END LOOP;")
         }
+        guard relocks else {
+            collect(analysis: .always, indent: "")
+            lock(indent: "")
+            emitChecksAndChanges(path, indent: indent, emitLine)
+            return
+        }
+        // Otherwise the closure is collected, then locked with the join rows it was collected
+        // through (deleting a join row locks neither row it links), in a loop that collects once
+        // per turn: while every collected row keeps the link it was collected through, what was
+        // attached meanwhile is collected (`relocking`) and locked on the next turn, until nothing
+        // new turns up. When a row lost its link (another session detached it before its lock),
+        // the closure is collected again from the objects asked for (`recollected`), over the links
+        // the locks hold still: the detached row is no longer reached and survives, as PostgreSQL's
+        // own cascade would leave it; the loop ends when that closure is the one locked.
+        var unchanged: [String] = []
+        for (position, target) in program.targets.enumerated() {
+            let closure = target.closureTable
+            if isSmall {
+                unchanged.append("ARRAY(SELECT unnest(\(closure)_id) ORDER BY 1) = ARRAY(SELECT unnest(\(closure)_locked) ORDER BY 1)")
+            } else {
+                let locked = Self.lockedTable(position)
+                unchanged.append("(SELECT count(*) FROM \(closure)) = (SELECT count(*) FROM \(locked))")
+                unchanged.append("NOT EXISTS (SELECT 1 FROM \(closure) AS c WHERE NOT EXISTS (SELECT 1 FROM \(locked) AS l WHERE l.id = c.id))")
+            }
+        }
+        line("relocking := false;")
+        line("recollected := false;")
+        line("LOOP")
+        line("    relocked := 0;")
+        collect(counting: "relocked", analysis: isSmall ? .never : .unlessRelocking, indent: "    ")
+        line("    EXIT WHEN relocking AND relocked = 0;")
+        line("    IF recollected THEN")
+        line("        EXIT WHEN " + unchanged.joined(separator: " AND ") + ";")
+        line("    END IF;")
+        lock(indent: "    ")
+        for lock in path.linkLocks { line("    \(lock);") }
+        line("    relocking := NOT (\(path.brokenLinks));")
+        line("    recollected := NOT relocking;")
+        line("    IF recollected THEN")
+        for (position, target) in program.targets.enumerated() {
+            let closure = target.closureTable
+            if isSmall {
+                line("        \(closure)_locked := \(closure)_id;")
+                // The root's arrays are made anew by `collectRoot`.
+                if target.entity != program.root.entity {
+                    for (array, _, type) in renderer.arrayColumns { line("        \(closure)_\(array) := '{}'::\(type);") }
+                }
+            } else {
+                let locked = Self.lockedTable(position)
+                line("        DELETE FROM \(locked);")
+                line("        INSERT INTO \(locked) (id) SELECT id FROM \(closure);")
+                line("        DELETE FROM \(closure);")
+            }
+        }
+        collectRoot(indent: "        ")
+        line("    END IF;")
+        line("END LOOP;")
+        emitChecksAndChanges(path, indent: indent, emitLine)
+    }
+
+    /// How a general path's collection statements give their closure table statistics.
+    private enum Analysis {
+        case never, always
+        /// Except on the turns of the lock loop that collect what was attached meanwhile.
+        case unlessRelocking
+    }
+
+    /// The rest of a path, once its closure is collected and locked: the checks, the
+    /// nullifications, detachments and deletions, and the report.
+    private func emitChecksAndChanges(_ path: Path, indent: String, _ emitLine: (String) -> Void) {
+        let program = path.program, renderer = path.renderer, isSmall = path.storage == .arrays
+        func line(_ text: String) { emitLine(indent + text) }
         // Every check's blockers first; then, once for all of them, the cascade path that reached
         // each, walked back through the closure's parent_id and edge (`Artist#3 → albums
         // (cascade) → Album#2`).

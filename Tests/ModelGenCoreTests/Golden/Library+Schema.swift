@@ -653,6 +653,8 @@ DECLARE
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     relocked bigint;
+    relocking boolean;
+    recollected boolean;
     modelgen_array_limit integer;
     modelgen_new_id bigint[];
     modelgen_new_parent bigint[];
@@ -678,35 +680,30 @@ BEGIN
         IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         modelgen_closure_5_parent := array_fill(NULL::bigint, ARRAY[cardinality(modelgen_closure_5_id)]);
         modelgen_closure_5_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_5_id)]);
-        SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS k(id, parent_id, edge) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) SELECT id, parent_id, 0 AS edge FROM modelgen_reached LIMIT modelgen_array_limit + 1) AS r;
-        modelgen_closure_5_id := modelgen_closure_5_id || modelgen_new_id;
-        modelgen_closure_5_parent := modelgen_closure_5_parent || modelgen_new_parent;
-        modelgen_closure_5_edge := modelgen_closure_5_edge || modelgen_new_edge;
-        IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+        relocking := false;
+        recollected := false;
         LOOP
+            relocked := 0;
+            SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS k(id, parent_id, edge) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) SELECT id, parent_id, 0 AS edge FROM modelgen_reached LIMIT modelgen_array_limit + 1) AS r;
+            modelgen_closure_5_id := modelgen_closure_5_id || modelgen_new_id;
+            modelgen_closure_5_parent := modelgen_closure_5_parent || modelgen_new_parent;
+            modelgen_closure_5_edge := modelgen_closure_5_edge || modelgen_new_edge;
+            changed := cardinality(modelgen_new_id);
+            IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
+            relocked := relocked + changed;
+            EXIT WHEN relocking AND relocked = 0;
+            IF recollected THEN
+                EXIT WHEN ARRAY(SELECT unnest(modelgen_closure_5_id) ORDER BY 1) = ARRAY(SELECT unnest(modelgen_closure_5_locked) ORDER BY 1);
+            END IF;
             PERFORM 1 FROM shelves AS t JOIN unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            IF EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) JOIN shelves AS t ON t.id = c.id WHERE c.edge = 0 AND t.parent_id IS DISTINCT FROM c.parent_id) THEN
+            relocking := NOT (EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) JOIN shelves AS t ON t.id = c.id WHERE c.edge = 0 AND t.parent_id IS DISTINCT FROM c.parent_id));
+            recollected := NOT relocking;
+            IF recollected THEN
                 modelgen_closure_5_locked := modelgen_closure_5_id;
                 modelgen_closure_5_id := ARRAY(SELECT DISTINCT t.id FROM shelves AS t WHERE t.id = ANY($1) ORDER BY t.id);
                 IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
                 modelgen_closure_5_parent := array_fill(NULL::bigint, ARRAY[cardinality(modelgen_closure_5_id)]);
                 modelgen_closure_5_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_5_id)]);
-                SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS k(id, parent_id, edge) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) SELECT id, parent_id, 0 AS edge FROM modelgen_reached LIMIT modelgen_array_limit + 1) AS r;
-                modelgen_closure_5_id := modelgen_closure_5_id || modelgen_new_id;
-                modelgen_closure_5_parent := modelgen_closure_5_parent || modelgen_new_parent;
-                modelgen_closure_5_edge := modelgen_closure_5_edge || modelgen_new_edge;
-                IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-                EXIT WHEN ARRAY(SELECT unnest(modelgen_closure_5_id) ORDER BY 1) = ARRAY(SELECT unnest(modelgen_closure_5_locked) ORDER BY 1);
-            ELSE
-                relocked := 0;
-                SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS k(id, parent_id, edge) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) SELECT id, parent_id, 0 AS edge FROM modelgen_reached LIMIT modelgen_array_limit + 1) AS r;
-                modelgen_closure_5_id := modelgen_closure_5_id || modelgen_new_id;
-                modelgen_closure_5_parent := modelgen_closure_5_parent || modelgen_new_parent;
-                modelgen_closure_5_edge := modelgen_closure_5_edge || modelgen_new_edge;
-                changed := cardinality(modelgen_new_id);
-                IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-                relocked := relocked + changed;
-                EXIT WHEN relocked = 0;
             END IF;
         END LOOP;
         DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM unnest(modelgen_closure_5_id) AS collected(id));
@@ -722,25 +719,27 @@ BEGIN
         CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_locked_1 (id bigint PRIMARY KEY) ON COMMIT DROP;
         INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
         ANALYZE pg_temp.modelgen_delete_shelves;
-        WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached;
-        ANALYZE pg_temp.modelgen_delete_shelves;
+        relocking := false;
+        recollected := false;
         LOOP
+            relocked := 0;
+            WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached;
+            IF NOT relocking THEN ANALYZE pg_temp.modelgen_delete_shelves; END IF;
+            GET DIAGNOSTICS changed = ROW_COUNT;
+            relocked := relocked + changed;
+            EXIT WHEN relocking AND relocked = 0;
+            IF recollected THEN
+                EXIT WHEN (SELECT count(*) FROM pg_temp.modelgen_delete_shelves) = (SELECT count(*) FROM pg_temp.modelgen_locked_1) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_locked_1 AS l WHERE l.id = c.id));
+            END IF;
             PERFORM 1 FROM shelves AS t JOIN pg_temp.modelgen_delete_shelves AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-            IF EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c JOIN shelves AS t ON t.id = c.id WHERE c.edge = 0 AND t.parent_id IS DISTINCT FROM c.parent_id) THEN
+            relocking := NOT (EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c JOIN shelves AS t ON t.id = c.id WHERE c.edge = 0 AND t.parent_id IS DISTINCT FROM c.parent_id));
+            recollected := NOT relocking;
+            IF recollected THEN
                 DELETE FROM pg_temp.modelgen_locked_1;
                 INSERT INTO pg_temp.modelgen_locked_1 (id) SELECT id FROM pg_temp.modelgen_delete_shelves;
                 DELETE FROM pg_temp.modelgen_delete_shelves;
                 INSERT INTO pg_temp.modelgen_delete_shelves (id) SELECT DISTINCT t.id FROM shelves AS t WHERE $1 IS NULL OR t.id = ANY($1);
                 ANALYZE pg_temp.modelgen_delete_shelves;
-                WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached;
-                ANALYZE pg_temp.modelgen_delete_shelves;
-                EXIT WHEN (SELECT count(*) FROM pg_temp.modelgen_delete_shelves) = (SELECT count(*) FROM pg_temp.modelgen_locked_1) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_locked_1 AS l WHERE l.id = c.id));
-            ELSE
-                relocked := 0;
-                WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, 0 FROM modelgen_reached;
-                GET DIAGNOSTICS changed = ROW_COUNT;
-                relocked := relocked + changed;
-                EXIT WHEN relocked = 0;
             END IF;
         END LOOP;
         DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM pg_temp.modelgen_delete_shelves);
