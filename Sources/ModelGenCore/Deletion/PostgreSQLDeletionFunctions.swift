@@ -32,9 +32,12 @@ public struct PostgreSQLDeletionFunctions {
     public func functions() -> [String] {
         let tableRenderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
         let arrayRenderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql, closureStorage: .arrays)
+        // The schema's part of every function's locked entities, found once.
+        let referenced = Set(schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] })
+        let holdingKeys = Set(schema.foreignKeys.map(\.entity))
         return zip(schema.entities, plans).map { entity, plan in
             let arrays = arrayRenderer.configured(for: plan), tables = tableRenderer.configured(for: plan)
-            return function(for: entity, locking: lockedEntities(plan),
+            return function(for: entity, locking: lockedEntities(plan, referenced: referenced, holdingKeys: holdingKeys),
                             small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionTargets(of: plan),
                                         brokenLinks: arrays.brokenLinks(of: plan), linkLocks: arrays.linkLocks(of: plan)),
                             general: Path(renderer: tables, program: tables.program(for: plan), collectionTargets: tables.collectionTargets(of: plan),
@@ -48,8 +51,7 @@ public struct PostgreSQLDeletionFunctions {
     /// parent's key, or through a child's) or, when the plan checks anything, any (a one-to-one
     /// stored on the deleted side is found through it). Other rows can neither gain a reference
     /// nor change one.
-    private func lockedEntities(_ plan: DeletionPlan) -> Set<String> {
-        let referenced = schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] }
+    private func lockedEntities(_ plan: DeletionPlan, referenced: Set<String>, holdingKeys: Set<String>) -> Set<String> {
         let followedKeys = plan.edges.compactMap { edge -> String? in
             switch edge.link {
             case .subjectColumn: edge.subject
@@ -57,7 +59,7 @@ public struct PostgreSQLDeletionFunctions {
             case .joinTable: nil
             }
         }
-        return Set(referenced + followedKeys + (plan.checks.isEmpty ? [] : schema.foreignKeys.map(\.entity)))
+        return referenced.union(followedKeys).union(plan.checks.isEmpty ? [] : holdingKeys)
     }
 
     /// `<table>_safe_delete` (`SQLNames.safeDeleteFunction`), quoted as needed.
