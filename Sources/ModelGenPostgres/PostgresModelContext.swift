@@ -460,10 +460,15 @@ public final class PostgresModelContext {
                 try await self.objects(Model.self, mapping, sql, bindings, on: connection)
             }.map { unsafeDowncast($0, to: Model.self) }
         }
-        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
-            try await load(keyPath, of: result)
-        }
+        try await prefetchRelationships(descriptor, of: result)
         return result
+    }
+
+    /// Loads the relationships the descriptor names for prefetching, for all of `objects`.
+    private func prefetchRelationships<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, of objects: [Model]) async throws {
+        for keyPath in descriptor.relationshipKeyPathsForPrefetching {
+            try await load(keyPath, of: objects)
+        }
     }
 
     /// The identifiers of the objects matching the descriptor, in its order (SwiftData's
@@ -522,9 +527,7 @@ public final class PostgresModelContext {
             }
             let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentBackingData.id!, unsafeDowncast($0, to: Model.self)) })
             let objects = batch.compactMap { byID[$0] }
-            for keyPath in descriptor.relationshipKeyPathsForPrefetching {
-                try await load(keyPath, of: objects)
-            }
+            try await prefetchRelationships(descriptor, of: objects)
             for object in objects where !object.persistentBackingData.isMarkedDeleted { try await block(object) }
         }
     }

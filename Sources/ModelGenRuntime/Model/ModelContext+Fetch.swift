@@ -58,7 +58,7 @@ extension ModelContext {
         let ids = try fetchIdentifiers(descriptor).compactMap(\.id)
         for start in stride(from: 0, to: ids.count, by: batchSize) {
             let batch = ids[start..<min(start + batchSize, ids.count)]
-            let loaded = try fetchAny(Model.self, where: "id IN (SELECT value FROM json_each(?))", [.text("[" + batch.map(String.init).joined(separator: ",") + "]")])
+            let loaded = try fetchAny(Model.self, where: "id IN (SELECT value FROM json_each(?))", [Self.jsonArray(batch)])
             let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentBackingData.id!, unsafeDowncast($0, to: Model.self)) })
             let objects = batch.compactMap { byID[$0] }
             try prefetchRelationships(descriptor, of: objects)
@@ -116,6 +116,11 @@ extension ModelContext {
         return try pending.mergedInIDOrder(saved: saved, candidates: candidates, limit: descriptor.fetchLimit, matches: matches)
     }
 
+    /// `ids` as a JSON array, the one binding a statement reads them from (`json_each(?)`).
+    private static func jsonArray(_ ids: some Sequence<Int64>) -> SQLiteValue {
+        .text("[" + ids.map(String.init).joined(separator: ",") + "]")
+    }
+
     /// Loads relationship `index` of every object that has not loaded it, in one query:
     ///
     ///     SELECT … FROM "book" WHERE "writer_id" IN (SELECT value FROM json_each(?)) ORDER BY "writer_id", id
@@ -123,14 +128,13 @@ extension ModelContext {
         let pending = objects.filter { if case .unloaded = $0.relationship(index) { return true } else { return false } }
         guard let first = pending.first, let target = modelTypes[first.entity.relationships[index].target] else { return }
         let relationship = first.entity.relationships[index]
-        func json(_ ids: some Sequence<Int64>) -> SQLiteValue { .text("[" + ids.map(String.init).joined(separator: ",") + "]") }
         switch relationship.storage {
         case .column:
             let foreignIDs = Set(pending.compactMap { backing -> Int64? in
                 if case let .unloaded(foreignID) = backing.relationship(index) { return foreignID }
                 return nil
             })
-            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [json(foreignIDs)])
+            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [Self.jsonArray(foreignIDs)])
             let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
             for backing in pending {
                 guard case let .unloaded(foreignID) = backing.relationship(index) else { continue }
@@ -148,7 +152,7 @@ extension ModelContext {
                 // A copy of the run's length (the buffer, kept for the next run, has room for the longest).
                 backing.relationships[index] = relationship.isToMany ? .toMany(.init(Array(members[...]))) : .toOne(members.first)
             }
-            try forEachObject(ofType: target, "\(target.entity.selectSQL) WHERE \(column) IN (SELECT value FROM json_each(?)) ORDER BY \(column), id", [json(owners.keys)]) { object in
+            try forEachObject(ofType: target, "\(target.entity.selectSQL) WHERE \(column) IN (SELECT value FROM json_each(?)) ORDER BY \(column), id", [Self.jsonArray(owners.keys)]) { object in
                 let memberOwner = key.flatMap { object.persistentBackingData.savedForeignID($0) }
                 if memberOwner != owner {
                     endRun()
@@ -164,10 +168,10 @@ extension ModelContext {
             }
         case let .joinTable(table, own, other):
             var pairs: [Int64: [Int64]] = [:]
-            for row in try database.query("SELECT \(own), \(other) FROM \(table) WHERE \(own) IN (SELECT value FROM json_each(?)) ORDER BY \(other)", [json(pending.compactMap(\.id))]) {
+            for row in try database.query("SELECT \(own), \(other) FROM \(table) WHERE \(own) IN (SELECT value FROM json_each(?)) ORDER BY \(other)", [Self.jsonArray(pending.compactMap(\.id))]) {
                 if let owner = row[0].integer, let member = row[1].integer { pairs[owner, default: []].append(member) }
             }
-            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [json(Set(pairs.values.joined()))])
+            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [Self.jsonArray(Set(pairs.values.joined()))])
             let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
             for backing in pending {
                 let members = (backing.id.flatMap { pairs[$0] } ?? []).compactMap { byID[$0] }
