@@ -51,6 +51,8 @@ public final class PostgresModelContainer: Sendable {
     nonisolated(unsafe) let modelTypes: [String: any PersistentModel.Type]
     /// Every table of the schema (`ModelSchemaDefinition.tables`).
     let tables: [String]
+    /// The entities, in schema order.
+    let entities: [EntityDescription]
 
     /// Makes the container for `schema` on the database `client` connects to, in one transaction
     /// holding an advisory lock (two servers starting at once do not both create or migrate):
@@ -79,6 +81,7 @@ public final class PostgresModelContainer: Sendable {
         self.modelTypes = modelTypes
         self.mappings = mappings
         tables = schema.tables
+        entities = schema.models.map { $0.entity }
         let order = Self.insertionOrder(of: schema.models.map { $0.entity })
         insertionOrder = order.entities
         lateKeys = order.lateKeys

@@ -144,7 +144,18 @@ public final class PostgresModelContext {
         do {
             try await container.client.withTransaction(logger: container.logger) { connection in
                 written = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
+                var countChecks = ModelCountCheck.checks(inserted: newObjects, changed: self.changed, deleted: self.deleted,
+                                                         entities: self.container.entities)
+                for index in countChecks.indices {
+                    guard let sql = countChecks[index].leavingOwnersSQL(ids: Self.idListClause, quote: Self.requote) else { continue }
+                    var bindings = PostgresBindings()
+                    bindings.append(countChecks[index].deletedMembers)
+                    var owners: [Int64] = []
+                    for try await owner in try await self.run(sql, bindings, on: connection).decode(Int64.self) { owners.append(owner) }
+                    countChecks[index].addOwners(owners)
+                }
                 try await self.runDeletions(on: connection)
+                try await self.checkModelCounts(countChecks, on: connection)
             }
         } catch {
             for backing in assigned { backing.assignID(nil) }
@@ -164,6 +175,28 @@ public final class PostgresModelContext {
         }
         clearPendingChanges()
         if !deletedIdentities.isEmpty { try await refreshAfterDeletion(deletedObjects: deletedIdentities) }
+    }
+
+    /// Where a statement reads a list of ids bound as one array.
+    private static let idListClause = "= ANY($1::bigint[])"
+
+    /// A name quoted for SQLite (as `EntityDescription` holds it), quoted for PostgreSQL.
+    private static func requote(_ name: String) -> String {
+        SQLDialect.postgresql.quote(SQLDialect.unquoted(name))
+    }
+
+    /// Throws for the first object a save leaves with too few or too many objects in a bounded
+    /// relationship (`ModelCountCheck`), reading the counts the save's transaction sees.
+    private func checkModelCounts(_ checks: [ModelCountCheck], on connection: PostgresConnection) async throws {
+        for check in checks where !check.ids.isEmpty {
+            var bindings = PostgresBindings()
+            bindings.append(check.sortedIDs)
+            var counts: [(id: Int64, count: Int)] = []
+            for try await (id, count) in try await run(check.countSQL(ids: Self.idListClause, quote: Self.requote), bindings, on: connection).decode((Int64, Int64).self) {
+                counts.append((id, Int(count)))
+            }
+            if let violation = check.violation(in: counts) { throw violation }
+        }
     }
 
     /// What a write of the unsaved changes did, applied to the objects once the transaction commits.

@@ -163,6 +163,89 @@ final class BothBackendsTests: XCTestCase {
             XCTAssertFalse(self.isManaged(dune, by: context), backend)
         }
     }
+    /// `minimumModelCount` and `maximumModelCount`, checked as SwiftData checks them: a save that
+    /// leaves an object it touches outside the bounds throws, naming the object, and saves nothing.
+    /// The count is the store's, whichever side changed (the list, the other side's key, a join
+    /// row, a deleted member) and whether the list was loaded or not; 0 is no bound.
+    func testRelationshipBoundsAreCheckedBySaveWhicheverSideChanges() async throws {
+        try await onBothBackends(Teams.self) { flow in
+            let (backend, makeContext) = (flow.name, flow.makeContext)
+            let reader = makeContext()
+            func assertRefused(_ context: any SeedFlowContext, _ expected: String, line: UInt = #line) async throws {
+                do {
+                    try await context.save()
+                    XCTFail("\(backend): saved, though \(expected)", line: line)
+                } catch let error as ModelContextError {
+                    guard case .modelCountViolation = error else { return XCTFail("\(backend): \(error)", line: line) }
+                    XCTAssertTrue("\(error)".contains(expected), "\(backend): \(error)", line: line)
+                    XCTAssertTrue("\(error)".hasSuffix("nothing was saved (change the relationship, or roll back)"), "\(backend): \(error)", line: line)
+                }
+                context.rollback()
+            }
+            let context = makeContext()
+            context.insert(Team(name: "Empty"))
+            try await assertRefused(context, ".players would hold 0 objects, and Team.players holds at least 1 (minimumModelCount) and at most 3 (maximumModelCount)")
+            try await assertEqual(await reader.fetchCount(FetchDescriptor<Team>()), 0, "\(backend): nothing was saved")
+
+            // Within the bounds; sponsors' bounds of 0 are none.
+            let reds = Team(name: "Reds"), blues = Team(name: "Blues")
+            reds.players = [Player(name: "Ann"), Player(name: "Bo")]
+            blues.players = [Player(name: "Cy")]
+            reds.sponsors = (1...5).map { Sponsor(name: "Sponsor \($0)") }
+            context.insert(reds)
+            context.insert(blues)
+            try await context.save()
+            let (redsID, bluesID) = (reds.persistentModelID.id!, blues.persistentModelID.id!)
+
+            // Too many, through the other side's key, on a list another context never loaded.
+            let other = makeContext()
+            let loadedBlues = try await other.fetch(FetchDescriptor<Team>(predicate: #Predicate { $0.name == "Blues" }))[0]
+            for name in ["Di", "Ed", "Flo"] {
+                let player = Player(name: name)
+                player.team = loadedBlues
+                other.insert(player)
+            }
+            try await assertRefused(other, "Team#\(bluesID).players would hold 4 objects")
+            try await assertEqual(await reader.fetchCount(FetchDescriptor<Player>()), 3, "\(backend): nothing was saved")
+
+            // Too few, by moving the only player away, and by deleting it.
+            let cy = try await other.fetch(FetchDescriptor<Player>(predicate: #Predicate { $0.name == "Cy" }))[0]
+            let loadedReds = try await other.fetch(FetchDescriptor<Team>(predicate: #Predicate { $0.name == "Reds" }))[0]
+            cy.team = loadedReds
+            try await assertRefused(other, "Team#\(bluesID).players would hold 0 objects")
+            other.delete(cy)
+            try await assertRefused(other, "Team#\(bluesID).players would hold 0 objects")
+
+            // Too many coaches, from the coaches' side of the join table; deleting a coach with
+            // its join rows lowers the team's count, which has no minimum.
+            let coaches = (1...3).map { Coach(name: "Coach \($0)") }
+            for coach in coaches {
+                coach.teams = [loadedReds]
+                other.insert(coach)
+            }
+            try await assertRefused(other, "Team#\(redsID).coaches would hold 3 objects, and Team.coaches holds at most 2 (maximumModelCount)")
+            let kept = [Coach(name: "Gus"), Coach(name: "Hal")]
+            for coach in kept {
+                coach.teams = [loadedReds]
+                other.insert(coach)
+            }
+            try await other.save()
+            other.delete(kept[0])
+            try await other.save()
+            try await assertEqual(await reader.fetchCount(FetchDescriptor<Coach>()), 1, backend)
+
+            // Deleting a team takes its join rows: a coach left with no team is refused, unless
+            // the coach goes too (the team's players go by cascade).
+            other.delete(loadedReds)
+            try await assertRefused(other, "Coach#\(kept[1].persistentModelID.id!).teams would hold 0 objects, and Coach.teams holds at least 1 (minimumModelCount)")
+            other.delete(loadedReds)
+            other.delete(kept[1])
+            try await other.save()
+            try await assertEqual(await reader.fetchCount(FetchDescriptor<Player>()), 1, backend)
+            try await assertEqual(await reader.fetchCount(FetchDescriptor<Coach>()), 0, backend)
+        }
+    }
+
     func testDeleteVisitedCountriesWithAPredicate() async throws {
         try await onBothBackends(Countries.self) { flow in
             let context = flow.makeContext()

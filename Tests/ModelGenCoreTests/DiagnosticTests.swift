@@ -167,6 +167,10 @@ final class DiagnosticTests: XCTestCase {
         assertDiagnostic("schema: S\nenums:\n  E: [a, b]\nentities:\n  A:\n    attributes:\n      x: { type: E, default: c }\n", "test.yaml:7:30: error: default 'c' of 'A.x' is not a case of 'E'")
         assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: { type: [A], minimumModelCount: -1 }\n", "test.yaml:5:42: error: 'minimumModelCount' must be a whole number")
         assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: { type: A?, maximumModelCount: 2 }\n", "test.yaml:5:41: error: 'A.b' is a to-one relationship")
+        assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: { type: [A], minimumModelCount: 3, maximumModelCount: 2 }\n",
+                         "test.yaml:5:42: error: minimumModelCount 3 of 'A.b' is greater than its maximumModelCount 2")
+        // A maximum of 0 is no maximum, as in SwiftData.
+        XCTAssertFalse(ModelGen.generate(path: "test.yaml", bytes: Array("schema: S\nentities:\n  A:\n    relationships:\n      b: { type: [A], minimumModelCount: 3, maximumModelCount: 0 }\n".utf8)).hasErrors)
         assertDiagnostic("schema: S\nentities:\n  A:\n    unique: [[nope]]\n    attributes:\n      note: String\n", "test.yaml:4:15: error: 'unique' of 'A' names 'nope', which is not a stored attribute or to-one relationship of 'A'; did you mean 'note'?")
     }
 

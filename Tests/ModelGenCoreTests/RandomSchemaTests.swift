@@ -421,11 +421,17 @@ enum RandomSchema {
             let forwardMany = chance(40), backwardMany = chance(40)
             let rules = ["nullify", "cascade", "deny", "noAction"]
             func type(_ target: String, many: Bool) -> String { many ? "[\(target)]" : (chance(25) ? target : target + "?") }
+            // Bounds on to-many relationships (0 is none; a minimum above the maximum, or bounds
+            // on a to-one, are errors), which saves check on both backends alike.
+            func counts(many: Bool) -> String {
+                guard chance(many ? 30 : 2) else { return "" }
+                return (chance(60) ? ", minimumModelCount: \(random.below(3))" : "") + (chance(60) ? ", maximumModelCount: \(random.below(4))" : "")
+            }
             if chance(70) && forward != backward {
-                relationships[source, default: []].append("\(quoted(forward)): { type: \(quoted(type(target, many: forwardMany))), inverse: \(quoted(backward)), deleteRule: \(pick(rules)) }")
-                relationships[target, default: []].append("\(quoted(backward)): { type: \(quoted(type(source, many: backwardMany))), inverse: \(quoted(forward)), deleteRule: \(pick(rules))\(chance(6) ? ", column: \(quoted(pick(columnNames)))" : "") }")
+                relationships[source, default: []].append("\(quoted(forward)): { type: \(quoted(type(target, many: forwardMany))), inverse: \(quoted(backward)), deleteRule: \(pick(rules))\(counts(many: forwardMany)) }")
+                relationships[target, default: []].append("\(quoted(backward)): { type: \(quoted(type(source, many: backwardMany))), inverse: \(quoted(forward)), deleteRule: \(pick(rules))\(chance(6) ? ", column: \(quoted(pick(columnNames)))" : "")\(counts(many: backwardMany)) }")
             } else {
-                relationships[source, default: []].append("\(quoted(forward)): { type: \(quoted(type(target, many: forwardMany))), deleteRule: \(pick(rules)) }")
+                relationships[source, default: []].append("\(quoted(forward)): { type: \(quoted(type(target, many: forwardMany))), deleteRule: \(pick(rules))\(counts(many: forwardMany)) }")
             }
         }
         for entity in entities {

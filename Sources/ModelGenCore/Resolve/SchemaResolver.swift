@@ -326,7 +326,8 @@ public struct SchemaResolver {
         for count in [relationship.minimumModelCount, relationship.maximumModelCount].compactMap({ $0 }) where cardinality != .toMany {
             diagnostics.error("'\(entity).\(relationship.name.value)' is a to-one relationship; minimumModelCount and maximumModelCount apply to to-many relationships only", at: count.location)
         }
-        if let minimum = relationship.minimumModelCount, let maximum = relationship.maximumModelCount, minimum.value > maximum.value {
+        // A maximum of 0 is no maximum, as in SwiftData.
+        if let minimum = relationship.minimumModelCount, let maximum = relationship.maximumModelCount, maximum.value > 0, minimum.value > maximum.value {
             diagnostics.error("minimumModelCount \(minimum.value) of '\(entity).\(relationship.name.value)' is greater than its maximumModelCount \(maximum.value)", at: minimum.location)
         }
         if let column = relationship.column, column.value.isEmpty {

@@ -31,7 +31,7 @@ public struct SwiftSchemaEmitter {
                 "ModelGenRuntime.RelationshipDescription(\n"
                     + "                name: \(SwiftTypes.stringLiteral(relationship.name)), target: \(SwiftTypes.stringLiteral(relationship.target)),\n"
                     + "                isToMany: \(relationship.isToMany), isOptional: \(!relationship.isRequired), inverse: \(relationship.inverse.map(SwiftTypes.stringLiteral) ?? "nil"),\n"
-                    + "                deleteRule: \(SwiftTypes.stringLiteral(relationship.deleteRule.rawValue)), storage: \(storage(relationship)))"
+                    + "                deleteRule: \(SwiftTypes.stringLiteral(relationship.deleteRule.rawValue)), storage: \(storage(relationship))\(modelCounts(relationship)))"
             }, last: true)
             lines.append("    )")
             lines.append("}")
@@ -58,6 +58,14 @@ public struct SwiftSchemaEmitter {
         lines += SwiftTypes.rawStringLiteralLines("    public static let canonicalSchema = ", schema.canonicalJSON)
         lines.append("}")
         return (lines + [""]).concatenated(separator: "\n")
+    }
+
+    /// The bounds of a to-many relationship, as arguments after `storage:` (none when unbounded;
+    /// 0 means no bound, as in SwiftData).
+    private func modelCounts(_ relationship: Relationship) -> String {
+        [("minimumModelCount", relationship.minimumModelCount), ("maximumModelCount", relationship.maximumModelCount)]
+            .compactMap { label, count in count.flatMap { $0 > 0 ? ",\n                \(label): \($0)" : nil } }
+            .joined()
     }
 
     private func storage(_ relationship: Relationship) -> String {

@@ -107,8 +107,14 @@ public struct RelationshipDescription: Sendable {
     /// `nullify`, `cascade`, `deny` or `noAction`.
     public var deleteRule: String
     public var storage: Storage
+    /// A to-many relationship's bounds (the schema's `minimumModelCount` and
+    /// `maximumModelCount`; nil, or 0 as in SwiftData, is none), checked by each save
+    /// (`ModelCountCheck`).
+    public var minimumModelCount: Int?
+    public var maximumModelCount: Int?
 
-    public init(name: String, target: String, isToMany: Bool, isOptional: Bool, inverse: String?, deleteRule: String, storage: Storage) {
+    public init(name: String, target: String, isToMany: Bool, isOptional: Bool, inverse: String?, deleteRule: String, storage: Storage,
+                minimumModelCount: Int? = nil, maximumModelCount: Int? = nil) {
         self.name = name
         self.target = target
         self.isToMany = isToMany
@@ -116,5 +122,10 @@ public struct RelationshipDescription: Sendable {
         self.inverse = inverse
         self.deleteRule = deleteRule
         self.storage = storage
+        self.minimumModelCount = minimumModelCount.flatMap { $0 > 0 ? $0 : nil }
+        self.maximumModelCount = maximumModelCount.flatMap { $0 > 0 ? $0 : nil }
     }
+
+    /// Whether a save checks how many objects the relationship holds.
+    var isBounded: Bool { minimumModelCount != nil || maximumModelCount != nil }
 }

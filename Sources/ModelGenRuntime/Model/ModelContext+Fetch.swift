@@ -116,8 +116,11 @@ extension ModelContext {
         return try pending.mergedInIDOrder(saved: saved, candidates: candidates, limit: descriptor.fetchLimit, matches: matches)
     }
 
+    /// Where a statement reads a list of ids bound as one JSON array (`jsonArray`).
+    static let idListClause = "IN (SELECT value FROM json_each(?))"
+
     /// `ids` as a JSON array, the one binding a statement reads them from (`json_each(?)`).
-    private static func jsonArray(_ ids: some Sequence<Int64>) -> SQLiteValue {
+    static func jsonArray(_ ids: some Sequence<Int64>) -> SQLiteValue {
         .text("[" + ids.map(String.init).joined(separator: ",") + "]")
     }
 

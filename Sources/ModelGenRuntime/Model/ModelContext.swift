@@ -20,6 +20,9 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
     /// Another connection (a process, an extension, a second container) held the store's write
     /// lock for longer than the wait allowed, `seconds`: nothing was written; try again.
     case storeBusy(seconds: Int)
+    /// A to-many relationship would hold `count` objects, outside the schema's bounds
+    /// (`minimumModelCount`, `maximumModelCount`), in the object `entity`#`id`.
+    case modelCountViolation(entity: String, id: Int64, relationship: String, count: Int, minimum: Int?, maximum: Int?)
 
     public var description: String {
         switch self {
@@ -33,6 +36,9 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
             return "cannot save \(entity).\(attribute): \(reason); nothing was saved"
         case let .deletedFromStore(entity, id):
             return "cannot save the changes of \(entity)#\(id): its row was deleted from the store after this context read it; nothing was saved (roll back, or insert the object anew)"
+        case let .modelCountViolation(entity, id, relationship, count, minimum, maximum):
+            let bounds = [minimum.map { "at least \($0) (minimumModelCount)" }, maximum.map { "at most \($0) (maximumModelCount)" }].compactMap { $0 }
+            return "cannot save: \(entity)#\(id).\(relationship) would hold \(count) \(count == 1 ? "object" : "objects"), and \(entity).\(relationship) holds \(bounds.joined(separator: " and ")); nothing was saved (change the relationship, or roll back)"
         case let .storeBusy(seconds):
             return "cannot write: another connection held the store's write lock for more than \(seconds) s; nothing was written; try again"
         case let .invalidDescriptor(reason):
@@ -294,6 +300,7 @@ public final class ModelContext {
             try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
             try writeRows(of: newObjects, assigning: &assigned)
             savedMembers = try writeJoinRows(of: [newObjects, changed].joined())
+            let countChecks = try modelCountChecks(inserted: newObjects)
             var deletedIDs: [(entity: String, ids: [Int64])] = []
             var positions: [String: Int] = [:]
             for object in deleted {
@@ -308,6 +315,7 @@ public final class ModelContext {
                 guard let program = schema.deletionProgram(for: entity) else { continue }
                 _ = try DeletionExecutor(database: database).run(program, seed: .ids(ids))
             }
+            try checkModelCounts(countChecks)
             try database.execute("COMMIT")
         } catch {
             // A key to a row another connection deleted fails the commit (the keys are checked
@@ -331,6 +339,34 @@ public final class ModelContext {
         }
         clearPendingChanges()
         if hadDeletions { try refreshAfterDeletion() }
+    }
+
+    /// The bounded relationships a save of the unsaved changes must count (`ModelCountCheck`),
+    /// with the owners that deleted objects' join rows leave, read before the deletions run.
+    private func modelCountChecks(inserted newObjects: [any PersistentModel]) throws -> [ModelCountCheck] {
+        var checks = ModelCountCheck.checks(inserted: newObjects, changed: changed, deleted: deleted, entities: schema.models.map { $0.entity })
+        for index in checks.indices {
+            guard let sql = checks[index].leavingOwnersSQL(ids: Self.idListClause, quote: Self.sqliteName) else { continue }
+            let rows = try database.query(sql, [Self.jsonArray(checks[index].deletedMembers)])
+            checks[index].addOwners(rows.compactMap { $0.first?.integer })
+        }
+        return checks
+    }
+
+    /// A name as `EntityDescription` holds it: quoted for SQLite already.
+    private static func sqliteName(_ name: String) -> String { name }
+
+    /// Throws for the first object a save leaves with too few or too many objects in a bounded
+    /// relationship (`ModelCountCheck`), reading the counts the save's transaction sees.
+    private func checkModelCounts(_ checks: [ModelCountCheck]) throws {
+        for check in checks where !check.ids.isEmpty {
+            let rows = try database.query(check.countSQL(ids: Self.idListClause, quote: Self.sqliteName), [Self.jsonArray(check.sortedIDs)])
+            let counts = rows.compactMap { row -> (id: Int64, count: Int)? in
+                guard let id = row.first?.integer, let count = row.last?.integer else { return nil }
+                return (id, Int(count))
+            }
+            if let violation = check.violation(in: counts) { throw violation }
+        }
     }
 
     /// Gives new objects ids and writes their rows, and the changed columns of changed objects.
