@@ -186,11 +186,14 @@ public final class PostgresModelContext {
     }
 
     /// Throws for the first object a save leaves with too few or too many objects in a bounded
-    /// relationship (`ModelCountCheck`), reading the counts the save's transaction sees.
+    /// relationship (`ModelCountCheck`): locks the objects, then reads their counts in a new
+    /// statement, which sees what concurrent saves of their members committed meanwhile.
     private func checkModelCounts(_ checks: [ModelCountCheck], on connection: PostgresConnection) async throws {
         for check in checks where !check.ids.isEmpty {
             var bindings = PostgresBindings()
             bindings.append(check.sortedIDs)
+            // A statement of its own: the count that follows reads what was committed while it waited.
+            _ = try await run(check.lockSQL(ids: Self.idListClause, quote: Self.requote), bindings, on: connection).collect()
             var counts: [(id: Int64, count: Int)] = []
             for try await (id, count) in try await run(check.countSQL(ids: Self.idListClause, quote: Self.requote), bindings, on: connection).decode((Int64, Int64).self) {
                 counts.append((id, Int(count)))

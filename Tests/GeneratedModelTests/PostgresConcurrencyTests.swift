@@ -148,4 +148,48 @@ final class PostgresConcurrencyTests: XCTestCase {
             return false
         }
     }
+
+    /// Sixteen saves at once each add a player to a team that has room for one more
+    /// (`maximumModelCount: 3`): the owner is locked before it is counted, so exactly one save
+    /// passes and the others are refused (or retried), never leaving the team above its bound;
+    /// without the lock each save counted only its own player and most of them passed.
+    func testConcurrentSavesCannotTogetherExceedARelationshipsBound() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Teams.self, client: client)
+            let setup = PostgresModelContext(container)
+            let team = Team(name: "Reds")
+            team.players = [Player(name: "Ann"), Player(name: "Bo")]
+            setup.insert(team)
+            try await setup.save()
+            let ledger = Ledger()
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for task in 0..<16 {
+                    group.addTask {
+                        var saved = false
+                        try await Self.retrying(ledger) {
+                            let context = PostgresModelContext(container)
+                            let reds = try await context.fetch(FetchDescriptor<Team>(predicate: #Predicate { $0.name == "Reds" }))[0]
+                            let player = Player(name: "new\(task)")
+                            player.team = reds
+                            context.insert(player)
+                            do {
+                                try await context.save()
+                                saved = true
+                            } catch let error as ModelContextError {
+                                guard case .modelCountViolation = error else { throw error }
+                            }
+                        }
+                        return saved
+                    }
+                }
+                var savedCount = 0
+                for try await saved in group where saved { savedCount += 1 }
+                let retries = await ledger.retries
+                XCTAssertEqual(savedCount, 1, "one save had room (\(retries) retried)")
+            }
+            let reader = PostgresModelContext(container)
+            let count = try await reader.fetchCount(FetchDescriptor<Player>())
+            XCTAssertEqual(count, 3, "the team holds at most 3 players")
+        }
+    }
 }

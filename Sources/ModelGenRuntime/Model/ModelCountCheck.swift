@@ -2,7 +2,8 @@
 /// checked as SwiftData checks them: by a save, for the objects whose members it may change. Both
 /// backends run the same checks in the save's transaction, after every row is written and every
 /// deletion run, and before the commit; a violation throws
-/// `ModelContextError.modelCountViolation` and nothing is saved.
+/// `ModelContextError.modelCountViolation` and nothing is saved. Saves on SQLite take turns (one
+/// writer at a time); on PostgreSQL the objects are locked before they are counted (`lockSQL`).
 ///
 /// The objects checked are those the save inserts or changes that hold a bounded relationship,
 /// and the owners the save's objects join or leave: the keys (as they are and as they were) of
@@ -106,6 +107,16 @@
     /// Adds owners `leavingOwnersSQL` found.
     public mutating func addOwners(_ owners: [Int64]) {
         ids.formUnion(owners)
+    }
+
+    /// Locks the objects to count, in id order, before they are counted (PostgreSQL): a
+    /// concurrent save that counts one of them then waits for this one to commit and counts what
+    /// it wrote, where two saves adding the last allowed member each would both pass. `FOR NO KEY
+    /// UPDATE` does not wait for the key-share locks the members' inserts hold on their owner.
+    ///
+    ///     SELECT 1 FROM "team" AS o WHERE o.id = ANY($1::bigint[]) ORDER BY o.id FOR NO KEY UPDATE
+    public func lockSQL(ids: String, quote: (String) -> String) -> String {
+        "SELECT 1 FROM \(quote(entity.table)) AS o WHERE o.id \(ids) ORDER BY o.id FOR NO KEY UPDATE"
     }
 
     /// Reads each object's count, once the save has written and deleted everything: rows of
