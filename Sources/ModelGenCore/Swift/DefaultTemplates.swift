@@ -32,7 +32,7 @@ public final class {{swiftName}}: ModelGenRuntime.PersistentModel {
 {{/attributes}}
 {{#relationships}}
 
-    /// Relationship `{{name}}: {{schemaType}}`, inverse {{inverseDescription}}, delete rule `{{deleteRule}}`.
+    /// Relationship `{{name}}: {{schemaType}}`, inverse {{inverseDescription}}, delete rule `{{deleteRule}}`{{#bounds}}, {{bounds}} (checked by save){{/bounds}}.
     public var {{swiftName}}: {{swiftType}} {
         get { persistentBackingData.{{getter}}({{index}}) }
         set { persistentBackingData.{{setter}}({{index}}, newValue) }

@@ -7,7 +7,7 @@ import Foundation
 /// `attributes`, `relationships`, `initParameters`, `transientDefaults`), each attribute with
 /// `name`, `swiftName`, `index`, `schemaType`, `swiftType`, `parameterName`, `isTransient`, and each
 /// relationship with `name`, `swiftName`, `index`, `schemaType`, `swiftType`, `getter`, `setter`,
-/// `inverseDescription`, `deleteRule`; `entitySwiftName` is available inside both lists.
+/// `inverseDescription`, `deleteRule`, `bounds`; `entitySwiftName` is available inside both lists.
 public struct SwiftModelsEmitter {
     public let schema: ModelSchema
     public let sourceFile: String
@@ -66,6 +66,7 @@ public struct SwiftModelsEmitter {
                 "setter": .text(relationship.isToMany ? "setToMany" : "setToOne"),
                 "inverseDescription": .text(relationship.inverse.map { "`\(relationship.target).\($0)`" } ?? "none"),
                 "deleteRule": .text(relationship.deleteRule.rawValue),
+                "bounds": Self.bounds(relationship).map(TemplateValue.text) ?? .bool(false),
                 "entitySwiftName": entitySwiftName,
             ])
         }
@@ -98,6 +99,20 @@ public struct SwiftModelsEmitter {
         case let .enumeration(name): name
         }
         return base + (attribute.isOptional ? "?" : "")
+    }
+
+    /// A to-many relationship's bounds in words (`1 to 3 objects`, `at least 1 object`, `at most
+    /// 2 objects`), or nil when it has none (0 is none, as in SwiftData).
+    static func bounds(_ relationship: Relationship) -> String? {
+        let minimum = relationship.minimumModelCount.flatMap { $0 > 0 ? $0 : nil }
+        let maximum = relationship.maximumModelCount.flatMap { $0 > 0 ? $0 : nil }
+        func objects(_ count: Int) -> String { count == 1 ? "object" : "objects" }
+        switch (minimum, maximum) {
+        case let (minimum?, maximum?): return "\(minimum) to \(maximum) \(objects(maximum))"
+        case let (minimum?, nil): return "at least \(minimum) \(objects(minimum))"
+        case let (nil, maximum?): return "at most \(maximum) \(objects(maximum))"
+        case (nil, nil): return nil
+        }
     }
 }
 
