@@ -7,8 +7,10 @@
 ///
 /// The objects checked are those the save inserts or changes that hold a bounded relationship,
 /// and the owners the save's objects join or leave: the keys (as they are and as they were) of
-/// objects inserted, changed or deleted on the other side, the members of their loaded join-table
-/// lists, and the owners of the join rows a deleted object takes with it. The count is read from
+/// objects inserted or deleted on the other side, or changed there in that key; the members of
+/// their join-table lists (all when inserted, as they are and were when changed); and the owners
+/// of the join rows a deleted object takes with it. An object only renamed on the other side
+/// leaves its owners unchecked. The count is read from
 /// the store, so a list that was never loaded is counted too:
 ///
 ///     SELECT o.id, (SELECT count(*) FROM "player" AS m WHERE m."team_id" = o.id) FROM "team" AS o WHERE o.id IN …
@@ -59,22 +61,29 @@
             checks.firstIndex { $0.entity === entity && $0.relationship == relationship }
         }
         let deletedIdentities = Set(deleted.map(ObjectIdentifier.init))
+        let insertedIdentities = Set(inserted.map(ObjectIdentifier.init))
         for object in inserted + changed + deleted {
             let backing = object.persistentBackingData
             let entity = backing.entity
-            if !deletedIdentities.contains(ObjectIdentifier(object)), let id = backing.id {
+            let isDeleted = deletedIdentities.contains(ObjectIdentifier(object))
+            // An object inserted or changed is checked whole, as SwiftData validates it.
+            if !isDeleted, let id = backing.id {
                 for (index, check) in checks.enumerated() where check.entity === entity { checks[index].ids.insert(id) }
             }
-            // The owners on the other side of this object's relationships.
+            // The owners this object joins or leaves on the other side of its relationships: all
+            // of them when it is inserted or deleted, those of a link it changed otherwise.
+            let isNewOrGone = isDeleted || insertedIdentities.contains(ObjectIdentifier(object))
             for (index, relationship) in entity.relationships.enumerated() {
                 guard let inverse = relationship.inverse, let owner = byName[relationship.target],
                       let ownerIndex = owner.relationships.firstIndex(where: { $0.name == inverse }),
                       let checkIndex = position(owner, ownerIndex) else { continue }
                 switch relationship.storage {
                 case .column:
-                    for id in [backing.foreignID(index), backing.savedForeignID(index)].compactMap({ $0 }) { checks[checkIndex].ids.insert(id) }
+                    let (now, saved) = (backing.foreignID(index), backing.savedForeignID(index))
+                    guard isNewOrGone || now != saved else { continue }
+                    for id in [now, saved].compactMap({ $0 }) { checks[checkIndex].ids.insert(id) }
                 case .joinTable:
-                    guard case let .toMany(list) = backing.relationship(index) else { continue }
+                    guard case let .toMany(list) = backing.relationship(index), isNewOrGone || list.membersChanged else { continue }
                     for member in list.objects + list.savedMembers {
                         if let id = member.persistentBackingData.id { checks[checkIndex].ids.insert(id) }
                     }
