@@ -112,10 +112,6 @@ public struct PostgreSQLDeletionFunctions {
         }
         if relocks { variables += ["relocked bigint;", "relocking boolean;", "recollected boolean;"] }
         variables.append("\(DeletionSQLRenderer.arrayLimitVariable) integer;")
-        if !program.collections.isEmpty {
-            variables.append("modelgen_new_id bigint[];")
-            if small.renderer.keepsPaths { variables += ["modelgen_new_parent bigint[];", "modelgen_new_edge integer[];"] }
-        }
         for target in program.targets {
             for (array, _, type) in small.renderer.arrayColumns {
                 variables.append("\(target.closureTable)_\(array) \(type) := '{}'::\(type);")
@@ -262,19 +258,15 @@ public struct PostgreSQLDeletionFunctions {
         func collectStatement(_ sql: String, into entity: String, round: String, analysis: Analysis, counting: Bool, indent: String) {
             let target = path.target(entity)
             if isSmall {
+                // The rows found are appended to the entity's arrays in one statement (`array_agg`
+                // of no rows is NULL, and an array `|| NULL` is the array), with their count.
                 let arrays = target.closureTable
-                if renderer.keepsPaths {
-                    line(indent + "SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (\(sql)) AS r;")
-                } else {
-                    line(indent + "SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (\(sql)) AS r;")
+                let appended = renderer.arrayColumns.map { array, column, _ in
+                    "\(arrays)_\(array) || array_agg(\(array == "round" ? round : "r." + column))"
                 }
-                line(indent + "\(arrays)_id := \(arrays)_id || modelgen_new_id;")
-                if renderer.keepsPaths {
-                    line(indent + "\(arrays)_parent := \(arrays)_parent || modelgen_new_parent;")
-                    line(indent + "\(arrays)_edge := \(arrays)_edge || modelgen_new_edge;")
-                }
-                if renderer.keepsRounds { line(indent + "\(arrays)_round := \(arrays)_round || array_fill(\(round), ARRAY[cardinality(modelgen_new_id)]);") }
-                if counting { line(indent + "changed := cardinality(modelgen_new_id);") }
+                let into = renderer.arrayColumns.map { "\(arrays)_\($0.array)" }
+                let (count, counted) = counting ? (", count(*)", ", changed") : ("", "")
+                line(indent + "SELECT \(appended.joined(separator: ", "))\(count) INTO \(into.joined(separator: ", "))\(counted) FROM (\(sql)) AS r;")
                 leaveIfLarge(arrays, indent: indent)
             } else {
                 line(indent + sql + ";")

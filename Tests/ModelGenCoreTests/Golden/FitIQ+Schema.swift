@@ -359,7 +359,6 @@ DECLARE
     deleted jsonb := '{}'::jsonb;
     nullified bigint := 0;
     modelgen_array_limit integer;
-    modelgen_new_id bigint[];
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
@@ -377,8 +376,7 @@ BEGIN
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
         modelgen_closure_1_id := ARRAY(SELECT t.id FROM sd_user_profile AS t WHERE t.id = ANY($1) ORDER BY t.id FOR UPDATE);
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        SELECT coalesce(array_agg(r.id), '{}') INTO modelgen_new_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
-        modelgen_closure_4_id := modelgen_closure_4_id || modelgen_new_id;
+        SELECT modelgen_closure_4_id || array_agg(r.id) INTO modelgen_closure_4_id FROM (SELECT o.id AS id, o.user_profile_id AS parent_id, 2 AS edge FROM sd_sleep_session AS o WHERE o.user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_4_id) AS c(id) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
         IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         DELETE FROM sd_dietary_and_activity_preferences WHERE user_profile_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
         GET DIAGNOSTICS changed = ROW_COUNT;

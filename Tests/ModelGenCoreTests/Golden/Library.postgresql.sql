@@ -85,9 +85,6 @@ DECLARE
     walk_parent bigint;
     walk_edge integer;
     modelgen_array_limit integer;
-    modelgen_new_id bigint[];
-    modelgen_new_parent bigint[];
-    modelgen_new_edge integer[];
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
     modelgen_closure_1_parent bigint[] := '{}'::bigint[];
     modelgen_closure_1_edge integer[] := '{}'::integer[];
@@ -111,10 +108,7 @@ BEGIN
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         modelgen_closure_1_parent := array_fill(NULL::bigint, ARRAY[cardinality(modelgen_closure_1_id)]);
         modelgen_closure_1_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_1_id)]);
-        SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
-        modelgen_closure_3_id := modelgen_closure_3_id || modelgen_new_id;
-        modelgen_closure_3_parent := modelgen_closure_3_parent || modelgen_new_parent;
-        modelgen_closure_3_edge := modelgen_closure_3_edge || modelgen_new_edge;
+        SELECT modelgen_closure_3_id || array_agg(r.id), modelgen_closure_3_parent || array_agg(r.parent_id), modelgen_closure_3_edge || array_agg(r.edge) INTO modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
@@ -450,9 +444,6 @@ DECLARE
     relocking boolean;
     recollected boolean;
     modelgen_array_limit integer;
-    modelgen_new_id bigint[];
-    modelgen_new_parent bigint[];
-    modelgen_new_edge integer[];
     modelgen_closure_5_id bigint[] := '{}'::bigint[];
     modelgen_closure_5_parent bigint[] := '{}'::bigint[];
     modelgen_closure_5_edge integer[] := '{}'::integer[];
@@ -478,11 +469,7 @@ BEGIN
         recollected := false;
         LOOP
             relocked := 0;
-            SELECT coalesce(array_agg(r.id), '{}'), coalesce(array_agg(r.parent_id), '{}'), coalesce(array_agg(r.edge), '{}') INTO modelgen_new_id, modelgen_new_parent, modelgen_new_edge FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS k(id, parent_id, edge) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) SELECT id, parent_id, 0 AS edge FROM modelgen_reached LIMIT modelgen_array_limit + 1) AS r;
-            modelgen_closure_5_id := modelgen_closure_5_id || modelgen_new_id;
-            modelgen_closure_5_parent := modelgen_closure_5_parent || modelgen_new_parent;
-            modelgen_closure_5_edge := modelgen_closure_5_edge || modelgen_new_edge;
-            changed := cardinality(modelgen_new_id);
+            SELECT modelgen_closure_5_id || array_agg(r.id), modelgen_closure_5_parent || array_agg(r.parent_id), modelgen_closure_5_edge || array_agg(r.edge), count(*) INTO modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge, changed FROM (WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS k(id, parent_id, edge) JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_5_id, modelgen_closure_5_parent, modelgen_closure_5_edge) AS c(id, parent_id, edge) WHERE c.id = o.id)) SELECT id, parent_id, 0 AS edge FROM modelgen_reached LIMIT modelgen_array_limit + 1) AS r;
             IF cardinality(modelgen_closure_5_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
             relocked := relocked + changed;
             EXIT WHEN relocking AND relocked = 0;
