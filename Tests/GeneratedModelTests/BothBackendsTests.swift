@@ -253,6 +253,19 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// Random saves of players, coaches and teams against a plain model of the data: a save is
+    /// refused exactly when the state it would make breaks a bound somewhere (the saved state
+    /// always keeps them, so an object whose count changed is one the save must have counted), the
+    /// error names an object that breaks one, and the store then holds what the model holds.
+    func testRandomSavesAreRefusedExactlyWhenTheyWouldBreakABound() async throws {
+        for seed in UInt64(1)...4 {
+            try await onBothBackends(Teams.self) { flow in
+                var run = RelationshipBoundsRun(seed: seed, backend: flow.name, context: flow.makeContext(), reader: flow.makeContext)
+                try await run.run(steps: 40)
+            }
+        }
+    }
+
     func testDeleteVisitedCountriesWithAPredicate() async throws {
         try await onBothBackends(Countries.self) { flow in
             let context = flow.makeContext()
@@ -687,5 +700,147 @@ final class BothBackendsTests: XCTestCase {
                 XCTAssertTrue(construct.contains("key path") && construct.contains("computed value"), construct)
             }
         }
+    }
+}
+
+/// One run of `testRandomSavesAreRefusedExactlyWhenTheyWouldBreakABound`: the model of the
+/// Teams schema's data (`Team.players` 1 to 3, `Team.coaches` at most 2, `Coach.teams` at least 1),
+/// kept beside a context that changes it a few objects at a time.
+private struct RelationshipBoundsRun {
+    let seed: UInt64
+    let backend: String
+    let context: any SeedFlowContext
+    let reader: () -> any SeedFlowContext
+    /// Saved state: each player's team, each coach's teams (by name); the teams.
+    var teams: Set<String> = []
+    var playerTeams: [String: String?] = [:]
+    var coachTeams: [String: Set<String>] = [:]
+    /// The context's objects, by name.
+    var teamObjects: [String: Team] = [:], playerObjects: [String: Player] = [:], coachObjects: [String: Coach] = [:]
+
+    init(seed: UInt64, backend: String, context: any SeedFlowContext, reader: @escaping () -> any SeedFlowContext) {
+        (self.seed, self.backend, self.context, self.reader) = (seed, backend, context, reader)
+    }
+
+    /// The bounds the state breaks, as `Entity.name` of each breaking object.
+    static func breaking(teams: Set<String>, playerTeams: [String: String?], coachTeams: [String: Set<String>]) -> Set<String> {
+        var broken: Set<String> = []
+        for team in teams {
+            let players = playerTeams.values.filter { $0 == team }.count
+            let coaches = coachTeams.values.filter { $0.contains(team) }.count
+            if !(1...3).contains(players) || coaches > 2 { broken.insert("Team \(team)") }
+        }
+        for (coach, teams) in coachTeams where teams.isEmpty { broken.insert("Coach \(coach)") }
+        return broken
+    }
+
+    mutating func run(steps: Int) async throws {
+        var random = SeededRandom(seed: seed)
+        var counter = 0
+        func newName(_ prefix: String) -> String {
+            counter += 1
+            return "\(prefix)\(counter)"
+        }
+        for step in 1...steps {
+            var (teams, playerTeams, coachTeams) = (self.teams, self.playerTeams, self.coachTeams)
+            var (newTeams, newPlayers, newCoaches): ([String: Team], [String: Player], [String: Coach]) = ([:], [:], [:])
+            var log: [String] = []
+            func team(_ name: String) -> Team { newTeams[name] ?? teamObjects[name]! }
+            func someTeams(_ count: Int) -> [String] { Array(teams.sorted().shuffled(using: &random).prefix(count)) }
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                switch Int.random(in: 0..<8, using: &random) {
+                case 0:
+                    let name = newName("p"), target = someTeams(1).first
+                    let player = Player(name: name)
+                    player.team = target.map(team)
+                    context.insert(player)
+                    newPlayers[name] = player
+                    playerTeams[name] = target
+                    log.append("insert \(name) in \(target ?? "none")")
+                case 1:
+                    guard let name = playerTeams.keys.sorted().randomElement(using: &random), let player = newPlayers[name] ?? playerObjects[name] else { continue }
+                    let target = Bool.random(using: &random) ? someTeams(1).first : nil
+                    player.team = target.map(team)
+                    playerTeams[name] = target
+                    log.append("move \(name) to \(target ?? "none")")
+                case 2:
+                    guard let name = playerTeams.keys.sorted().randomElement(using: &random), let player = newPlayers[name] ?? playerObjects[name] else { continue }
+                    context.delete(player)
+                    playerTeams[name] = nil
+                    log.append("delete \(name)")
+                case 3, 4:
+                    let isNew = coachTeams.isEmpty || Bool.random(using: &random)
+                    let name = isNew ? newName("c") : coachTeams.keys.sorted().randomElement(using: &random)!
+                    let targets = someTeams(Int.random(in: 0...2, using: &random))
+                    let coach = isNew ? Coach(name: name) : (newCoaches[name] ?? coachObjects[name]!)
+                    // PostgreSQL: a list is loaded before it is replaced (after a delete, the context may have let it go).
+                    if !isNew { try await context.load(\Coach.teams, of: [coach]) }
+                    coach.teams = targets.map(team)
+                    if isNew {
+                        context.insert(coach)
+                        newCoaches[name] = coach
+                    }
+                    coachTeams[name] = Set(targets)
+                    log.append("\(isNew ? "insert" : "set") \(name) coaching \(targets)")
+                case 5:
+                    guard let name = coachTeams.keys.sorted().randomElement(using: &random), let coach = newCoaches[name] ?? coachObjects[name] else { continue }
+                    context.delete(coach)
+                    coachTeams[name] = nil
+                    log.append("delete \(name)")
+                case 6:
+                    let name = newName("t"), players = (0..<Int.random(in: 0...4, using: &random)).map { _ in newName("p") }
+                    let made = Team(name: name)
+                    made.players = players.map { Player(name: $0) }
+                    for player in made.players { newPlayers[player.name] = player }
+                    context.insert(made)
+                    newTeams[name] = made
+                    teams.insert(name)
+                    for player in players { playerTeams[player] = name }
+                    log.append("insert \(name) with \(players)")
+                default:
+                    // A saved team: its players go with it (cascade), its coaches lose it.
+                    guard let name = teams.filter({ teamObjects[$0] != nil }).sorted().randomElement(using: &random) else { continue }
+                    context.delete(teamObjects[name]!)
+                    teams.remove(name)
+                    for (player, target) in playerTeams where target == name { playerTeams[player] = nil }
+                    for coach in coachTeams.keys { coachTeams[coach]?.remove(name) }
+                    log.append("delete \(name)")
+                }
+            }
+            let broken = Self.breaking(teams: teams, playerTeams: playerTeams, coachTeams: coachTeams)
+            let trail = "\(backend), seed \(seed), step \(step): \(log.joined(separator: "; "))"
+            do {
+                try await context.save()
+                XCTAssertTrue(broken.isEmpty, "\(trail): saved, though \(broken.sorted()) break a bound")
+                (self.teams, self.playerTeams, self.coachTeams) = (teams, playerTeams, coachTeams)
+                teamObjects.merge(newTeams) { $1 }
+                playerObjects.merge(newPlayers) { $1 }
+                coachObjects.merge(newCoaches) { $1 }
+                teamObjects = teamObjects.filter { teams.contains($0.key) }
+                playerObjects = playerObjects.filter { playerTeams[$0.key] != nil }
+                coachObjects = coachObjects.filter { coachTeams[$0.key] != nil }
+            } catch let error as ModelContextError {
+                guard case let .modelCountViolation(entity, _, _, _, _, _) = error else { throw error }
+                XCTAssertFalse(broken.isEmpty, "\(trail): refused, though nothing breaks a bound: \(error)")
+                XCTAssertTrue(broken.contains { $0.hasPrefix(entity + " ") }, "\(trail): \(error) names no object that breaks a bound (\(broken.sorted()))")
+                context.rollback()
+            }
+            try await assertStoreHoldsTheModel(trail)
+        }
+    }
+
+    /// The store, read by a new context, holds the model's teams, players and coaches.
+    func assertStoreHoldsTheModel(_ trail: String) async throws {
+        let reader = reader()
+        var players = FetchDescriptor<Player>()
+        players.relationshipKeyPathsForPrefetching = [\.team]
+        var coaches = FetchDescriptor<Coach>()
+        coaches.relationshipKeyPathsForPrefetching = [\.teams]
+        let storedTeams = Set(try await reader.fetch(FetchDescriptor<Team>()).map(\.name))
+        let storedPlayers = Dictionary(uniqueKeysWithValues: try await reader.fetch(players).map { ($0.name, $0.team?.name) })
+        let storedCoaches = Dictionary(uniqueKeysWithValues: try await reader.fetch(coaches).map { ($0.name, Set($0.teams.map(\.name))) })
+        XCTAssertEqual(storedTeams, teams, trail)
+        XCTAssertEqual(storedPlayers, playerTeams, trail)
+        XCTAssertEqual(storedCoaches, coachTeams, trail)
     }
 }
