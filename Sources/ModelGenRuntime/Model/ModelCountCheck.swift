@@ -10,8 +10,8 @@
 /// objects inserted or deleted on the other side, or changed there in that key; the members of
 /// their join-table lists (all when inserted, as they are and were when changed); and the owners
 /// of the join rows a deleted object takes with it. An object only renamed on the other side
-/// leaves its owners unchecked. The count is read from
-/// the store, so a list that was never loaded is counted too:
+/// leaves its owners unchecked. The count is read from the store, so a list that was never
+/// loaded is counted too:
 ///
 ///     SELECT o.id, (SELECT count(*) FROM "player" AS m WHERE m."team_id" = o.id) FROM "team" AS o WHERE o.id IN …
 ///
