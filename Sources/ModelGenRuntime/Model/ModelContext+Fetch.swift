@@ -91,7 +91,9 @@ extension ModelContext {
     private func storedMatches<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, excluding excluded: [Int64] = []) throws -> [Model] {
         let (clauses, bindings) = try descriptor.sqlClauses(condition, excluding: excluded)
         // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
-        return try objects(ofType: Model.self, Model.entity.selectSQL + clauses, bindings).map { unsafeDowncast($0, to: Model.self) }
+        var matches: [Model] = []
+        try forEachObject(ofType: Model.self, Model.entity.selectSQL + clauses, bindings) { matches.append(unsafeDowncast($0, to: Model.self)) }
+        return matches
     }
 
     /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that
@@ -316,7 +318,7 @@ extension ModelContext {
 
     /// Runs a query selecting `type.entity.selectSQL`'s columns and calls `body` with, for each
     /// row, the object this context has registered for it, else a new one built from the row.
-    private func forEachObject(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue], _ body: (any PersistentModel) -> Void) throws {
+    func forEachObject(ofType type: any PersistentModel.Type, _ sql: String, _ bindings: [SQLiteValue], _ body: (any PersistentModel) -> Void) throws {
         let entity = type.entity
         let registry = registry(for: entity)
         try database.forEachRow(sql, bindings) { row in

@@ -631,7 +631,9 @@ public final class ModelContext {
         guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
         guard let type = modelTypes[identifier.entity] else { return nil }
         if let object = registries[ObjectIdentifier(type.entity)]?[id]?.object { return object }
-        return try objects(ofType: type, type.entity.selectByIDSQL, [.integer(id)]).first
+        var found: (any PersistentModel)?
+        try forEachObject(ofType: type, type.entity.selectByIDSQL, [.integer(id)]) { found = $0 }
+        return found
     }
 }
 
