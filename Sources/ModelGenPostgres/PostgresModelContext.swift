@@ -494,7 +494,7 @@ public final class PostgresModelContext {
             let sql = mapping.selectSQL + clauses
             result = try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
                 try await self.objects(Model.self, mapping, sql, bindings, on: connection)
-            }.map { unsafeDowncast($0, to: Model.self) }
+            }.downcast(to: Model.self)
         }
         try await prefetchRelationships(descriptor, of: result)
         return result
@@ -630,7 +630,7 @@ public final class PostgresModelContext {
         try await container.client.withConnection { connection in
             saved = try await self.objects(Model.self, mapping, mapping.selectSQL + clauses, bindings, on: connection)
         }
-        return pending.mergedInIDOrder(saved: saved.map { unsafeDowncast($0, to: Model.self) }, candidates: unsaved, limit: descriptor.fetchLimit) {
+        return pending.mergedInIDOrder(saved: saved.downcast(to: Model.self), candidates: unsaved, limit: descriptor.fetchLimit) {
             matching.contains(ObjectIdentifier($0))
         }
     }

@@ -90,10 +90,8 @@ extension ModelContext {
     /// The rows matching the descriptor (its predicate lowered: `condition`), but `excluded`, as objects.
     private func storedMatches<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, excluding excluded: [Int64] = []) throws -> [Model] {
         let (clauses, bindings) = try descriptor.sqlClauses(condition, excluding: excluded)
-        // The registry holds only `Model`s for `Model.entity`, so the cast cannot fail.
-        var matches: [Model] = []
-        try forEachObject(ofType: Model.self, Model.entity.selectSQL + clauses, bindings) { matches.append(unsafeDowncast($0, to: Model.self)) }
-        return matches
+        let objects = try objects(ofType: Model.self, Model.entity.selectSQL + clauses, bindings)
+        return objects.downcast(to: Model.self)
     }
 
     /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that

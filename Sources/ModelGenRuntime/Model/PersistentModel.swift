@@ -77,3 +77,16 @@ extension PersistentModel {
     /// True when the object has changes the context has not saved.
     public var hasChanges: Bool { persistentBackingData.isChanged || persistentBackingData.id == nil }
 }
+
+extension Array where Element == any PersistentModel {
+    /// These objects as `Model`s, which they must be (a context's registry holds only `Model`s
+    /// for `Model.entity`). Written into the new array's memory: a context's generic methods are
+    /// not specialized for the app's model classes, and `map` or `append` there looks the array
+    /// type's metadata up for every element.
+    @_spi(Backend) public func downcast<Model: PersistentModel>(to _: Model.Type) -> [Model] {
+        [Model](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for (index, object) in enumerated() { (buffer.baseAddress! + index).initialize(to: unsafeDowncast(object, to: Model.self)) }
+            initialized = count
+        }
+    }
+}
