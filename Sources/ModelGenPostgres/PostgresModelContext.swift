@@ -144,16 +144,7 @@ public final class PostgresModelContext {
         do {
             try await container.client.withTransaction(logger: container.logger) { connection in
                 written = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
-                var countChecks = ModelCountCheck.checks(inserted: newObjects, changed: self.changed, deleted: self.deleted,
-                                                         entities: self.container.entities)
-                for index in countChecks.indices {
-                    guard let sql = countChecks[index].leavingOwnersSQL(ids: Self.idListClause, quote: Self.requote) else { continue }
-                    var bindings = PostgresBindings()
-                    bindings.append(countChecks[index].deletedMembers)
-                    var owners: [Int64] = []
-                    for try await owner in try await self.run(sql, bindings, on: connection).decode(Int64.self) { owners.append(owner) }
-                    countChecks[index].addOwners(owners)
-                }
+                let countChecks = try await self.modelCountChecks(inserted: newObjects, on: connection)
                 try await self.runDeletions(on: connection)
                 try await self.checkModelCounts(countChecks, on: connection)
             }
@@ -183,6 +174,21 @@ public final class PostgresModelContext {
     /// A name quoted for SQLite (as `EntityDescription` holds it), quoted for PostgreSQL.
     private static func requote(_ name: String) -> String {
         SQLDialect.postgresql.quote(SQLDialect.unquoted(name))
+    }
+
+    /// The bounded relationships a save of the unsaved changes must count (`ModelCountCheck`),
+    /// with the owners that deleted objects' join rows leave, read before the deletions run.
+    private func modelCountChecks(inserted newObjects: [any PersistentModel], on connection: PostgresConnection) async throws -> [ModelCountCheck] {
+        var checks = ModelCountCheck.checks(inserted: newObjects, changed: changed, deleted: deleted, entities: container.entities)
+        for index in checks.indices {
+            guard let sql = checks[index].leavingOwnersSQL(ids: Self.idListClause, quote: Self.requote) else { continue }
+            var bindings = PostgresBindings()
+            bindings.append(checks[index].deletedMembers)
+            var owners: [Int64] = []
+            for try await owner in try await run(sql, bindings, on: connection).decode(Int64.self) { owners.append(owner) }
+            checks[index].addOwners(owners)
+        }
+        return checks
     }
 
     /// Throws for the first object a save leaves with too few or too many objects in a bounded
