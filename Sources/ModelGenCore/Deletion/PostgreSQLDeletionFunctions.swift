@@ -254,18 +254,18 @@ public struct PostgreSQLDeletionFunctions {
         }
         collectRoot(indent: "")
         // One collection statement, added to the closure (a table's rows, or its arrays); with
-        // `counting`, the rows it adds are counted in `changed`.
-        func collectStatement(_ sql: String, into entity: String, round: String, analysis: Analysis, counting: Bool, indent: String) {
+        // `counter`, the rows it adds are summed into that variable.
+        func collectStatement(_ sql: String, into entity: String, round: String, analysis: Analysis, counter: String?, indent: String) {
             let target = path.target(entity)
             if isSmall {
                 // The rows found are appended to the entity's arrays in one statement (`array_agg`
-                // of no rows is NULL, and an array `|| NULL` is the array), with their count.
+                // of no rows is NULL, and an array `|| NULL` is the array), their count to the counter.
                 let arrays = target.closureTable
                 let appended = renderer.arrayColumns.map { array, column, _ in
                     "\(arrays)_\(array) || array_agg(\(array == "round" ? round : "r." + column))"
                 }
                 let into = renderer.arrayColumns.map { "\(arrays)_\($0.array)" }
-                let (count, counted) = counting ? (", count(*)", ", changed") : ("", "")
+                let (count, counted) = counter.map { (", \($0) + count(*)", ", \($0)") } ?? ("", "")
                 line(indent + "SELECT \(appended.joined(separator: ", "))\(count) INTO \(into.joined(separator: ", "))\(counted) FROM (\(sql)) AS r;")
                 leaveIfLarge(arrays, indent: indent)
             } else {
@@ -275,7 +275,10 @@ public struct PostgreSQLDeletionFunctions {
                 case .always: line(indent + "ANALYZE \(target.closureTable);")
                 case .unlessRelocking: line(indent + "IF NOT relocking THEN ANALYZE \(target.closureTable); END IF;")
                 }
-                if counting { line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;") }
+                if let counter {
+                    line(indent + "GET DIAGNOSTICS changed = ROW_COUNT;")
+                    line(indent + "\(counter) := \(counter) + changed;")
+                }
             }
         }
         // The collection statements; with `counter`, the rows they add are summed into it. With
@@ -287,8 +290,7 @@ public struct PostgreSQLDeletionFunctions {
             for (collection, targets) in zip(program.collections, path.collectionTargets) {
                 switch collection {
                 case let .once(sql):
-                    collectStatement(sql, into: targets[0], round: "0", analysis: analysis, counting: counter != nil, indent: indent)
-                    if let counter { line(indent + "\(counter) := \(counter) + changed;") }
+                    collectStatement(sql, into: targets[0], round: "0", analysis: analysis, counter: counter, indent: indent)
                 case let .untilStable(statements):
                     // Temporary tables have no statistics; without them the planner scans whole tables each round.
                     if !isSmall { for target in program.targets { line(indent + "ANALYZE \(target.closureTable);") } }
@@ -297,8 +299,7 @@ public struct PostgreSQLDeletionFunctions {
                     line(indent + "    modelgen_current_round := modelgen_current_round + 1;")
                     line(indent + "    added := 0;")
                     for (sql, target) in zip(statements, targets) {
-                        collectStatement(sql, into: target, round: "modelgen_current_round", analysis: .never, counting: true, indent: indent + "    ")
-                        line(indent + "    added := added + changed;")
+                        collectStatement(sql, into: target, round: "modelgen_current_round", analysis: .never, counter: "added", indent: indent + "    ")
                     }
                     if let counter { line(indent + "    \(counter) := \(counter) + added;") }
                     line(indent + "    EXIT WHEN added = 0;")
