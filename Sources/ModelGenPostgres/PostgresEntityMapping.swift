@@ -2,6 +2,11 @@ import ModelGenQuery
 @_spi(Backend) import ModelGenRuntime
 import ModelGenSchema
 
+/// A name as `EntityDescription` holds it (quoted for SQLite), quoted for PostgreSQL.
+func postgresQuoted(_ name: String) -> String {
+    SQLDialect.postgresql.quote(SQLDialect.unquoted(name))
+}
+
 /// What the PostgreSQL backend writes and reads for one entity, worked out once per container from
 /// the generated `EntityDescription` and the schema's canonical form (which has the types).
 struct PostgresEntityMapping: Sendable {
@@ -29,7 +34,7 @@ struct PostgresEntityMapping: Sendable {
 
     init(entity: EntityDescription, schema: Entity) {
         self.entity = entity
-        let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
+        let quote = postgresQuoted
         table = quote(entity.table)
         let typesByName = Dictionary(schema.attributes.map { ($0.name, PostgresColumnType($0.type)) }, uniquingKeysWith: { first, _ in first })
         attributeColumns = entity.attributes.map { attribute in

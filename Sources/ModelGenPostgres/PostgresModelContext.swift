@@ -168,20 +168,15 @@ public final class PostgresModelContext {
         if !deletedIdentities.isEmpty { try await refreshAfterDeletion(deletedObjects: deletedIdentities) }
     }
 
-    /// Where a statement reads a list of ids bound as one array.
+    /// Where a statement reads a list of ids bound as one array (its first parameter).
     private static let idListClause = "= ANY($1::bigint[])"
-
-    /// A name quoted for SQLite (as `EntityDescription` holds it), quoted for PostgreSQL.
-    private static func requote(_ name: String) -> String {
-        SQLDialect.postgresql.quote(SQLDialect.unquoted(name))
-    }
 
     /// The bounded relationships a save of the unsaved changes must count (`ModelCountCheck`),
     /// with the owners that deleted objects' join rows leave, read before the deletions run.
     private func modelCountChecks(inserted newObjects: [any PersistentModel], on connection: PostgresConnection) async throws -> [ModelCountCheck] {
         var checks = ModelCountCheck.checks(inserted: newObjects, changed: changed, deleted: deleted, entities: container.entities)
         for index in checks.indices {
-            guard let sql = checks[index].leavingOwnersSQL(ids: Self.idListClause, quote: Self.requote) else { continue }
+            guard let sql = checks[index].leavingOwnersSQL(ids: Self.idListClause, quote: postgresQuoted) else { continue }
             var bindings = PostgresBindings()
             bindings.append(checks[index].deletedMembers)
             var owners: [Int64] = []
@@ -199,9 +194,9 @@ public final class PostgresModelContext {
             var bindings = PostgresBindings()
             bindings.append(check.sortedIDs)
             // A statement of its own: the count that follows reads what was committed while it waited.
-            _ = try await run(check.lockSQL(ids: Self.idListClause, quote: Self.requote), bindings, on: connection).collect()
+            _ = try await run(check.lockSQL(ids: Self.idListClause, quote: postgresQuoted), bindings, on: connection).collect()
             var counts: [(id: Int64, count: Int)] = []
-            for try await (id, count) in try await run(check.countSQL(ids: Self.idListClause, quote: Self.requote), bindings, on: connection).decode((Int64, Int64).self) {
+            for try await (id, count) in try await run(check.countSQL(ids: Self.idListClause, quote: postgresQuoted), bindings, on: connection).decode((Int64, Int64).self) {
                 counts.append((id, Int(count)))
             }
             if let violation = check.violation(in: counts) { throw violation }
@@ -349,7 +344,7 @@ public final class PostgresModelContext {
     private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> [(ModelBackingData, Int)] {
         // Both sides name the same two columns: pairs are kept in the order of their names.
         let changes = JoinRowChanges(of: objects) { _, own, target in SQLDialect.unquoted(own) < SQLDialect.unquoted(target) }
-        let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
+        let quote = postgresQuoted
         for change in changes.tables {
             let (table, first, second) = (quote(change.name), quote(change.columns.0), quote(change.columns.1))
             if !change.removed.isEmpty {
@@ -442,7 +437,7 @@ public final class PostgresModelContext {
             let mapping = container.mappings[entity]!
             var bindings = PostgresBindings()
             bindings.append(Array(registry.keys))
-            let sql = "SELECT id" + mapping.keyColumns.map { ", \($0)" }.joined() + " FROM \(mapping.table) WHERE id = ANY($1::bigint[])"
+            let sql = "SELECT id" + mapping.keyColumns.map { ", \($0)" }.joined() + " FROM \(mapping.table) WHERE id \(Self.idListClause)"
             var keys: [Int64: [Int64?]] = [:]
             for try await row in try await container.client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: container.logger) {
                 let cells = row.makeRandomAccess()
@@ -564,7 +559,7 @@ public final class PostgresModelContext {
             var loaded: [any PersistentModel] = []
             try await translatingErrors {
                 try await container.client.withConnection { connection in
-                    loaded = try await self.objects(Model.self, mapping, mapping.selectSQL + " WHERE \(mapping.table).id = ANY($1::bigint[])", bindings, on: connection)
+                    loaded = try await self.objects(Model.self, mapping, mapping.selectSQL + " WHERE \(mapping.table).id \(Self.idListClause)", bindings, on: connection)
                 }
             }
             let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentBackingData.id!, unsafeDowncast($0, to: Model.self)) })
@@ -819,18 +814,18 @@ public final class PostgresModelContext {
         guard !pending.isEmpty, let target = container.modelTypes[entity.relationships[index].target] else { return }
         let relationship = entity.relationships[index]
         let targetMapping = container.mapping(for: target.entity)
-        let quote = { SQLDialect.postgresql.quote(SQLDialect.unquoted($0)) }
+        let quote = postgresQuoted
         func found(where condition: String, _ ids: some Sequence<Int64>, on connection: PostgresConnection) async throws -> [any PersistentModel] {
             var bindings = PostgresBindings()
             bindings.append(Array(Set(ids)).sorted())
-            let sql = targetMapping.selectSQL + " WHERE \(condition) = ANY($1::bigint[]) ORDER BY \(targetMapping.table).id"
+            let sql = targetMapping.selectSQL + " WHERE \(condition) \(Self.idListClause) ORDER BY \(targetMapping.table).id"
             return try await self.objects(target, targetMapping, sql, bindings, on: connection)
         }
         func pairs(_ table: String, _ own: String, _ other: String, on connection: PostgresConnection) async throws -> [Int64: [Int64]] {
             var bindings = PostgresBindings()
             bindings.append(pending.compactMap(\.id))
             var pairs: [Int64: [Int64]] = [:]
-            let sql = "SELECT \(quote(own)), \(quote(other)) FROM \(quote(table)) WHERE \(quote(own)) = ANY($1::bigint[]) ORDER BY \(quote(other))"
+            let sql = "SELECT \(quote(own)), \(quote(other)) FROM \(quote(table)) WHERE \(quote(own)) \(Self.idListClause) ORDER BY \(quote(other))"
             for try await (owner, member) in try await run(sql, bindings, on: connection).decode((Int64, Int64).self) { pairs[owner, default: []].append(member) }
             return pairs
         }

@@ -207,6 +207,11 @@ public struct Relationship: Codable, Equatable, Sendable {
     public var storage: RelationshipStorage
 
     public var isToMany: Bool { cardinality == .toMany }
+    /// The bounds saves check: `minimumModelCount` and `maximumModelCount`, each nil where the
+    /// schema sets none or 0 (SwiftData's "no bound").
+    public var modelCountBounds: (minimum: Int?, maximum: Int?) {
+        (minimumModelCount.flatMap { $0 > 0 ? $0 : nil }, maximumModelCount.flatMap { $0 > 0 ? $0 : nil })
+    }
     /// A to-one that must always point at an object.
     public var isRequired: Bool { cardinality == .toOne(isOptional: false) }
 

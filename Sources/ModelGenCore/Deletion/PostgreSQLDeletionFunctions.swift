@@ -121,14 +121,6 @@ public struct PostgreSQLDeletionFunctions {
         return variables.map { "    " + $0 + "\n" }.joined()
     }
 
-    /// The function: the small path, then the general one. A call with ids whose closure stays
-    /// within the limit (`arrayClosureLimitSetting`, `defaultArrayClosureLimit` objects of any one
-    /// entity) holds the ids it collects in array variables: it makes no table, and PL/pgSQL keeps
-    /// its statements' plans from one transaction to the next (a statement naming a table made in
-    /// this transaction is planned again in each). Any other call — every object asked for, or a
-    /// closure that outgrows the limit while it is collected (nothing has changed yet; the rows
-    /// locked stay locked) — collects into temporary tables, analyzed as they fill, so that the
-    /// planner sees their sizes.
     /// Whether `part` occurs in `text`, compared byte by byte in their UTF-8.
     private static func occurs(_ part: String, in text: inout String) -> Bool {
         var part = part
@@ -143,6 +135,14 @@ public struct PostgreSQLDeletionFunctions {
         }
     }
 
+    /// The function: the small path, then the general one. A call with ids whose closure stays
+    /// within the limit (`arrayClosureLimitSetting`, `defaultArrayClosureLimit` objects of any one
+    /// entity) holds the ids it collects in array variables: it makes no table, and PL/pgSQL keeps
+    /// its statements' plans from one transaction to the next (a statement naming a table made in
+    /// this transaction is planned again in each). Any other call — every object asked for, or a
+    /// closure that outgrows the limit while it is collected (nothing has changed yet; the rows
+    /// locked stay locked) — collects into temporary tables, analyzed as they fill, so that the
+    /// planner sees their sizes.
     private func function(for entity: Entity, locking locked: Set<String>, small: Path, general: Path) -> String {
         // The body's lines, each indented by four spaces and ended by a line break.
         var body = ""

@@ -104,8 +104,7 @@ public struct SwiftModelsEmitter {
     /// A to-many relationship's bounds in words (`1 to 3 objects`, `at least 1 object`, `at most
     /// 2 objects`), or nil when it has none (0 is none, as in SwiftData).
     static func bounds(_ relationship: Relationship) -> String? {
-        let minimum = relationship.minimumModelCount.flatMap { $0 > 0 ? $0 : nil }
-        let maximum = relationship.maximumModelCount.flatMap { $0 > 0 ? $0 : nil }
+        let (minimum, maximum) = relationship.modelCountBounds
         func objects(_ count: Int) -> String { count == 1 ? "object" : "objects" }
         switch (minimum, maximum) {
         case let (minimum?, maximum?): return "\(minimum) to \(maximum) \(objects(maximum))"

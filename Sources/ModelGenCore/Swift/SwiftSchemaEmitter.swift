@@ -60,11 +60,11 @@ public struct SwiftSchemaEmitter {
         return (lines + [""]).concatenated(separator: "\n")
     }
 
-    /// The bounds of a to-many relationship, as arguments after `storage:` (none when unbounded;
-    /// 0 means no bound, as in SwiftData).
+    /// The bounds of a to-many relationship, as arguments after `storage:` (none when unbounded).
     private func modelCounts(_ relationship: Relationship) -> String {
-        [("minimumModelCount", relationship.minimumModelCount), ("maximumModelCount", relationship.maximumModelCount)]
-            .compactMap { label, count in count.flatMap { $0 > 0 ? ",\n                \(label): \($0)" : nil } }
+        let (minimum, maximum) = relationship.modelCountBounds
+        return [("minimumModelCount", minimum), ("maximumModelCount", maximum)]
+            .compactMap { label, count in count.map { ",\n                \(label): \($0)" } }
             .joined()
     }
 

@@ -58,7 +58,7 @@ extension ModelContext {
         let ids = try fetchIdentifiers(descriptor).compactMap(\.id)
         for start in stride(from: 0, to: ids.count, by: batchSize) {
             let batch = ids[start..<min(start + batchSize, ids.count)]
-            let loaded = try fetchAny(Model.self, where: "id IN (SELECT value FROM json_each(?))", [Self.jsonArray(batch)])
+            let loaded = try fetchAny(Model.self, where: "id \(Self.idListClause)", [Self.jsonArray(batch)])
             let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentBackingData.id!, unsafeDowncast($0, to: Model.self)) })
             let objects = batch.compactMap { byID[$0] }
             try prefetchRelationships(descriptor, of: objects)
@@ -137,7 +137,7 @@ extension ModelContext {
                 if case let .unloaded(foreignID) = backing.relationship(index) { return foreignID }
                 return nil
             })
-            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [Self.jsonArray(foreignIDs)])
+            let found = try fetchAny(target, where: "id \(Self.idListClause)", [Self.jsonArray(foreignIDs)])
             let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
             for backing in pending {
                 guard case let .unloaded(foreignID) = backing.relationship(index) else { continue }
@@ -155,7 +155,7 @@ extension ModelContext {
                 // A copy of the run's length (the buffer, kept for the next run, has room for the longest).
                 backing.relationships[index] = relationship.isToMany ? .toMany(.init(Array(members[...]))) : .toOne(members.first)
             }
-            try forEachObject(ofType: target, "\(target.entity.selectSQL) WHERE \(column) IN (SELECT value FROM json_each(?)) ORDER BY \(column), id", [Self.jsonArray(owners.keys)]) { object in
+            try forEachObject(ofType: target, "\(target.entity.selectSQL) WHERE \(column) \(Self.idListClause) ORDER BY \(column), id", [Self.jsonArray(owners.keys)]) { object in
                 let memberOwner = key.flatMap { object.persistentBackingData.savedForeignID($0) }
                 if memberOwner != owner {
                     endRun()
@@ -171,10 +171,10 @@ extension ModelContext {
             }
         case let .joinTable(table, own, other):
             var pairs: [Int64: [Int64]] = [:]
-            for row in try database.query("SELECT \(own), \(other) FROM \(table) WHERE \(own) IN (SELECT value FROM json_each(?)) ORDER BY \(other)", [Self.jsonArray(pending.compactMap(\.id))]) {
+            for row in try database.query("SELECT \(own), \(other) FROM \(table) WHERE \(own) \(Self.idListClause) ORDER BY \(other)", [Self.jsonArray(pending.compactMap(\.id))]) {
                 if let owner = row[0].integer, let member = row[1].integer { pairs[owner, default: []].append(member) }
             }
-            let found = try fetchAny(target, where: "id IN (SELECT value FROM json_each(?))", [Self.jsonArray(Set(pairs.values.joined()))])
+            let found = try fetchAny(target, where: "id \(Self.idListClause)", [Self.jsonArray(Set(pairs.values.joined()))])
             let byID = Dictionary(found.map { ($0.persistentBackingData.id!, $0) }, uniquingKeysWith: { first, _ in first })
             for backing in pending {
                 let members = (backing.id.flatMap { pairs[$0] } ?? []).compactMap { byID[$0] }

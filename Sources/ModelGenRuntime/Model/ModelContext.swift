@@ -541,10 +541,9 @@ public final class ModelContext {
             let entity = model.entity
             guard let registry = registries[ObjectIdentifier(entity)], !registry.isEmpty else { continue }
             let objects = Dictionary(registry.all.compactMap { entry in entry.backing.object.map { (entry.id, $0) } }, uniquingKeysWith: { first, _ in first })
-            let ids = "[" + objects.keys.map(String.init).joined(separator: ",") + "]"
             let columns = entity.foreignKeys.map(\.column)
             var rows: [Int64: [SQLiteValue]] = [:]
-            for row in try database.query("SELECT id\(columns.map { ", " + $0 }.joined()) FROM \(entity.table) WHERE id IN (SELECT value FROM json_each(?))", [.text(ids)]) {
+            for row in try database.query("SELECT id\(columns.map { ", " + $0 }.joined()) FROM \(entity.table) WHERE id \(Self.idListClause)", [Self.jsonArray(objects.keys)]) {
                 if let id = row[0].integer { rows[id] = Array(row.dropFirst()) }
             }
             for (id, object) in objects {
