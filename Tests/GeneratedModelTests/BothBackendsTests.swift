@@ -23,13 +23,29 @@ protocol SeedFlowContext: AnyObject {
     func delete<Model: PersistentModel>(model: Model.Type, where predicate: Predicate<Model>?, dryRun: Bool) async throws -> DeletionReport
     /// Loads a relationship before it is read (SQLite loads on access: nothing to do).
     func load<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of objects: [Model]) async throws
+    func model(for identifier: PersistentIdentifier) async throws -> (any PersistentModel)?
+    func registeredModel<Model: PersistentModel>(for identifier: PersistentIdentifier) -> Model?
+    /// The objects `enumerate(_:batchSize:block:)` gives the block, in order.
+    func enumerated<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, batchSize: Int) async throws -> [Model]
 }
 
 extension ModelContext: SeedFlowContext {
     func load<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of objects: [Model]) async throws {}
+
+    func enumerated<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, batchSize: Int) async throws -> [Model] {
+        var objects: [Model] = []
+        try enumerate(descriptor, batchSize: batchSize) { objects.append($0) }
+        return objects
+    }
 }
 
-extension PostgresModelContext: SeedFlowContext {}
+extension PostgresModelContext: SeedFlowContext {
+    func enumerated<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, batchSize: Int) async throws -> [Model] {
+        var objects: [Model] = []
+        try await enumerate(descriptor, batchSize: batchSize) { objects.append($0) }
+        return objects
+    }
+}
 
 /// One new database of a schema on one backend: its name, and what a flow does with its container.
 struct SeedFlowBackend {

@@ -277,9 +277,24 @@ struct ContextPropertyRun {
                     descriptor.fetchLimit = limit
                     expected = Array(matching.dropFirst(offset).prefix(limit))
                 }
-                let fetched = try await context.fetch(descriptor).map { objects.number(of: $0) }
-                log.append("fetch \(kind) level \(level.map(String.init) ?? "nil")")
-                XCTAssertEqual(fetched, expected.map(Optional.some), "fetch (seed \(seed): \(log.suffix(12).joined(separator: "; ")))")
+                // Prefetching changes what is loaded, never what matches (nor, checked below, what the
+                // relationships show: unsaved changes to them stay).
+                let prefetched: [PartialKeyPath<Employee>] = [\.projects, \.department, \.reports, \.manager].filter { _ in Bool.random(using: &random) }
+                descriptor.relationshipKeyPathsForPrefetching = prefetched
+                let found = try await context.fetch(descriptor)
+                let fetched = found.map { objects.number(of: $0) }
+                log.append("fetch \(kind) level \(level.map(String.init) ?? "nil") prefetching \(prefetched.count)")
+                let trail = "seed \(seed): \(log.suffix(12).joined(separator: "; "))"
+                XCTAssertEqual(fetched, expected.map(Optional.some), "fetch (\(trail))")
+                // The other ways to ask the same: identifiers, batches, and each object by its identifier.
+                try await assertEqual(await context.fetchIdentifiers(descriptor), found.map(\.persistentModelID), "fetchIdentifiers (\(trail))")
+                let batched = try await context.enumerated(descriptor, batchSize: Int.random(in: 1...3, using: &random))
+                XCTAssertEqual(batched.map { objects.number(of: $0) }, fetched, "enumerate (\(trail))")
+                for object in found {
+                    let model = try await context.model(for: object.persistentModelID)
+                    XCTAssertTrue(model === object, "model(for:) (\(trail))")
+                    XCTAssertTrue((context.registeredModel(for: object.persistentModelID) as Employee?) === object, "registeredModel(for:) (\(trail))")
+                }
                 descriptor.fetchLimit = nil
                 descriptor.fetchOffset = nil
                 try await assertEqual(await context.fetchCount(descriptor), matching.count, "fetchCount (seed \(seed))")
