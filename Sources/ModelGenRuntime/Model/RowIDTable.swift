@@ -121,6 +121,13 @@ private struct RangeOfRowIDs {
             slots = Array(repeating: nil, count: 64)
             return true
         }
+        // Empty, the slots move to the id where they are: objects looked up one at a time by ids
+        // far apart, each freed before the next, would otherwise turn the table into a hash table
+        // and back (two new tables) for every lookup.
+        if count == 0 {
+            base = id
+            return true
+        }
         let lower = min(base, id), upper = max(base + Int64(slots.count), id + 1)
         let limit = Int64(4 * (count + 1) + 1_024)
         guard upper - lower <= limit else { return false }
