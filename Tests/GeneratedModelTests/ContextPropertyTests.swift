@@ -244,7 +244,16 @@ struct ContextPropertyRun {
                 // unsaved changes of the other objects are kept.
                 let level = Int.random(in: -3...3, using: &random)
                 let doomed = saved.people.filter { $0.value.level == level }.keys.sorted()
-                try await context.delete(model: Employee.self, where: #Predicate { $0.level == level }, dryRun: false)
+                // A dry run reports exactly what the delete then does, and changes nothing.
+                let preview = try await context.delete(model: Employee.self, where: #Predicate { $0.level == level }, dryRun: true)
+                try await assertEqual(await stored(objects), saved, "a dry run changes nothing (seed \(seed), level \(level))")
+                let report = try await context.delete(model: Employee.self, where: #Predicate { $0.level == level }, dryRun: false)
+                XCTAssertEqual(report.deletedCount(of: "Employee"), doomed.count, "deleted (seed \(seed), level \(level))")
+                XCTAssertEqual(preview.deleted.map { "\($0.entity) \($0.count)" }, report.deleted.map { "\($0.entity) \($0.count)" }, "dry run (seed \(seed))")
+                XCTAssertEqual(preview.nullifiedByRelationship.map { "\($0.relationship) \($0.count)" },
+                               report.nullifiedByRelationship.map { "\($0.relationship) \($0.count)" }, "dry run (seed \(seed))")
+                XCTAssertEqual([preview.nullified, preview.joinRowsRemoved], [report.nullified, report.joinRowsRemoved], "dry run (seed \(seed))")
+                XCTAssertTrue(preview.isDryRun && !report.isDryRun, "seed \(seed)")
                 for person in doomed {
                     saved.deletePerson(person)
                     current.deletePerson(person)
