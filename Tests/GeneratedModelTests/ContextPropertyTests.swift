@@ -218,17 +218,21 @@ struct ContextPropertyRun {
             case 11:
                 // Delete one object and save: the deletion plan runs with the other changes.
                 let kind = min(Int.random(in: 0..<4, using: &random), 2)
+                let gone: PersistentIdentifier
                 if kind == 0, let person = pick(objects.people) {
+                    gone = objects.people[person]!.persistentModelID
                     context.delete(objects.people[person]!)
                     current.deletePerson(person)
                     objects.people[person] = nil
                     log.append("delete person \(person), save")
                 } else if kind == 1, let department = pick(objects.departments) {
+                    gone = objects.departments[department]!.persistentModelID
                     context.delete(objects.departments[department]!)
                     current.deleteDepartment(department)
                     objects.departments[department] = nil
                     log.append("delete department \(department), save")
                 } else if let project = pick(objects.projects) {
+                    gone = objects.projects[project]!.persistentModelID
                     context.delete(objects.projects[project]!)
                     current.deleteProject(project)
                     objects.projects[project] = nil
@@ -239,11 +243,15 @@ struct ContextPropertyRun {
                 try await context.save()
                 saved = current
                 unsaved = []
+                // Its identifier no longer finds it (nor, if it was never saved, anything).
+                let found = try await context.model(for: gone)
+                XCTAssertNil(found, "model(for:) of a deleted object (seed \(seed): \(log.suffix(12).joined(separator: "; ")))")
             case 16:
                 // A bulk delete runs at once on the stored rows (their stored level decides);
                 // unsaved changes of the other objects are kept.
                 let level = Int.random(in: -3...3, using: &random)
                 let doomed = saved.people.filter { $0.value.level == level }.keys.sorted()
+                let gone = doomed.compactMap { objects.people[$0]?.persistentModelID }
                 // A dry run reports exactly what the delete then does, and changes nothing.
                 let preview = try await context.delete(model: Employee.self, where: #Predicate { $0.level == level }, dryRun: true)
                 try await assertEqual(await stored(objects), saved, "a dry run changes nothing (seed \(seed), level \(level))")
@@ -254,6 +262,10 @@ struct ContextPropertyRun {
                                report.nullifiedByRelationship.map { "\($0.relationship) \($0.count)" }, "dry run (seed \(seed))")
                 XCTAssertEqual([preview.nullified, preview.joinRowsRemoved], [report.nullified, report.joinRowsRemoved], "dry run (seed \(seed))")
                 XCTAssertTrue(preview.isDryRun && !report.isDryRun, "seed \(seed)")
+                for identifier in gone {
+                    let found = try await context.model(for: identifier)
+                    XCTAssertNil(found, "model(for:) of \(identifier), deleted in bulk (seed \(seed))")
+                }
                 for person in doomed {
                     saved.deletePerson(person)
                     current.deletePerson(person)
