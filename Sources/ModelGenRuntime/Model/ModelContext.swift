@@ -80,6 +80,14 @@ public final class ModelContext {
     var joinTableSortColumns: [String: String] = [:]
     /// The query that loads each relationship, built on first use.
     var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
+    /// The `UPDATE` of each set of columns a save has written (`updateSQL(_:writing:)`).
+    private var updateStatements: [UpdateShape: String] = [:]
+
+    /// An entity and the slots of the columns an update writes.
+    private struct UpdateShape: Hashable {
+        let entity: ObjectIdentifier
+        let slots: [Int]
+    }
 
     /// The registered objects of one entity: the backing data of each, by row id (its model is
     /// `backing.object`). Unretained: an entry leaves when its model goes (`forget`, called from
@@ -449,25 +457,40 @@ public final class ModelContext {
             }
             return
         }
-        var columns: [String] = [], values: [SQLiteValue] = []
-        for (index, attribute) in entity.attributes.enumerated() {
-            guard let column = attribute.column, backing.changedAttributes.contains(index) else { continue }
-            columns.append(column)
+        // The changed columns' slots (in the values' layout) and values, then the id.
+        var slots: [Int] = [], values: [SQLiteValue] = []
+        for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil && backing.changedAttributes.contains(index) {
+            slots.append(index)
             values.append(backing.storedValue(index))
         }
-        for (index, column) in entity.foreignKeys {
+        for (index, _) in entity.foreignKeys {
             let foreignID = backing.foreignID(index)
             guard foreignID != backing.savedForeignID(index) else { continue }
-            columns.append(column)
+            slots.append(entity.keySlots[index]!)
             values.append(foreignID.map(SQLiteValue.integer) ?? .null)
         }
-        guard !columns.isEmpty else { return }
-        let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
+        guard !slots.isEmpty else { return }
+        values.append(.integer(backing.id!))
         // No row changed: another context or process deleted it since it was read, and the
         // changes would be lost without a word.
-        guard try database.run("UPDATE \(entity.table) SET \(assignments) WHERE id = ?", values + [.integer(backing.id!)]) == 1 else {
+        guard try database.run(updateSQL(entity, writing: slots), values) == 1 else {
             throw ModelContextError.deletedFromStore(entity: entity.name, id: backing.id!)
         }
+    }
+
+    /// The statement that writes the columns of `slots` (in the values' layout) of one row of
+    /// `entity`, made once per set of columns a save writes:
+    ///
+    ///     UPDATE "volume" SET "price" = ? WHERE id = ?
+    private func updateSQL(_ entity: EntityDescription, writing slots: [Int]) -> String {
+        let shape = UpdateShape(entity: ObjectIdentifier(entity), slots: slots)
+        if let sql = updateStatements[shape] { return sql }
+        let columns = slots.map { slot in
+            slot < entity.attributes.count ? entity.attributes[slot].column! : entity.foreignKeys[slot - entity.attributes.count].column
+        }
+        let sql = "UPDATE \(entity.table) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+        updateStatements[shape] = sql
+        return sql
     }
 
     /// SQLite's constraint messages, in the schema's words.
