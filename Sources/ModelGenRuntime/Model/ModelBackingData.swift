@@ -391,6 +391,9 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// the other context registered).
     private func adoptRelated(_ other: any PersistentModel, through index: Int) {
         let otherBacking = other.persistentBackingData
+        // Both in one context, or both in none (objects an app links before inserting them): no
+        // conflict, and nothing to insert.
+        guard contextReference !== otherBacking.contextReference else { return }
         func conflict(_ one: ModelBackingData, _ another: ModelBackingData) -> Bool {
             guard let reference = one.contextReference, reference.context != nil else { return false }
             return another.isClaimed(byOtherThan: reference)
