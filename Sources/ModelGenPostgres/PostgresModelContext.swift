@@ -807,7 +807,7 @@ public final class PostgresModelContext {
 
     private func loadRelationship<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of objects: [Model]) async throws {
         let entity = Model.entity
-        guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
+        guard let name = Model.propertyName(for: keyPath), let index = entity.relationshipIndex(named: name) else {
             throw ModelContextError.unsupportedPredicate("loading \(keyPath), which is not a relationship of \(entity.name)")
         }
         let pending = objects.map(\.persistentBackingData).filter { if case .unloaded = $0.relationship(index) { $0.id != nil } else { false } }

@@ -62,6 +62,11 @@ public final class EntityDescription: Sendable {
 }
 
 extension EntityDescription {
+    /// The index of the relationship named `name`.
+    @_spi(Backend) public func relationshipIndex(named name: String) -> Int? {
+        relationships.firstIndex { $0.name == name }
+    }
+
     /// The index of the stored attribute whose column is `column` (its raw name).
     @_spi(Backend) public func attributeIndex(ofColumn column: String) -> Int? {
         attributes.firstIndex { $0.column.map(SQLDialect.unquoted) == column }

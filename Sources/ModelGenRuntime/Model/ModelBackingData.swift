@@ -448,7 +448,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     }
 
     private func inverseIndex(of index: Int, in target: EntityDescription) -> Int? {
-        entity.relationships[index].inverse.flatMap { name in target.relationships.firstIndex { $0.name == name } }
+        entity.relationships[index].inverse.flatMap(target.relationshipIndex(named:))
     }
 
     private func noteMembershipChange(_ index: Int, in list: inout ModelList) {

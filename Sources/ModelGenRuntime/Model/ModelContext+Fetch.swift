@@ -70,7 +70,7 @@ extension ModelContext {
     private func prefetchRelationships<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, of objects: [Model]) throws {
         let entity = Model.entity
         for keyPath in descriptor.relationshipKeyPathsForPrefetching {
-            guard let name = Model.propertyName(for: keyPath), let index = entity.relationships.firstIndex(where: { $0.name == name }) else {
+            guard let name = Model.propertyName(for: keyPath), let index = entity.relationshipIndex(named: name) else {
                 throw ModelContextError.unsupportedPredicate("prefetching \(keyPath), which is not a relationship of \(entity.name)")
             }
             try prefetch(index, of: objects.map(\.persistentBackingData))

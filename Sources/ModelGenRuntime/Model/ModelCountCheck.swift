@@ -75,7 +75,7 @@
             let isNewOrGone = isDeleted || insertedIdentities.contains(ObjectIdentifier(object))
             for (index, relationship) in entity.relationships.enumerated() {
                 guard let inverse = relationship.inverse, let owner = byName[relationship.target],
-                      let ownerIndex = owner.relationships.firstIndex(where: { $0.name == inverse }),
+                      let ownerIndex = owner.relationshipIndex(named: inverse),
                       let checkIndex = position(owner, ownerIndex) else { continue }
                 switch relationship.storage {
                 case .column:
