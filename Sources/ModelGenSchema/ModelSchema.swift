@@ -210,8 +210,10 @@ public struct Relationship: Codable, Equatable, Sendable {
     /// The bounds saves check: `minimumModelCount` and `maximumModelCount`, each nil where the
     /// schema sets none or 0 (SwiftData's "no bound").
     public var modelCountBounds: (minimum: Int?, maximum: Int?) {
-        (minimumModelCount.flatMap { $0 > 0 ? $0 : nil }, maximumModelCount.flatMap { $0 > 0 ? $0 : nil })
+        (Self.modelCountBound(minimumModelCount), Self.modelCountBound(maximumModelCount))
     }
+    /// A `minimumModelCount` or `maximumModelCount` as a bound: nil where none is set or it is 0.
+    public static func modelCountBound(_ count: Int?) -> Int? { count.flatMap { $0 > 0 ? $0 : nil } }
     /// A to-one that must always point at an object.
     public var isRequired: Bool { cardinality == .toOne(isOptional: false) }
 

@@ -1,3 +1,5 @@
+import ModelGenSchema
+
 /// What the runtime knows of an entity: generated from the schema into each model class (one
 /// shared instance per class), with what every fetch and save of its rows needs worked out once.
 public final class EntityDescription: Sendable {
@@ -127,8 +129,8 @@ public struct RelationshipDescription: Sendable {
         self.inverse = inverse
         self.deleteRule = deleteRule
         self.storage = storage
-        self.minimumModelCount = minimumModelCount.flatMap { $0 > 0 ? $0 : nil }
-        self.maximumModelCount = maximumModelCount.flatMap { $0 > 0 ? $0 : nil }
+        self.minimumModelCount = Relationship.modelCountBound(minimumModelCount)
+        self.maximumModelCount = Relationship.modelCountBound(maximumModelCount)
     }
 
     /// Whether a save checks how many objects the relationship holds.
