@@ -494,8 +494,8 @@ public final class PostgresModelContext {
             let (clauses, bindings) = try sqlClauses(descriptor)
             let sql = mapping.selectSQL + clauses
             result = try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
-                try await self.objects(Model.self, mapping, sql, bindings, on: connection)
-            }.downcast(to: Model.self)
+                try await self.objects(as: Model.self, mapping, sql, bindings, on: connection)
+            }
         }
         try await prefetchRelationships(descriptor, of: result)
         return result
@@ -556,13 +556,13 @@ public final class PostgresModelContext {
             let batch = Array(ids[start..<min(start + batchSize, ids.count)])
             var bindings = PostgresBindings()
             bindings.append(batch)
-            var loaded: [any PersistentModel] = []
+            var loaded: [Model] = []
             try await translatingErrors {
                 try await container.client.withConnection { connection in
-                    loaded = try await self.objects(Model.self, mapping, mapping.selectSQL + " WHERE \(mapping.table).id \(Self.idListClause)", bindings, on: connection)
+                    loaded = try await self.objects(as: Model.self, mapping, mapping.selectSQL + " WHERE \(mapping.table).id \(Self.idListClause)", bindings, on: connection)
                 }
             }
-            let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentBackingData.id!, unsafeDowncast($0, to: Model.self)) })
+            let byID = Dictionary(uniqueKeysWithValues: loaded.map { ($0.persistentBackingData.id!, $0) })
             let objects = batch.compactMap { byID[$0] }
             try await prefetchRelationships(descriptor, of: objects)
             for object in objects where !object.persistentBackingData.isMarkedDeleted { try await block(object) }
@@ -627,11 +627,11 @@ public final class PostgresModelContext {
         var stored = descriptor
         stored.fetchLimit = pending.savedRowLimit(for: descriptor.fetchLimit, of: entity)
         let (clauses, bindings) = try sqlClauses(stored)
-        var saved: [any PersistentModel] = []
+        var saved: [Model] = []
         try await container.client.withConnection { connection in
-            saved = try await self.objects(Model.self, mapping, mapping.selectSQL + clauses, bindings, on: connection)
+            saved = try await self.objects(as: Model.self, mapping, mapping.selectSQL + clauses, bindings, on: connection)
         }
-        return pending.mergedInIDOrder(saved: saved.downcast(to: Model.self), candidates: unsaved, limit: descriptor.fetchLimit) {
+        return pending.mergedInIDOrder(saved: saved, candidates: unsaved, limit: descriptor.fetchLimit) {
             matching.contains(ObjectIdentifier($0))
         }
     }
@@ -761,13 +761,27 @@ public final class PostgresModelContext {
     /// Runs a query selecting `mapping.selectSQL`'s columns and returns, for each row, the object
     /// this context holds for it, else a new one built from the row.
     private func objects(_ type: any PersistentModel.Type, _ mapping: PostgresEntityMapping, _ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) async throws -> [any PersistentModel] {
-        let entity = mapping.entity
         var result: [any PersistentModel] = []
+        try await forEachObject(type, mapping, sql, bindings, on: connection) { result.append($0) }
+        return result
+    }
+
+    /// The objects of `objects(_:_:_:_:on:)`, as `Model`s (`ObjectsMade`, as on SQLite).
+    private func objects<Model: PersistentModel>(as _: Model.Type, _ mapping: PostgresEntityMapping, _ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection) async throws -> [Model] {
+        let made = ObjectsMade()
+        try await forEachObject(Model.self, mapping, sql, bindings, on: connection) { made.append($0) }
+        return made.take(as: Model.self)
+    }
+
+    /// Runs a query selecting `mapping.selectSQL`'s columns and calls `body` with, for each row,
+    /// the object this context has registered for it, else a new one built from the row.
+    private func forEachObject(_ type: any PersistentModel.Type, _ mapping: PostgresEntityMapping, _ sql: String, _ bindings: PostgresBindings, on connection: PostgresConnection, _ body: (any PersistentModel) -> Void) async throws {
+        let entity = mapping.entity
         for try await row in try await run(sql, bindings, on: connection) {
             let cells = row.makeRandomAccess()
             let id = try cells[0].decode(Int64.self)
             if let existing = registries[ObjectIdentifier(entity)]?[id]?.backing.model {
-                result.append(existing)
+                body(existing)
                 continue
             }
             var values: [SQLValue] = []
@@ -789,9 +803,8 @@ public final class PostgresModelContext {
             let model = type.init(backingData: backing)
             backing.model = model
             register(backing)
-            result.append(model)
+            body(model)
         }
-        return result
     }
 
     // MARK: - Loading relationships

@@ -337,30 +337,3 @@ extension ModelContext {
         }
     }
 }
-
-/// The objects a query makes, each retained once as it comes, then moved into a `[Model]`: no
-/// second array of existentials to copy from (each element retained again, then released with
-/// that array), and no generic `append` (a context's generic methods are not specialized for the
-/// app's model classes, and there each call looks the array type's metadata up). Objects not
-/// taken (a query that failed halfway) are released with it.
-private final class ObjectsMade {
-    private var objects: [Unmanaged<AnyObject>] = []
-
-    func append(_ object: any PersistentModel) { objects.append(.passRetained(object)) }
-
-    /// The objects, as `Model`s (which they must be), in the order they came; none is left here.
-    func take<Model: PersistentModel>(as _: Model.Type) -> [Model] {
-        let taken = [Model](unsafeUninitializedCapacity: objects.count) { buffer, initialized in
-            for (index, object) in objects.enumerated() {
-                (buffer.baseAddress! + index).initialize(to: unsafeDowncast(object.takeRetainedValue(), to: Model.self))
-            }
-            initialized = objects.count
-        }
-        objects = []
-        return taken
-    }
-
-    deinit {
-        for object in objects { object.release() }
-    }
-}

@@ -78,15 +78,32 @@ extension PersistentModel {
     public var hasChanges: Bool { persistentBackingData.isChanged || persistentBackingData.id == nil }
 }
 
-extension Array where Element == any PersistentModel {
-    /// These objects as `Model`s, which they must be (a context's registry holds only `Model`s
-    /// for `Model.entity`). Written into the new array's memory: a context's generic methods are
-    /// not specialized for the app's model classes, and `map` or `append` there looks the array
-    /// type's metadata up for every element.
-    @_spi(Backend) public func downcast<Model: PersistentModel>(to _: Model.Type) -> [Model] {
-        [Model](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for (index, object) in enumerated() { (buffer.baseAddress! + index).initialize(to: unsafeDowncast(object, to: Model.self)) }
-            initialized = count
+/// The objects a query makes, each retained once as it comes, then moved into a `[Model]` (both
+/// backends' fetches): no array of existentials to copy from (each element retained again, then
+/// released with that array), and no generic `append` (a context's generic methods are not
+/// specialized for the app's model classes, and there each call looks the array type's metadata
+/// up). Objects not taken (a query that failed halfway) are released with it.
+@_spi(Backend) public final class ObjectsMade {
+    private var objects: [Unmanaged<AnyObject>] = []
+
+    @_spi(Backend) public init() {}
+
+    @_spi(Backend) public func append(_ object: any PersistentModel) { objects.append(.passRetained(object)) }
+
+    /// The objects, as `Model`s (which they must be: a context's registry holds only `Model`s for
+    /// `Model.entity`), in the order they came; none is left here.
+    @_spi(Backend) public func take<Model: PersistentModel>(as _: Model.Type) -> [Model] {
+        let taken = [Model](unsafeUninitializedCapacity: objects.count) { buffer, initialized in
+            for (index, object) in objects.enumerated() {
+                (buffer.baseAddress! + index).initialize(to: unsafeDowncast(object.takeRetainedValue(), to: Model.self))
+            }
+            initialized = objects.count
         }
+        objects = []
+        return taken
+    }
+
+    deinit {
+        for object in objects { object.release() }
     }
 }
