@@ -179,6 +179,76 @@ final class BothBackendsTests: XCTestCase {
             XCTAssertFalse(self.isManaged(dune, by: context), backend)
         }
     }
+    /// Two contexts over one store, the second saving while the first holds older values: the first
+    /// keeps showing what it read (README, "One object per row per context"), and its saves write
+    /// only what it changed, so nothing the second saved is written over — not by an attribute it
+    /// did not set, not by the key of an object whose manager it deleted, not by the join rows of
+    /// a list it read before, not after a rollback.
+    func testAContextNeverWritesAnOlderValueOverANewerOne() async throws {
+        try await onBothBackends(Catalog.self) { flow in
+            let (backend, makeContext) = (flow.name, flow.makeContext)
+            /// The employees by name, their managers, reports and projects loaded.
+            func staff(of context: any SeedFlowContext) async throws -> [Employee] {
+                let staff = try await context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+                try await context.load(\.manager, of: staff)
+                try await context.load(\.reports, of: staff)
+                try await context.load(\.projects, of: staff)
+                return staff
+            }
+            func stored() async throws -> [String] {
+                let reader = makeContext()
+                let employees = try await staff(of: reader)
+                return withExtendedLifetime(reader) {
+                    employees.map { employee in
+                        let projects = employee.projects.map(\.code).sorted().joined(separator: ",")
+                        return "\(employee.name) \(employee.level.map(String.init) ?? "-") \(employee.manager?.name ?? "-") [\(projects)]"
+                    }
+                }
+            }
+            let setup = makeContext()
+            let e = Employee(name: "e", level: 1), p = Employee(name: "p"), q = Employee(name: "q")
+            e.manager = p
+            e.projects = [Project(code: "x")]
+            setup.insert(e)
+            setup.insert(q)
+            setup.insert(Project(code: "y"))
+            try await setup.save()
+
+            let first = makeContext()
+            let held = try await staff(of: first)                  // e, p, q
+            let heldProjects = try await first.fetch(FetchDescriptor<Project>(sortBy: [SortDescriptor(\.code)]))
+            let other = makeContext()
+            let changed = try await staff(of: other)
+            let projects = try await other.fetch(FetchDescriptor<Project>(sortBy: [SortDescriptor(\.code)]))
+            changed[0].level = 2
+            changed[0].manager = changed[2]
+            changed[0].projects.append(projects[1])
+            try await other.save()
+
+            XCTAssertEqual(held[0].level, 1, "\(backend): an object shows what its context read")
+            XCTAssertEqual(held[0].manager?.name, "p", backend)
+            let matching = try await first.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.level == 2 }))
+            XCTAssertTrue(matching.count == 1 && matching[0] === held[0], "\(backend): matched on the row as stored now")
+            XCTAssertEqual(matching.first?.level, 1, "\(backend): and shown as this context read it")
+
+            held[0].name = "ed"
+            first.delete(held[1])                                  // p, e's manager as this context read it
+            first.delete(heldProjects[0])                          // x
+            try await first.save()
+            try await assertEqual(await stored(), ["ed 2 q [y]", "q - - []"], "\(backend): only what the first context changed was written")
+
+            held[0].level = 7
+            let third = makeContext()
+            let again = try await staff(of: third)
+            again[0].level = 3
+            try await third.save()
+            first.rollback()
+            held[0].name = "Ed"
+            try await first.save()
+            try await assertEqual(await stored(), ["Ed 3 q [y]", "q - - []"], "\(backend): a rolled-back change is not written either")
+        }
+    }
+
     /// `minimumModelCount` and `maximumModelCount`, checked as SwiftData checks them: a save that
     /// leaves an object it touches outside the bounds throws, naming the object, and saves nothing.
     /// The count is the store's, whichever side changed (the list, the other side's key, a join
