@@ -94,6 +94,27 @@ final class DiagnosticTests: XCTestCase {
         XCTAssertEqual(compilation.diagnostics.map(\.description), ["bad.yaml:5:9: error: the schema is not valid UTF-8 text (invalid byte 0xFF)"])
     }
 
+    /// Editors on Windows start UTF-8 files with a byte order mark: not part of the text, so the
+    /// same schema gives the same files and the same error locations; UTF-16 text is refused,
+    /// saying so.
+    func testAByteOrderMarkIsNotPartOfTheSchema() throws {
+        let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let valid = Array("schema: S\nentities:\n  A:\n    attributes:\n      name: String\n".utf8)
+        let plain = ModelGen.generate(path: "s.yaml", bytes: valid)
+        XCTAssertEqual(plain.diagnostics.map(\.description), [])
+        XCTAssertEqual(ModelGen.generate(path: "s.yaml", bytes: byteOrderMark + valid).files, plain.files)
+        XCTAssertFalse(plain.files.isEmpty)
+
+        let misspelt = Array("schema: S entities\nentities:\n  A:\n    attributes:\n      name: Strin\n".utf8)
+        let errors = ModelGen.generate(path: "s.yaml", bytes: misspelt).diagnostics.map(\.description)
+        XCTAssertFalse(errors.isEmpty)
+        XCTAssertEqual(ModelGen.generate(path: "s.yaml", bytes: byteOrderMark + misspelt).diagnostics.map(\.description), errors)
+
+        let utf16: [UInt8] = [0xFF, 0xFE] + "schema: S\n".utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        XCTAssertEqual(ModelGen.generate(path: "s.yaml", bytes: utf16).diagnostics.map(\.description),
+                       ["s.yaml:1:1: error: the schema is UTF-16 text; save it as UTF-8"])
+    }
+
     func testAliasExpansionBombIsRefusedQuickly() {
         var yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"
         for level in 1...9 {

@@ -47,7 +47,15 @@ public enum YAMLReader {
     /// The most nodes a document may expand to (aliases included).
     public static let nodeBudget = 2_000_000
 
+    /// The byte order mark some editors (Notepad, Visual Studio) put before UTF-8 text: not part
+    /// of the text, as the YAML specification says.
+    private static let utf8ByteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     public static func read(_ bytes: [UInt8], file: String) -> Result<YAMLNode, Diagnostic> {
+        if bytes.starts(with: utf8ByteOrderMark) { return read(Array(bytes.dropFirst(utf8ByteOrderMark.count)), file: file) }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
+            return .failure(.error("the schema is UTF-16 text; save it as UTF-8", at: SourceLocation(file: file, line: 1, column: 1)))
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             let offset = firstInvalidUTF8Offset(bytes)
             let (line, column) = SourceLocation.lineAndColumn(ofByte: offset, in: bytes)
