@@ -55,6 +55,49 @@ final class RobustnessTests: XCTestCase {
         return Array(lines.joined(separator: [UInt8(ascii: "\n")]))
     }
 
+    /// One schema written down the ways editors save text — with a UTF-8 byte order mark, with
+    /// Windows line ends, with a comment or a document end marker after it — is one schema: the
+    /// same files, or the same errors at the same places. Checked on the examples and on mutants
+    /// of them (which exercise the error paths).
+    func testEveryWayOfSavingTheSameTextCompilesAlike() throws {
+        var generator = Generator(state: 4_141)
+        // Text after the schema is its own only once the schema's YAML has been read to its end
+        // (after an unclosed quote it would be part of the quoted text), and a document end
+        // marker needs a document before it.
+        let forms: [(name: String, appends: Bool, rewrite: ([UInt8]) -> [UInt8])] = [
+            ("a byte order mark", false, { [0xEF, 0xBB, 0xBF] + $0 }),
+            ("CRLF line ends", false, { Self.windowsLineEnds($0) }),
+            ("a byte order mark and CRLF line ends", false, { [0xEF, 0xBB, 0xBF] + Self.windowsLineEnds($0) }),
+            ("a comment after it", true, { $0 + Array("\n# the end\n".utf8) }),
+            ("a document end marker after it", true, { $0 + Array("\n...\n".utf8) }),
+        ]
+        var compared = 0
+        for schema in TestSupport.exampleSchemas {
+            let original = [UInt8](try Data(contentsOf: schema))
+            for round in 0..<200 {
+                let bytes = round == 0 ? original : Self.mutate(original, &generator)
+                // A mutant cut inside a line, or holding a carriage return of its own, is not the
+                // same text in another form.
+                guard bytes.last == UInt8(ascii: "\n"), !bytes.contains(UInt8(ascii: "\r")) else { continue }
+                let expected = ModelGen.generate(path: "s.yaml", bytes: bytes)
+                let yamlRead = !expected.diagnostics.contains { $0.message.hasPrefix("invalid YAML") || $0.message.hasPrefix("the schema file is empty") }
+                for form in forms where yamlRead || !form.appends {
+                    let compilation = ModelGen.generate(path: "s.yaml", bytes: form.rewrite(bytes))
+                    XCTAssertEqual(compilation.diagnostics.map(\.description), expected.diagnostics.map(\.description),
+                                   "\(schema.lastPathComponent), round \(round), with \(form.name)")
+                    XCTAssertTrue(compilation.files == expected.files, "\(schema.lastPathComponent), round \(round), with \(form.name): other files")
+                    compared += 1
+                }
+                if testRun?.failureCount ?? 0 > 0 { return }
+            }
+        }
+        XCTAssertGreaterThan(compared, 1_000)
+    }
+
+    private static func windowsLineEnds(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.flatMap { $0 == UInt8(ascii: "\n") ? [UInt8(ascii: "\r"), $0] : [$0] }
+    }
+
     func testMutatedSchemasNeverCrashAndErrorsAreLocated() throws {
         var generator = Generator(state: 2026)
         var compiled = 0, rejected = 0
