@@ -80,8 +80,11 @@ public final class PostgresModelContext {
 
     // MARK: - Insert and delete
 
-    /// Inserts a new object, and the new objects it refers to, into the context.
+    /// Inserts a new object, and the new objects it refers to, into the context. An object the
+    /// context marked deleted stays after all (its deletion is taken back, its changes kept); an
+    /// object whose deletion was saved cannot be inserted again (that stops the program).
     public func insert<Model: PersistentModel>(_ model: Model) {
+        if model.persistentBackingData.insertAgain(into: self), pending.undelete(model) { return }
         insertGraph(model)
     }
 
@@ -1013,6 +1016,7 @@ public final class PostgresModelContext {
         guard backing.mayJoin(self), pending.insert(model) else { return }
         backing.model = model
         backing.managingContext = self
+        backing.reattachToRelated()
         backing.forEachLoadedRelatedObject(insertGraph)
     }
 

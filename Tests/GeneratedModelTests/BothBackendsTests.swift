@@ -179,6 +179,32 @@ final class BothBackendsTests: XCTestCase {
             XCTAssertFalse(self.isManaged(dune, by: context), backend)
         }
     }
+    /// Inserting an object the context marked deleted takes the deletion back, as an app's undo
+    /// would: the object stays, with the changes it holds, and the save writes them.
+    func testInsertingADeletedObjectAgainKeepsIt() async throws {
+        try await onBothBackends(Catalog.self) { flow in
+            let (backend, makeContext) = (flow.name, flow.makeContext)
+            let context = makeContext()
+            let ann = Employee(name: "ann"), bob = Employee(name: "bob")
+            bob.manager = ann
+            context.insert(bob)
+            try await context.save()
+            ann.level = 2
+            context.delete(ann)
+            XCTAssertTrue(ann.isDeleted, backend)
+            context.insert(ann)
+            XCTAssertFalse(ann.isDeleted, backend)
+            XCTAssertEqual(context.deletedModelsArray.count, 0, backend)
+            XCTAssertEqual(context.changedModelsArray.count, 1, "\(backend): the change stays unsaved")
+            context.insert(ann)
+            try await context.save()
+            let reader = makeContext()
+            let staff = try await reader.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+            try await reader.load(\.manager, of: staff)
+            XCTAssertEqual(staff.map { "\($0.name) \($0.level ?? 0) \($0.manager?.name ?? "-")" }, ["ann 2 -", "bob 0 ann"], backend)
+        }
+    }
+
     /// Two contexts over one store, the second saving while the first holds older values: the first
     /// keeps showing what it read (README, "One object per row per context"), and its saves write
     /// only what it changed, so nothing the second saved is written over — not by an attribute it

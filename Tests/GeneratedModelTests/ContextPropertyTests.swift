@@ -126,9 +126,13 @@ struct ContextPropertyRun {
         var log: [String] = []
 
         func pick<T>(_ dictionary: [Int: T]) -> Int? { dictionary.keys.sorted().randomElement(using: &random) }
+        // People get their ids in the order of their numbers, but a new one deleted and inserted
+        // again goes after those inserted before that: its place in that order.
+        var places: [Int: Int] = [:]
+        func inIDOrder(_ people: [Int]) -> [Int] { people.sorted { (places[$0] ?? $0) < (places[$1] ?? $1) } }
 
         for _ in 0..<steps {
-            let operation = Int.random(in: 0..<19, using: &random)
+            let operation = Int.random(in: 0..<20, using: &random)
             switch operation {
             case 0, 1:
                 next += 1
@@ -286,10 +290,10 @@ struct ContextPropertyRun {
                     matching = current.people.filter { $0.value.level == level }.sorted { $0.value.name < $1.value.name }.map(\.key)
                 case 1:
                     descriptor = FetchDescriptor(predicate: #Predicate { $0.level == level })
-                    matching = current.people.filter { $0.value.level == level }.map(\.key).sorted()
+                    matching = inIDOrder(current.people.filter { $0.value.level == level }.map(\.key))
                 default:
                     descriptor = FetchDescriptor(predicate: #Predicate { $0.manager?.level == level })
-                    matching = current.people.filter { $0.value.manager.flatMap { current.people[$0]!.level } == level }.map(\.key).sorted()
+                    matching = inIDOrder(current.people.filter { $0.value.manager.flatMap { current.people[$0]!.level } == level }.map(\.key))
                 }
                 var expected = matching
                 if Bool.random(using: &random) {
@@ -336,6 +340,28 @@ struct ContextPropertyRun {
                 unsaved = []
                 objects = try await reload(context, keeping: objects)
                 log.append("rollback")
+            case 19:
+                // Delete an object and insert it again, as an app's undo does: nothing changes
+                // (a new object is inserted anew, its partners' relationships holding it again; a
+                // saved one's deletion is taken back).
+                let kind = Int.random(in: 0..<3, using: &random)
+                if kind == 0, let person = pick(objects.people) {
+                    context.delete(objects.people[person]!)
+                    context.insert(objects.people[person]!)
+                    if unsaved.contains(person) {
+                        next += 1
+                        places[person] = next
+                    }
+                    log.append("delete person \(person), insert it again")
+                } else if kind == 1, let department = pick(objects.departments) {
+                    context.delete(objects.departments[department]!)
+                    context.insert(objects.departments[department]!)
+                    log.append("delete department \(department), insert it again")
+                } else if let project = pick(objects.projects) {
+                    context.delete(objects.projects[project]!)
+                    context.insert(objects.projects[project]!)
+                    log.append("delete project \(project), insert it again")
+                }
             default:
                 // Let go of every saved object with no unsaved change and fetch them again.
                 guard !context.hasChanges else { continue }

@@ -13,6 +13,8 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         var id: Int64?
         var isDeleted = false
         var isChanged = false
+        /// Deleted before it was ever saved: the objects it refers to forgot it.
+        var isDetached = false
         var contextReference: ContextReference?
         var savedValues: [SQLiteValue]?
         var relationshipStates: [RelationshipState]?
@@ -434,6 +436,25 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         return id == nil
     }
 
+    /// What inserting an object the app already has means, besides inserting a new one: an
+    /// object `context` marked deleted stays after all (true: the context takes it out of its
+    /// deletions, and its unsaved changes stay); one whose row a saved deletion removed (a row id,
+    /// and no context) cannot come back, and stops the program rather than be dropped without a
+    /// word.
+    @_spi(Backend) public func insertAgain(into context: any ModelBackingContext) -> Bool {
+        if contextReference === context.objectReference, isDeleted {
+            isDeleted = false
+            return true
+        }
+        if contextReference == nil, let id {
+            preconditionFailure("""
+                \(entity.name)#\(id) was deleted and the deletion saved, so it cannot be inserted again: \
+                insert a new \(entity.name) made with its values
+                """)
+        }
+        return false
+    }
+
     /// Whether `deleting` may mark the object deleted: it is a saved object of that context, not
     /// marked yet (an object in no context has no row to delete, or has lost it). An object another
     /// context claims stops the program: the delete would be lost without a word.
@@ -471,6 +492,21 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// The object goes before it was ever saved: the objects it is related to forget it, as
     /// they would had it been saved and deleted.
     @_spi(Backend) public func detachFromRelated() {
+        state.pointee.isDetached = true
+        forEachRelatedObject { object, inverse in object.persistentBackingData.removeInverse(inverse, self) }
+    }
+
+    /// An object deleted before it was ever saved is inserted again: the objects it refers to
+    /// refer to it again, as before its deletion (nothing to do for any other object).
+    @_spi(Backend) public func reattachToRelated() {
+        guard state.pointee.isDetached else { return }
+        state.pointee.isDetached = false
+        forEachRelatedObject { object, inverse in object.persistentBackingData.addInverse(inverse, self) }
+    }
+
+    /// Calls `body` with each object a loaded relationship refers to, and the index of the
+    /// relationship's inverse in that object's entity (relationships without one are skipped).
+    private func forEachRelatedObject(_ body: (any PersistentModel, Int) -> Void) {
         guard let relationshipStates else { return }
         for (index, state) in relationshipStates.enumerated() {
             let related: [any PersistentModel]
@@ -481,7 +517,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             }
             for object in related {
                 guard let inverse = inverseIndex(of: index, in: type(of: object).entity) else { break }
-                object.persistentBackingData.removeInverse(inverse, self)
+                body(object, inverse)
             }
         }
     }

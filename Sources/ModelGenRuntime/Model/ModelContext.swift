@@ -35,7 +35,7 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
         case let .unstorableValue(entity, attribute, reason):
             return "cannot save \(entity).\(attribute): \(reason); nothing was saved"
         case let .deletedFromStore(entity, id):
-            return "cannot save the changes of \(entity)#\(id): its row was deleted from the store after this context read it; nothing was saved (roll back, or insert the object anew)"
+            return "cannot save the changes of \(entity)#\(id): its row was deleted from the store after this context read it; nothing was saved (roll back, or insert a new object made with its values)"
         case let .modelCountViolation(entity, id, relationship, count, minimum, maximum):
             let bounds = [minimum.map { "at least \($0) (minimumModelCount)" }, maximum.map { "at most \($0) (maximumModelCount)" }].compactMap { $0 }
             return "cannot save: \(entity)#\(id).\(relationship) would hold \(count) \(count == 1 ? "object" : "objects"), and \(entity).\(relationship) holds \(bounds.joined(separator: " and ")); nothing was saved (change the relationship, or roll back)"
@@ -205,8 +205,14 @@ public final class ModelContext {
 
     // MARK: - Insert and delete
 
-    /// Inserts a new object, and the new objects it refers to, into the context.
+    /// Inserts a new object, and the new objects it refers to, into the context. An object the
+    /// context marked deleted stays after all (its deletion is taken back, its changes kept); an
+    /// object whose deletion was saved cannot be inserted again (that stops the program).
     public func insert<Model: PersistentModel>(_ model: Model) {
+        if model.persistentBackingData.insertAgain(into: self), pending.undelete(model) {
+            if autosaveEnabled { autosave() }
+            return
+        }
         insertGraph(model)
         if autosaveEnabled { autosave() }
     }
@@ -218,6 +224,7 @@ public final class ModelContext {
         backing.object = model
         backing.context = self
         indexPending(model)
+        backing.reattachToRelated()
         backing.forEachLoadedRelatedObject(insertGraph)
     }
 

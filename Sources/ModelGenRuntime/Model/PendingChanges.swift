@@ -59,6 +59,14 @@ import Foundation
         lastSaveFailed = false
     }
 
+    /// Takes a deletion back (the object was inserted again before the save); false when the
+    /// object is not to be deleted.
+    public mutating func undelete(_ model: any PersistentModel) -> Bool {
+        guard let index = deleted.firstIndex(where: { $0 === model }) else { return false }
+        deleted.remove(at: index)
+        return true
+    }
+
     /// Objects whose rows a delete removed are no longer changed nor to be deleted.
     public mutating func forget(_ detached: Set<ObjectIdentifier>) {
         guard !detached.isEmpty else { return }
