@@ -188,10 +188,9 @@ struct ContextPropertyRun {
             case 7:
                 // The to-many side of a to-one: the employee leaves its old department.
                 guard let person = pick(objects.people), let department = pick(objects.departments) else { continue }
+                // An object already in a to-many relationship appended again stays there once.
                 try await context.load(\.staff, of: [objects.departments[department]!])
-                if !objects.departments[department]!.staff.contains(where: { $0 === objects.people[person]! }) {
-                    objects.departments[department]!.staff.append(objects.people[person]!)
-                }
+                objects.departments[department]!.staff.append(objects.people[person]!)
                 current.people[person]!.department = department
                 log.append("\(department).staff.append(\(person))")
             case 8:
@@ -204,13 +203,17 @@ struct ContextPropertyRun {
                 guard let person = pick(objects.people) else { continue }
                 try await context.load(\.projects, of: [objects.people[person]!])
                 let chosen = Set(objects.projects.keys.filter { _ in Bool.random(using: &random) })
-                objects.people[person]!.projects = chosen.sorted().map { objects.projects[$0]! }
+                var listed = chosen.sorted()
+                if let again = listed.randomElement(using: &random), Bool.random(using: &random) {
+                    listed.insert(again, at: Int.random(in: 0...listed.count, using: &random))   // held once
+                }
+                objects.people[person]!.projects = listed.map { objects.projects[$0]! }
                 current.people[person]!.projects = chosen
                 log.append("\(person).projects = \(chosen.sorted())")
             case 10:
                 guard let project = pick(objects.projects), let person = pick(objects.people) else { continue }
                 try await context.load(\.members, of: [objects.projects[project]!])
-                if current.people[person]!.projects.contains(project) {
+                if current.people[person]!.projects.contains(project), Bool.random(using: &random) {
                     objects.projects[project]!.members.removeAll { $0 === objects.people[person]! }
                     current.people[person]!.projects.remove(project)
                     log.append("\(project).members.remove(\(person))")
@@ -413,8 +416,14 @@ struct ContextPropertyRun {
 
     /// What the objects show, in the world's terms; each inverse is checked against `world`.
     private func shown(_ objects: Objects, _ world: World, _ trail: String) -> World {
+        /// A to-many relationship holds each object once (the store keeps one link).
+        func assertEachOnce(_ list: [AnyObject], _ what: String) {
+            XCTAssertEqual(Set(list.map(ObjectIdentifier.init)).count, list.count, "\(what) holds an object twice (\(trail))")
+        }
         var shown = World()
         for (number, employee) in objects.people {
+            assertEachOnce(employee.projects, "projects of \(number)")
+            assertEachOnce(employee.reports, "reports of \(number)")
             shown.people[number] = World.Person(name: employee.name, level: employee.level, manager: objects.number(of: employee.manager),
                                                 department: objects.number(of: employee.department),
                                                 projects: Set(employee.projects.compactMap { objects.number(of: $0) }))
@@ -422,10 +431,12 @@ struct ContextPropertyRun {
         }
         for (number, department) in objects.departments {
             shown.departments[number] = department.title
+            assertEachOnce(department.staff, "staff of department \(number)")
             XCTAssertEqual(objects.numbers(of: department.staff), Set(world.staff(of: number).map(Optional.some)), "staff of department \(number) (\(trail))")
         }
         for (number, project) in objects.projects {
             shown.projects[number] = project.code
+            assertEachOnce(project.members, "members of project \(number)")
             XCTAssertEqual(objects.numbers(of: project.members), Set(world.members(of: number).map(Optional.some)), "members of project \(number) (\(trail))")
         }
         return shown

@@ -214,6 +214,22 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             self.objects = objects
         }
 
+        /// A list an app sets: each object once, where it first appears (a relationship holds an
+        /// object once, as SwiftData's does and as the store keeps it: `[x, x]` is `[x]`).
+        init(eachOnce objects: [any PersistentModel]) {
+            if objects.count > Self.searchedCount {
+                var identities = Set<ObjectIdentifier>(minimumCapacity: objects.count)
+                self.objects = objects.filter { identities.insert(ObjectIdentifier($0)).inserted }
+                self.identities = identities
+            } else if objects.indices.contains(where: { index in objects[..<index].contains { $0 === objects[index] } }) {
+                var kept: [any PersistentModel] = []
+                for object in objects where !kept.contains(where: { $0 === object }) { kept.append(object) }
+                self.objects = kept
+            } else {
+                self.objects = objects
+            }
+        }
+
         /// The members of a join-table relationship as the store holds them.
         @_spi(Backend) public init(saved objects: [any PersistentModel]) {
             self.objects = objects
@@ -366,7 +382,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
 
     /// To-many relationship `index` (to `target`'s objects) takes `newValue`; the inverses follow.
     @usableFromInline func setToManyObjects(_ index: Int, _ newValue: [any PersistentModel], target: EntityDescription) {
-        var list = ModelList(newValue)
+        var list = ModelList(eachOnce: newValue)
         var old: [any PersistentModel] = []
         if case let .toMany(previous) = loadRelationship(index) {
             old = previous.objects
@@ -375,7 +391,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         let removed = old.filter { !list.contains($0) }
         noteMembershipChange(index, in: &list)
         relationships[index] = .toMany(list)
-        for object in newValue { adoptRelated(object, through: index) }
+        for object in list.objects { adoptRelated(object, through: index) }
         guard let inverse = inverseIndex(of: index, in: target) else { return }
         let oldIdentities = Set(old.lazy.map { ObjectIdentifier($0) })
         for object in removed {
