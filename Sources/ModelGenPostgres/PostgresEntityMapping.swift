@@ -31,9 +31,12 @@ struct PostgresEntityMapping: Sendable {
     ///     INSERT INTO "volume" (id, "title", "price", "writer_id")
     ///     SELECT v1, v2, v3, v4 FROM unnest($1::int8[], $2::text[], $3::float8[], $4::int8[]) AS v(v1, v2, v3, v4)
     let insertSQL: String
+    /// The unique columns a save can set aside (`Entity.uniqueVacancies`), by unquoted name.
+    let uniqueVacancies: [String: UniqueVacancy]
 
     init(entity: EntityDescription, schema: Entity) {
         self.entity = entity
+        uniqueVacancies = schema.uniqueVacancies
         let quote = postgresQuoted
         table = quote(entity.table)
         let typesByName = Dictionary(schema.attributes.map { ($0.name, PostgresColumnType($0.type)) }, uniquingKeysWith: { first, _ in first })

@@ -217,6 +217,7 @@ public final class PostgresModelContext {
     /// Writes the rows of new objects (ids reserved from each table's sequence), the changed
     /// columns of changed ones, and the join rows added and removed.
     private func writeChanges(of newObjects: [any PersistentModel], on connection: PostgresConnection, assigning assigned: inout [ModelBackingData]) async throws -> WrittenChanges {
+        try await setUniqueValuesAside(inserting: newObjects, on: connection)
         var written = WrittenChanges()
         var newByEntity: [ObjectIdentifier: [ModelBackingData]] = [:]
         for object in newObjects { newByEntity[ObjectIdentifier(object.persistentBackingData.entity), default: []].append(object.persistentBackingData) }
@@ -280,6 +281,28 @@ public final class PostgresModelContext {
         }
         written.members = try await writeJoinRows(of: newObjects + changed, on: connection)
         return written
+    }
+
+    /// Sets aside the unique values the save gives up, one statement per column
+    /// (`UniqueValuesSetAside`), before any row is written:
+    ///
+    ///     UPDATE "country" SET "name" = NULL WHERE id = ANY($1::bigint[])
+    ///     UPDATE "team" SET "rank" = (SELECT coalesce(min("rank"), 0) FROM "team") - id WHERE id = ANY($1::bigint[])
+    ///     UPDATE "team" SET "code" = repeat('~', (SELECT coalesce(max(length("code")), 0) FROM "team")) || '#' || id
+    ///         WHERE id = ANY($1::bigint[])
+    private func setUniqueValuesAside(inserting newObjects: [any PersistentModel], on connection: PostgresConnection) async throws {
+        let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.container.mapping(for: $0).uniqueVacancies }
+        for step in setAside.steps {
+            let table = postgresQuoted(step.entity.table), column = postgresQuoted(step.column)
+            let value = switch step.vacancy {
+            case .null: "NULL"
+            case .belowSmallest: "(SELECT coalesce(min(\(column)), 0) FROM \(table)) - id"
+            case .longerThanLongest: "repeat('~', (SELECT coalesce(max(length(\(column))), 0)::integer FROM \(table))) || '#' || id"
+            }
+            var bindings = PostgresBindings()
+            bindings.append(step.ids)
+            _ = try await run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", bindings, on: connection).collect()
+        }
     }
 
     /// The columns one `UPDATE` writes: attributes and keys, by index.

@@ -59,7 +59,7 @@ struct SeedFlowBackend {
 /// The seeds' flows (the examples' schemas), each from one test body on SQLite and on PostgreSQL.
 final class BothBackendsTests: XCTestCase {
     /// Runs `flow` on one new database of `schema` on SQLite, then on PostgreSQL.
-    private func onBothBackends(_ schema: any ModelSchemaDefinition.Type, _ flow: (_ backend: SeedFlowBackend) async throws -> Void) async throws {
+    func onBothBackends(_ schema: any ModelSchemaDefinition.Type, _ flow: (_ backend: SeedFlowBackend) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-both-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

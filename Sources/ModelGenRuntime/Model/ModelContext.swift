@@ -1,4 +1,5 @@
 import Foundation
+import ModelGenSchema
 
 /// An error saving or fetching, saying what happened and where.
 public enum ModelContextError: Error, Equatable, CustomStringConvertible {
@@ -82,6 +83,12 @@ public final class ModelContext {
     var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
     /// The `UPDATE` of each set of columns a save has written (`updateSQL(_:writing:)`).
     private var updateStatements: [UpdateShape: String] = [:]
+    /// Each entity's unique columns a save can set aside (`Entity.uniqueVacancies`), by entity
+    /// name, read from the schema on the first save that needs them.
+    private lazy var uniqueVacancies: [String: [String: UniqueVacancy]] = {
+        guard let canonical = try? ModelSchema(canonicalJSON: schema.canonicalSchema) else { return [:] }
+        return Dictionary(uniqueKeysWithValues: canonical.entities.map { ($0.name, $0.uniqueVacancies) })
+    }()
 
     /// An entity and the slots of the columns an update writes.
     private struct UpdateShape: Hashable {
@@ -386,9 +393,30 @@ public final class ModelContext {
 
     /// Gives new objects ids and writes their rows, and the changed columns of changed objects.
     func writeRows(of newObjects: [any PersistentModel], assigning assigned: inout [ModelBackingData]) throws {
+        try setUniqueValuesAside(inserting: newObjects)
         try assignIDs(newObjects, &assigned)
         for object in newObjects { try write(object, isNew: true) }
         for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
+    }
+
+    /// Sets aside the unique values the save gives up, one statement per column
+    /// (`UniqueValuesSetAside`), before any row is written:
+    ///
+    ///     UPDATE "country" SET "name" = NULL WHERE id IN (SELECT value FROM json_each(?))
+    ///     UPDATE "team" SET "rank" = (SELECT coalesce(min("rank"), 0) FROM "team") - id WHERE id IN (…)
+    ///     UPDATE "team" SET "code" = (SELECT replace(hex(zeroblob(coalesce(max(length("code")), 0))), '00', '~')
+    ///         FROM "team") || '#' || id WHERE id IN (…)
+    private func setUniqueValuesAside(inserting newObjects: [any PersistentModel]) throws {
+        let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.uniqueVacancies[$0.name] ?? [:] }
+        for step in setAside.steps {
+            let (table, column) = (step.entity.table, step.column)
+            let value = switch step.vacancy {
+            case .null: "NULL"
+            case .belowSmallest: "(SELECT coalesce(min(\(column)), 0) FROM \(table)) - id"
+            case .longerThanLongest: "(SELECT replace(hex(zeroblob(coalesce(max(length(\(column))), 0))), '00', '~') FROM \(table)) || '#' || id"
+            }
+            try database.run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", [Self.jsonArray(step.ids)])
+        }
     }
 
     /// The save `autosaveEnabled` makes after an insert or a delete. Like SwiftData's it does not

@@ -1,0 +1,38 @@
+/// How a save sets aside the value a row holds in a unique column, so that another row of the
+/// same save can take it whatever order the rows are written in: two objects swapping names, a
+/// deleted object's name taken by a new one, a one-to-one partner replaced. Each statement of a
+/// save checks uniqueness at once, row by row (SQLite always does; so does PostgreSQL for a
+/// constraint that is not deferrable), so without this a save whose end state is valid fails.
+public enum UniqueVacancy: Equatable, Sendable {
+    /// The column takes NULL, which never collides.
+    case null
+    /// An integer column takes a number below the smallest it holds (minus the row's id).
+    case belowSmallest
+    /// A text column takes a text longer than the longest it holds (ending in the row's id).
+    case longerThanLongest
+}
+
+extension Entity {
+    /// The columns of a unique constraint (a unique attribute, a compound constraint, the key of
+    /// a one-to-one stored here) whose value a save can set aside, and how. A column that is
+    /// required and neither an `Int`/`Int64` nor a `String` (a required key, which must name a
+    /// row at once on PostgreSQL; an enum, whose text is checked) has none.
+    public var uniqueVacancies: [String: UniqueVacancy] {
+        let uniqueColumns = Set(uniqueColumnGroups.joined())
+        var vacancies: [String: UniqueVacancy] = [:]
+        for attribute in storedAttributes where uniqueColumns.contains(attribute.columnName) {
+            if attribute.isOptional {
+                vacancies[attribute.columnName] = .null
+            } else if attribute.type == .scalar(.int) || attribute.type == .scalar(.int64) {
+                vacancies[attribute.columnName] = .belowSmallest
+            } else if attribute.type == .scalar(.string) {
+                vacancies[attribute.columnName] = .longerThanLongest
+            }
+        }
+        for relationship in relationships {
+            guard case let .foreignKey(column, _) = relationship.storage, uniqueColumns.contains(column), !relationship.isRequired else { continue }
+            vacancies[column] = .null
+        }
+        return vacancies
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+@_spi(Backend) import ModelGenRuntime
+import XCTest
+
+/// Unique values moved between objects in one save, on both backends: random rounds swap codes,
+/// ranks, labels and (aisle, place) pairs among seats, give a deleted seat's values to a new one,
+/// rename a seat and give its old code to a new one, and reseat guests (a one-to-one, from either
+/// side). Every such save must succeed whatever order its statements run in, and the store must
+/// then hold exactly the model's seats; a fetch before the save must see them too. A round that
+/// really gives two seats one code must be refused and change nothing.
+extension BothBackendsTests {
+    /// A seat as the model and the store hold it.
+    private struct SeatRow: Hashable, CustomStringConvertible {
+        var code: String, rank: Int, label: String?, aisle: Int, place: Int, guest: String?
+        var description: String { "\(code) #\(rank) \(label ?? "-") \(aisle)/\(place) \(guest ?? "-")" }
+    }
+
+    func testUniqueValuesMoveBetweenObjectsInOneSave() async throws {
+        try await onBothBackends(Seats.self) { flow in
+            for seed in UInt64(1)...4 {
+                try await flow.deleteAllData()
+                try await moveUniqueValues(seed: seed, on: flow)
+                if testRun?.failureCount ?? 0 > 0 { return }
+            }
+        }
+    }
+
+    /// One run: six seats, four guests, then 60 rounds of moves, each saved by a new context.
+    private func moveUniqueValues(seed: UInt64, on flow: SeedFlowBackend) async throws {
+        let (backend, makeContext) = ("\(flow.name), seed \(seed)", flow.makeContext)
+        var random = SeededRandom(seed: seed)
+        var next = 0
+        var model: [Int: SeatRow] = [:]              // by seat number
+        func fresh() -> Int { next += 1; return next }
+        func newRow() -> SeatRow {
+            let n = fresh()
+            return SeatRow(code: "c\(n)", rank: n * 10, label: Bool.random(using: &random) ? "l\(n)" : nil, aisle: n, place: n % 3, guest: nil)
+        }
+        func stored() async throws -> Set<SeatRow> {
+            let reader = makeContext()
+            let seats = try await reader.fetch(FetchDescriptor<Seat>())
+            try await reader.load(\.guest, of: seats)
+            return Set(seats.map { SeatRow(code: $0.code, rank: $0.rank, label: $0.label, aisle: $0.aisle, place: $0.place, guest: $0.guest?.name) })
+        }
+        // Six seats, four of them taken.
+        let setup = makeContext()
+        for index in 0..<6 {
+            let row = newRow()
+            let seat = Seat(code: row.code, rank: row.rank, label: row.label, aisle: row.aisle, place: row.place)
+            setup.insert(seat)
+            model[index] = row
+            if index < 4 {
+                let guest = Guest(name: "g\(index)")
+                seat.guest = guest
+                model[index]!.guest = guest.name
+            }
+        }
+        try await setup.save()
+        for round in 0..<60 {
+            let context = makeContext()
+            let fetched = try await context.fetch(FetchDescriptor<Seat>())
+            try await context.load(\.guest, of: fetched)
+            try await context.load(\.seat, of: fetched.compactMap(\.guest))
+            // The model's numbers for the seats now in the store.
+            var seats: [Int: Seat] = [:]
+            for seat in fetched { seats[model.first { $0.value.code == seat.code }!.key] = seat }
+            let before = model
+            var log: [String] = []
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let numbers = seats.keys.sorted()
+                let chosen = Array(numbers.shuffled(using: &random).prefix(Int.random(in: 2...max(2, numbers.count), using: &random)))
+                guard chosen.count >= 2 else { continue }
+                // Each chosen seat takes the next one's value (a cycle: a swap for two).
+                func rotate<T>(_ get: (SeatRow) -> T, _ set: (inout SeatRow, T) -> Void, _ apply: (Seat, T) -> Void) {
+                    let values = chosen.map { get(model[$0]!) }
+                    for (position, number) in chosen.enumerated() {
+                        let value = values[(position + 1) % values.count]
+                        set(&model[number]!, value)
+                        apply(seats[number]!, value)
+                    }
+                }
+                switch Int.random(in: 0..<7, using: &random) {
+                case 0:
+                    rotate({ $0.code }, { $0.code = $1 }, { $0.code = $1 })
+                    log.append("rotate codes \(chosen)")
+                case 1:
+                    rotate({ $0.rank }, { $0.rank = $1 }, { $0.rank = $1 })
+                    log.append("rotate ranks \(chosen)")
+                case 2:
+                    rotate({ $0.label }, { $0.label = $1 }, { $0.label = $1 })
+                    log.append("rotate labels \(chosen)")
+                case 3:
+                    rotate({ ($0.aisle, $0.place) }, { $0.aisle = $1.0; $0.place = $1.1 }, { $0.aisle = $1.0; $0.place = $1.1 })
+                    log.append("rotate places \(chosen)")
+                case 4:
+                    // Guests move round the chosen seats, set from either side.
+                    let guests = chosen.map { seats[$0]!.guest }
+                    let fromGuests = Bool.random(using: &random)
+                    for (position, number) in chosen.enumerated() {
+                        let guest = guests[(position + 1) % guests.count]
+                        model[number]!.guest = guest?.name
+                        if fromGuests, let guest { guest.seat = seats[number]! } else if !fromGuests { seats[number]!.guest = guest }
+                    }
+                    if fromGuests {
+                        // A seat whose guest moved on and got nobody is empty.
+                        for number in chosen where guests[(chosen.firstIndex(of: number)! + 1) % guests.count] == nil { seats[number]!.guest = nil }
+                    }
+                    log.append("rotate guests \(chosen) from \(fromGuests ? "guests" : "seats")")
+                case 5:
+                    // A seat goes; a new one takes all its values and its guest.
+                    let gone = chosen[0]
+                    let row = model[gone]!
+                    let guest = seats[gone]!.guest
+                    context.delete(seats[gone]!)
+                    let seat = Seat(code: row.code, rank: row.rank, label: row.label, aisle: row.aisle, place: row.place)
+                    context.insert(seat)
+                    seat.guest = guest
+                    let number = fresh()
+                    model[gone] = nil
+                    seats[gone] = nil
+                    model[number] = row
+                    seats[number] = seat
+                    log.append("replace seat \(gone) by \(number)")
+                default:
+                    // A seat is renamed; a new one takes its old code (and its guest).
+                    let renamed = chosen[0]
+                    let old = model[renamed]!
+                    var row = newRow()
+                    row.code = old.code
+                    let newCode = "c\(fresh())"
+                    model[renamed]!.code = newCode
+                    seats[renamed]!.code = newCode
+                    let guest = seats[renamed]!.guest
+                    let seat = Seat(code: row.code, rank: row.rank, label: row.label, aisle: row.aisle, place: row.place)
+                    context.insert(seat)
+                    seat.guest = guest
+                    row.guest = guest?.name
+                    model[renamed]!.guest = nil
+                    let number = fresh()
+                    model[number] = row
+                    seats[number] = seat
+                    log.append("rename seat \(renamed), new seat \(number) takes its code")
+                }
+            }
+            let conflict = round % 7 == 6
+            if conflict {
+                let (a, b) = (seats.keys.sorted()[0], seats.keys.sorted()[1])
+                seats[a]!.code = model[b]!.code
+                log.append("seat \(a) takes seat \(b)'s code")
+            }
+            let trail = "\(backend), round \(round): \(log.joined(separator: "; "))"
+            if Bool.random(using: &random) {
+                // A fetch with a sort runs on the unsaved rows written: it must not collide either.
+                do {
+                    let sorted = try await context.fetch(FetchDescriptor<Seat>(sortBy: [SortDescriptor(\.rank)]))
+                    if !conflict { XCTAssertEqual(sorted.map(\.rank), model.values.map(\.rank).sorted(), trail) }
+                } catch {
+                    XCTAssertTrue(conflict, "\(trail): the fetch threw \(error)")
+                }
+            }
+            do {
+                try await context.save()
+                XCTAssertFalse(conflict, "\(trail): two seats were given one code")
+            } catch {
+                XCTAssertTrue(conflict, "\(trail): the save threw \(error)")
+                XCTAssertTrue("\(error)".contains("code"), "\(trail): \(error)")
+                model = before
+            }
+            try await assertEqual(await stored(), Set(model.values), trail)
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+}
