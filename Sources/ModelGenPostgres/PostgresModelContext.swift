@@ -263,10 +263,12 @@ public final class PostgresModelContext {
             }
             _ = try await run(mapping.insertSQL, bindings, on: connection).collect()
         }
-        for object in changed where !object.persistentBackingData.isMarkedDeleted {
+        // A deleted object's keys too: its deletion follows the relationships it has now (as
+        // SwiftData's delete rules do: a partner it let go of is not cascaded to).
+        for object in changed {
             let backing = object.persistentBackingData
             let entity = backing.entity
-            let attributes = backing.changedAttributeIndexes.filter { entity.attributes[$0].column != nil }.sorted()
+            let attributes = backing.isMarkedDeleted ? [] : backing.changedAttributeIndexes.filter { entity.attributes[$0].column != nil }.sorted()
             let keys = entity.foreignKeys.map(\.index).filter { backing.foreignID($0) != backing.savedForeignID($0) }
             guard !attributes.isEmpty || !keys.isEmpty else { continue }
             updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys), default: []].append(backing)
@@ -340,7 +342,7 @@ public final class PostgresModelContext {
         for try await id in try await run(sql, bindings, on: connection).decode(Int64.self) { updated.insert(id) }
         // A row missing: another session deleted it since it was read, and the changes would be
         // lost without a word.
-        if updated.count < backings.count, let missing = backings.first(where: { !updated.contains($0.id!) }) {
+        if updated.count < backings.count, let missing = backings.first(where: { !updated.contains($0.id!) && !$0.isMarkedDeleted }) {
             throw ModelContextError.deletedFromStore(entity: missing.entity.name, id: missing.id!)
         }
     }

@@ -396,7 +396,8 @@ public final class ModelContext {
         try setUniqueValuesAside(inserting: newObjects)
         try assignIDs(newObjects, &assigned)
         for object in newObjects { try write(object, isNew: true) }
-        for object in changed where !object.persistentBackingData.isDeleted { try write(object, isNew: false) }
+        // A deleted object's keys too: its deletion follows the relationships it has now.
+        for object in changed { try write(object, isNew: false) }
     }
 
     /// Sets aside the unique values the save gives up, one statement per column
@@ -467,10 +468,13 @@ public final class ModelContext {
     }
 
     /// Inserts a new object's row, or updates the columns of a changed one that changed: the
-    /// attributes set since the last save and the keys that differ from the stored ones.
+    /// attributes set since the last save and the keys that differ from the stored ones (only
+    /// the keys for an object to delete, whose deletion then follows the relationships it has
+    /// now, as SwiftData's delete rules do: a partner it let go of is not cascaded to).
     private func write(_ object: any PersistentModel, isNew: Bool) throws {
         let backing = object.persistentBackingData
         let entity = backing.entity
+        let deleting = backing.isDeleted
         for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil && (isNew || backing.changedAttributes.contains(index)) {
             if case let .real(number) = backing.storedValue(index), number.isNaN {
                 throw ModelContextError.unstorableValue(entity: entity.name, attribute: attribute.name, reason: "NaN cannot be stored (SQLite would read it back as nil); store nil or a number")
@@ -494,7 +498,7 @@ public final class ModelContext {
         }
         // The changed columns' slots (in the values' layout) and values, then the id.
         var slots: [Int] = [], values: [SQLiteValue] = []
-        for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil && backing.changedAttributes.contains(index) {
+        for (index, attribute) in entity.attributes.enumerated() where !deleting && attribute.column != nil && backing.changedAttributes.contains(index) {
             slots.append(index)
             values.append(backing.storedValue(index))
         }
@@ -507,8 +511,8 @@ public final class ModelContext {
         guard !slots.isEmpty else { return }
         values.append(.integer(backing.id!))
         // No row changed: another context or process deleted it since it was read, and the
-        // changes would be lost without a word.
-        guard try database.run(updateSQL(entity, writing: slots), values) == 1 else {
+        // changes would be lost without a word (unless the object is to go anyway).
+        guard try database.run(updateSQL(entity, writing: slots), values) == 1 || deleting else {
             throw ModelContextError.deletedFromStore(entity: entity.name, id: backing.id!)
         }
     }

@@ -1,0 +1,88 @@
+import Foundation
+@_spi(Backend) import ModelGenRuntime
+import XCTest
+
+/// A deleted object's delete rules follow the relationships it has when the save runs, as
+/// SwiftData's do, on both backends: random saves relink tickets to other holders (or none) and
+/// delete tickets, whose deletion cascades to the holder they have now — not to one they let go
+/// of before their deletion, which must survive.
+extension BothBackendsTests {
+    func testDeleteRulesFollowTheRelationshipsObjectsHaveNow() async throws {
+        try await onBothBackends(Seats.self) { flow in
+            for seed in UInt64(1)...4 {
+                try await flow.deleteAllData()
+                try await deleteTickets(seed: seed, on: flow)
+                if testRun?.failureCount ?? 0 > 0 { return }
+            }
+        }
+    }
+
+    /// One run: guests and tickets, then saves of relinks and deletions, checked against a model.
+    private func deleteTickets(seed: UInt64, on flow: SeedFlowBackend) async throws {
+        let (backend, makeContext) = ("\(flow.name), seed \(seed)", flow.makeContext)
+        var random = SeededRandom(seed: seed)
+        var guests: Set<String> = []
+        var tickets: [Int: String?] = [:]               // number: holder
+        var nextGuest = 0, nextTicket = 0
+        func stored() async throws -> (Set<String>, [Int: String?]) {
+            let reader = makeContext()
+            let storedGuests = try await reader.fetch(FetchDescriptor<Guest>())
+            let storedTickets = try await reader.fetch(FetchDescriptor<Ticket>())
+            try await reader.load(\.holder, of: storedTickets)
+            return (Set(storedGuests.map(\.name)), Dictionary(uniqueKeysWithValues: storedTickets.map { ($0.number, $0.holder?.name) }))
+        }
+        for round in 0..<40 {
+            let context = makeContext()
+            // New guests and tickets now and then, so that there is always something to delete.
+            while guests.count < 4 {
+                nextGuest += 1
+                context.insert(Guest(name: "g\(nextGuest)"))
+                guests.insert("g\(nextGuest)")
+            }
+            try await context.save()
+            let heldGuests = try await context.fetch(FetchDescriptor<Guest>())
+            try await context.load(\.tickets, of: heldGuests)
+            while tickets.count < 5 {
+                nextTicket += 1
+                let ticket = Ticket(number: nextTicket)
+                let holder = heldGuests.randomElement(using: &random)
+                ticket.holder = holder
+                context.insert(ticket)
+                tickets[nextTicket] = .some(holder?.name)
+            }
+            try await context.save()
+            let heldTickets = try await context.fetch(FetchDescriptor<Ticket>())
+            try await context.load(\.holder, of: heldTickets)
+            var log: [String] = []
+            var deleted: Set<Int> = []
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                guard let ticket = heldTickets.filter({ !deleted.contains($0.number) }).randomElement(using: &random) else { break }
+                if Bool.random(using: &random) {
+                    let holder = Bool.random(using: &random) ? heldGuests.filter({ guests.contains($0.name) }).randomElement(using: &random) : nil
+                    ticket.holder = holder
+                    tickets[ticket.number] = .some(holder?.name)
+                    log.append("ticket \(ticket.number).holder = \(holder?.name ?? "nil")")
+                }
+                if Bool.random(using: &random) {
+                    context.delete(ticket)
+                    deleted.insert(ticket.number)
+                    log.append("delete ticket \(ticket.number)")
+                }
+            }
+            // The model: each deleted ticket takes its holder as it is now; the holder's other
+            // tickets lose it (Guest.tickets nullifies).
+            for number in deleted {
+                if let holder = tickets[number]!, guests.remove(holder) != nil {
+                    for (other, otherHolder) in tickets where otherHolder == holder { tickets[other] = .some(nil) }
+                }
+                tickets[number] = nil
+            }
+            try await context.save()
+            let (storedGuests, storedTickets) = try await stored()
+            let trail = "\(backend), round \(round): \(log.joined(separator: "; "))"
+            XCTAssertEqual(storedGuests, guests, trail)
+            XCTAssertEqual(storedTickets, tickets, trail)
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+}
