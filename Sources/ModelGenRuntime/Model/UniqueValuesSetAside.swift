@@ -24,6 +24,8 @@ import ModelGenSchema
     /// entity's unique columns that can be set aside (unquoted names, as `Entity.uniqueVacancies`).
     @_spi(Backend) public init(inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel],
                                vacancies: (EntityDescription) -> [String: UniqueVacancy]) {
+        // Only changed and deleted rows give values up: a save of new objects alone has none.
+        guard !changed.isEmpty || !deleted.isEmpty else { return }
         /// One unique column of one entity: the rows giving up a value and the values given up
         /// and taken (NULL, which never collides, left out).
         struct Column {
