@@ -93,8 +93,11 @@ public final class PostgresModelContext {
     public func delete<Model: PersistentModel>(_ model: Model) {
         let backing = model.persistentBackingData
         if pending.removeInserted(model) {
+            // Its rules apply as they would to a saved object: what it cascades to goes too.
+            let cascaded = backing.cascadeTargets
             backing.detachFromRelated()
             backing.managingContext = nil
+            for object in cascaded { delete(object) }
             return
         }
         guard backing.mayBeDeleted(by: self) else { return }

@@ -5,7 +5,8 @@ import XCTest
 /// A deleted object's delete rules follow the relationships it has when the save runs, as
 /// SwiftData's do, on both backends: random saves relink tickets to other holders (or none) and
 /// delete tickets, whose deletion cascades to the holder they have now — not to one they let go
-/// of before their deletion, which must survive.
+/// of before their deletion, which must survive — and so does deleting a new ticket before it
+/// was ever saved.
 extension BothBackendsTests {
     func testDeleteRulesFollowTheRelationshipsObjectsHaveNow() async throws {
         try await onBothBackends(Seats.self) { flow in
@@ -69,14 +70,29 @@ extension BothBackendsTests {
                     log.append("delete ticket \(ticket.number)")
                 }
             }
+            // A new ticket deleted before it is saved takes its holder along all the same.
+            var discardedHolder: String?
+            if Bool.random(using: &random) {
+                nextTicket += 1
+                let ticket = Ticket(number: nextTicket)
+                let holder = heldGuests.filter({ guests.contains($0.name) }).randomElement(using: &random)
+                ticket.holder = holder
+                context.insert(ticket)
+                context.delete(ticket)
+                discardedHolder = holder?.name
+                log.append("insert ticket \(nextTicket) held by \(holder?.name ?? "nobody"), delete it")
+            }
             // The model: each deleted ticket takes its holder as it is now; the holder's other
             // tickets lose it (Guest.tickets nullifies).
+            func holderGoes(_ holder: String?) {
+                guard let holder, guests.remove(holder) != nil else { return }
+                for (other, otherHolder) in tickets where otherHolder == holder { tickets[other] = .some(nil) }
+            }
             for number in deleted {
-                if let holder = tickets[number]!, guests.remove(holder) != nil {
-                    for (other, otherHolder) in tickets where otherHolder == holder { tickets[other] = .some(nil) }
-                }
+                holderGoes(tickets[number]!)
                 tickets[number] = nil
             }
+            holderGoes(discardedHolder)
             try await context.save()
             let (storedGuests, storedTickets) = try await stored()
             let trail = "\(backend), round \(round): \(log.joined(separator: "; "))"

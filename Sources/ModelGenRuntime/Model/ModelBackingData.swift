@@ -515,6 +515,22 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         forEachRelatedObject { object, inverse in object.persistentBackingData.removeInverse(inverse, self) }
     }
 
+    /// The objects that deleting this one deletes too: those its loaded relationships with the
+    /// `cascade` rule refer to (what a save's deletion plan would reach from its row, for an
+    /// object that has none yet).
+    @_spi(Backend) public var cascadeTargets: [any PersistentModel] {
+        guard let relationshipStates else { return [] }
+        var targets: [any PersistentModel] = []
+        for (index, state) in relationshipStates.enumerated() where entity.relationships[index].deleteRule == "cascade" {
+            switch state {
+            case let .toOne(object?): targets.append(object)
+            case let .toMany(list): targets += list.objects
+            default: break
+            }
+        }
+        return targets
+    }
+
     /// An object deleted before it was ever saved is inserted again: the objects it refers to
     /// refer to it again, as before its deletion (nothing to do for any other object).
     @_spi(Backend) public func reattachToRelated() {

@@ -243,8 +243,11 @@ public final class ModelContext {
             for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(backing.entity) {
                 index.remove(model, value: backing.storedValue(index.attribute))
             }
+            // Its rules apply as they would to a saved object: what it cascades to goes too.
+            let cascaded = backing.cascadeTargets
             backing.detachFromRelated()
             backing.context = nil
+            for object in cascaded { delete(object) }
             return
         }
         guard backing.mayBeDeleted(by: self) else { return }
