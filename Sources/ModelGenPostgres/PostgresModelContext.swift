@@ -93,8 +93,9 @@ public final class PostgresModelContext {
     public func delete<Model: PersistentModel>(_ model: Model) {
         let backing = model.persistentBackingData
         if pending.removeInserted(model) {
-            // Its rules apply as they would to a saved object: what it cascades to goes too.
-            let cascaded = backing.cascadeTargets
+            // The new objects it cascades to go with it (saved ones stay: their rows never
+            // referred to it).
+            let cascaded = backing.cascadeTargets.filter { $0.persistentBackingData.id == nil }
             backing.detachFromRelated()
             backing.managingContext = nil
             for object in cascaded { delete(object) }

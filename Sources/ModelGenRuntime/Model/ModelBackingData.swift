@@ -515,9 +515,8 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         forEachRelatedObject { object, inverse in object.persistentBackingData.removeInverse(inverse, self) }
     }
 
-    /// The objects that deleting this one deletes too: those its loaded relationships with the
-    /// `cascade` rule refer to (what a save's deletion plan would reach from its row, for an
-    /// object that has none yet).
+    /// The objects its loaded relationships with the `cascade` rule refer to (what deleting an
+    /// object never saved discards with it, of those never saved either).
     @_spi(Backend) public var cascadeTargets: [any PersistentModel] {
         guard let relationshipStates else { return [] }
         var targets: [any PersistentModel] = []

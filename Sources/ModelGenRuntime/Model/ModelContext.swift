@@ -243,8 +243,9 @@ public final class ModelContext {
             for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(backing.entity) {
                 index.remove(model, value: backing.storedValue(index.attribute))
             }
-            // Its rules apply as they would to a saved object: what it cascades to goes too.
-            let cascaded = backing.cascadeTargets
+            // The new objects it cascades to go with it (saved ones stay: their rows never
+            // referred to it).
+            let cascaded = backing.cascadeTargets.filter { $0.persistentBackingData.id == nil }
             backing.detachFromRelated()
             backing.context = nil
             for object in cascaded { delete(object) }
