@@ -273,7 +273,11 @@ public final class PostgresModelContext {
             let backing = object.persistentBackingData
             let entity = backing.entity
             let attributes = backing.isMarkedDeleted ? [] : backing.changedAttributeIndexes.filter { entity.attributes[$0].column != nil }.sorted()
-            let keys = entity.foreignKeys.map(\.index).filter { backing.foreignID($0) != backing.savedForeignID($0) }
+            // A required key its row cannot be without stays as stored on an object to delete.
+            let keys = entity.foreignKeys.map(\.index).filter { index in
+                backing.foreignID(index) != backing.savedForeignID(index)
+                    && !(backing.isMarkedDeleted && backing.foreignID(index) == nil && !entity.relationships[index].isOptional)
+            }
             guard !attributes.isEmpty || !keys.isEmpty else { continue }
             updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys), default: []].append(backing)
         }

@@ -474,7 +474,8 @@ public final class ModelContext {
     /// Inserts a new object's row, or updates the columns of a changed one that changed: the
     /// attributes set since the last save and the keys that differ from the stored ones (only
     /// the keys for an object to delete, whose deletion then follows the relationships it has
-    /// now, as SwiftData's delete rules do: a partner it let go of is not cascaded to).
+    /// now, as SwiftData's delete rules do: a partner it let go of is not cascaded to; but a
+    /// required key its row cannot be without stays as stored).
     private func write(_ object: any PersistentModel, isNew: Bool) throws {
         let backing = object.persistentBackingData
         let entity = backing.entity
@@ -508,7 +509,7 @@ public final class ModelContext {
         }
         for (index, _) in entity.foreignKeys {
             let foreignID = backing.foreignID(index)
-            guard foreignID != backing.savedForeignID(index) else { continue }
+            guard foreignID != backing.savedForeignID(index), !(deleting && foreignID == nil && !entity.relationships[index].isOptional) else { continue }
             slots.append(entity.keySlots[index]!)
             values.append(foreignID.map(SQLiteValue.integer) ?? .null)
         }
