@@ -308,6 +308,7 @@ public final class PostgresModelContext {
             case .null: "NULL"
             case .belowSmallest: "(SELECT coalesce(min(\(column)), 0) FROM \(table)) - id"
             case .longerThanLongest: "repeat('~', (SELECT coalesce(max(length(\(column))), 0)::integer FROM \(table))) || '#' || id"
+            case .newUUID: "gen_random_uuid()"
             }
             var bindings = PostgresBindings()
             bindings.append(step.ids)

@@ -10,13 +10,16 @@ public enum UniqueVacancy: Equatable, Sendable {
     case belowSmallest
     /// A text column takes a text longer than the longest it holds (ending in the row's id).
     case longerThanLongest
+    /// A `UUID` column takes a new one: on SQLite, whose column holds text, a text longer than
+    /// the longest (as `longerThanLongest`); on PostgreSQL a random UUID (`gen_random_uuid()`).
+    case newUUID
 }
 
 extension Entity {
     /// The columns of a unique constraint (a unique attribute, a compound constraint, the key of
     /// a one-to-one stored here) whose value a save can set aside, and how. A column that is
-    /// required and neither an `Int`/`Int64` nor a `String` (a required key, which must name a
-    /// row at once on PostgreSQL; an enum, whose text is checked) has none.
+    /// required and not an `Int`, `Int64`, `String`, `URL` or `UUID` (a required key, which must
+    /// name a row at once on PostgreSQL; an enum, whose text is checked; a `Date`…) has none.
     public var uniqueVacancies: [String: UniqueVacancy] {
         let uniqueColumns = Set(uniqueColumnGroups.joined())
         var vacancies: [String: UniqueVacancy] = [:]
@@ -25,8 +28,10 @@ extension Entity {
                 vacancies[attribute.columnName] = .null
             } else if attribute.type == .scalar(.int) || attribute.type == .scalar(.int64) {
                 vacancies[attribute.columnName] = .belowSmallest
-            } else if attribute.type == .scalar(.string) {
+            } else if attribute.type == .scalar(.string) || attribute.type == .scalar(.url) {
                 vacancies[attribute.columnName] = .longerThanLongest
+            } else if attribute.type == .scalar(.uuid) {
+                vacancies[attribute.columnName] = .newUUID
             }
         }
         for relationship in relationships {

@@ -3,16 +3,16 @@ import Foundation
 import XCTest
 
 /// Unique values moved between objects in one save, on both backends: random rounds swap codes,
-/// ranks, labels and (aisle, place) pairs among seats, give a deleted seat's values to a new one,
-/// rename a seat and give its old code to a new one, and reseat guests (a one-to-one, from either
-/// side). Every such save must succeed whatever order its statements run in, and the store must
+/// ranks, labels, serial UUIDs and (aisle, place) pairs among seats, give a deleted seat's values
+/// to a new one, rename a seat and give its old code to a new one, and reseat guests (a
+/// one-to-one, from either side). Every such save must succeed whatever order its statements run in, and the store must
 /// then hold exactly the model's seats; a fetch before the save must see them too. A round that
 /// really gives two seats one code must be refused and change nothing.
 extension BothBackendsTests {
     /// A seat as the model and the store hold it.
     private struct SeatRow: Hashable, CustomStringConvertible {
-        var code: String, rank: Int, label: String?, aisle: Int, place: Int, guest: String?
-        var description: String { "\(code) #\(rank) \(label ?? "-") \(aisle)/\(place) \(guest ?? "-")" }
+        var code: String, rank: Int, label: String?, serial: UUID, aisle: Int, place: Int, guest: String?
+        var description: String { "\(code) #\(rank) \(label ?? "-") \(serial.uuidString.prefix(8)) \(aisle)/\(place) \(guest ?? "-")" }
     }
 
     func testUniqueValuesMoveBetweenObjectsInOneSave() async throws {
@@ -34,19 +34,20 @@ extension BothBackendsTests {
         func fresh() -> Int { next += 1; return next }
         func newRow() -> SeatRow {
             let n = fresh()
-            return SeatRow(code: "c\(n)", rank: n * 10, label: Bool.random(using: &random) ? "l\(n)" : nil, aisle: n, place: n % 3, guest: nil)
+            let serial = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, UInt8(n / 256), UInt8(n % 256)))
+            return SeatRow(code: "c\(n)", rank: n * 10, label: Bool.random(using: &random) ? "l\(n)" : nil, serial: serial, aisle: n, place: n % 3, guest: nil)
         }
         func stored() async throws -> Set<SeatRow> {
             let reader = makeContext()
             let seats = try await reader.fetch(FetchDescriptor<Seat>())
             try await reader.load(\.guest, of: seats)
-            return Set(seats.map { SeatRow(code: $0.code, rank: $0.rank, label: $0.label, aisle: $0.aisle, place: $0.place, guest: $0.guest?.name) })
+            return Set(seats.map { SeatRow(code: $0.code, rank: $0.rank, label: $0.label, serial: $0.serial, aisle: $0.aisle, place: $0.place, guest: $0.guest?.name) })
         }
         // Six seats, four of them taken.
         let setup = makeContext()
         for index in 0..<6 {
             let row = newRow()
-            let seat = Seat(code: row.code, rank: row.rank, label: row.label, aisle: row.aisle, place: row.place)
+            let seat = Seat(code: row.code, rank: row.rank, label: row.label, serial: row.serial, aisle: row.aisle, place: row.place)
             setup.insert(seat)
             model[index] = row
             if index < 4 {
@@ -79,7 +80,10 @@ extension BothBackendsTests {
                         apply(seats[number]!, value)
                     }
                 }
-                switch Int.random(in: 0..<7, using: &random) {
+                switch Int.random(in: 0..<8, using: &random) {
+                case 7:
+                    rotate({ $0.serial }, { $0.serial = $1 }, { $0.serial = $1 })
+                    log.append("rotate serials \(chosen)")
                 case 0:
                     rotate({ $0.code }, { $0.code = $1 }, { $0.code = $1 })
                     log.append("rotate codes \(chosen)")
@@ -112,7 +116,7 @@ extension BothBackendsTests {
                     let row = model[gone]!
                     let guest = seats[gone]!.guest
                     context.delete(seats[gone]!)
-                    let seat = Seat(code: row.code, rank: row.rank, label: row.label, aisle: row.aisle, place: row.place)
+                    let seat = Seat(code: row.code, rank: row.rank, label: row.label, serial: row.serial, aisle: row.aisle, place: row.place)
                     context.insert(seat)
                     seat.guest = guest
                     let number = fresh()
@@ -131,7 +135,7 @@ extension BothBackendsTests {
                     model[renamed]!.code = newCode
                     seats[renamed]!.code = newCode
                     let guest = seats[renamed]!.guest
-                    let seat = Seat(code: row.code, rank: row.rank, label: row.label, aisle: row.aisle, place: row.place)
+                    let seat = Seat(code: row.code, rank: row.rank, label: row.label, serial: row.serial, aisle: row.aisle, place: row.place)
                     context.insert(seat)
                     seat.guest = guest
                     row.guest = guest?.name

@@ -418,7 +418,7 @@ public final class ModelContext {
             let value = switch step.vacancy {
             case .null: "NULL"
             case .belowSmallest: "(SELECT coalesce(min(\(column)), 0) FROM \(table)) - id"
-            case .longerThanLongest: "(SELECT replace(hex(zeroblob(coalesce(max(length(\(column))), 0))), '00', '~') FROM \(table)) || '#' || id"
+            case .longerThanLongest, .newUUID: "(SELECT replace(hex(zeroblob(coalesce(max(length(\(column))), 0))), '00', '~') FROM \(table)) || '#' || id"
             }
             try database.run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", [Self.jsonArray(step.ids)])
         }
