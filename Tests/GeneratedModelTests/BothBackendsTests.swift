@@ -180,7 +180,8 @@ final class BothBackendsTests: XCTestCase {
         }
     }
     /// Inserting an object the context marked deleted takes the deletion back, as an app's undo
-    /// would: the object stays, with the changes it holds, and the save writes them.
+    /// would: the object stays, with the changes it holds, and the save writes them; once the
+    /// deletion is saved, inserting it brings it back as a new object.
     func testInsertingADeletedObjectAgainKeepsIt() async throws {
         try await onBothBackends(Catalog.self) { flow in
             let (backend, makeContext) = (flow.name, flow.makeContext)
@@ -202,6 +203,26 @@ final class BothBackendsTests: XCTestCase {
             let staff = try await reader.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
             try await reader.load(\.manager, of: staff)
             XCTAssertEqual(staff.map { "\($0.name) \($0.level ?? 0) \($0.manager?.name ?? "-")" }, ["ann 2 -", "bob 0 ann"], backend)
+
+            // Once the deletion is saved, inserting the object again brings it back as a new one:
+            // a new row, with its values and the relationships it shows, on both sides.
+            let project = Project(code: "x")
+            ann.projects = [project]
+            try await context.save()
+            context.delete(ann)
+            try await context.save()
+            XCTAssertNil(bob.manager, "\(backend): the deletion nullified bob's manager")
+            XCTAssertNil(ann.modelContext, backend)
+            context.insert(ann)
+            XCTAssertTrue(bob.manager === ann, "\(backend): bob reports to ann again, as ann's reports show")
+            XCTAssertEqual(project.members.map(\.name), ["ann"], backend)
+            try await context.save()
+            let again = makeContext()
+            let people = try await again.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+            try await again.load(\.manager, of: people)
+            try await again.load(\.projects, of: people)
+            XCTAssertEqual(people.map { "\($0.name) \($0.level ?? 0) \($0.manager?.name ?? "-") \($0.projects.map(\.code))" },
+                           ["ann 2 - [\"x\"]", "bob 0 ann []"], backend)
         }
     }
 

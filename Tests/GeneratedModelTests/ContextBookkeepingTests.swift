@@ -319,26 +319,6 @@ final class ContextBookkeepingTests: XCTestCase {
                        ["inserted:-", "related:d"])
     }
 
-    /// Inserting an object whose deletion was saved (by `save()` or by `delete(model:where:)`)
-    /// would otherwise be dropped without a word: it stops the program, saying what to do.
-    func testInsertingAnObjectWhoseDeletionWasSavedStopsAndSaysWhy() throws {
-        try assertStopsTheProgram(saying: "Employee#1 was deleted and the deletion saved, so it cannot be inserted again: insert a new Employee made with its values") {
-            let container = try containerWithOneEmployee()
-            let context = ModelContext(container)
-            let employee = try XCTUnwrap(try context.fetch(FetchDescriptor<Employee>()).first)
-            context.delete(employee)
-            try context.save()
-            context.insert(employee)
-        }
-        try assertStopsTheProgram(saying: "Employee#1 was deleted and the deletion saved") {
-            let container = try containerWithOneEmployee()
-            let context = ModelContext(container)
-            let employee = try XCTUnwrap(try context.fetch(FetchDescriptor<Employee>()).first)
-            try context.delete(model: Employee.self)
-            ModelContext(container).insert(employee)
-        }
-    }
-
     /// Relating objects of two contexts stops the program, as in SwiftData: a save of one context
     /// cannot write a key the other has not assigned, and each context would hold the other's
     /// object. So do inserting a new object of one context into another, and deleting an object

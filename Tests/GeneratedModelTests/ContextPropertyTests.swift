@@ -226,19 +226,42 @@ struct ContextPropertyRun {
                 // Delete one object and save: the deletion plan runs with the other changes.
                 let kind = min(Int.random(in: 0..<4, using: &random), 2)
                 let gone: PersistentIdentifier
+                let before = current
+                // Inserted again after the save (an undo): what it was, with the links it shows.
+                var undo: (() -> Void)?
                 if kind == 0, let person = pick(objects.people) {
+                    let object = objects.people[person]!
+                    undo = {
+                        context.insert(object)
+                        objects.people[person] = object
+                        next += 1
+                        places[person] = next
+                        unsaved.insert(person)
+                    }
                     gone = objects.people[person]!.persistentModelID
                     context.delete(objects.people[person]!)
                     current.deletePerson(person)
                     objects.people[person] = nil
                     log.append("delete person \(person), save")
                 } else if kind == 1, let department = pick(objects.departments) {
+                    let object = objects.departments[department]!
+                    undo = {
+                        context.insert(object)
+                        objects.departments[department] = object
+                        unsaved.insert(department)
+                    }
                     gone = objects.departments[department]!.persistentModelID
                     context.delete(objects.departments[department]!)
                     current.deleteDepartment(department)
                     objects.departments[department] = nil
                     log.append("delete department \(department), save")
                 } else if let project = pick(objects.projects) {
+                    let object = objects.projects[project]!
+                    undo = {
+                        context.insert(object)
+                        objects.projects[project] = object
+                        unsaved.insert(project)
+                    }
                     gone = objects.projects[project]!.persistentModelID
                     context.delete(objects.projects[project]!)
                     current.deleteProject(project)
@@ -253,6 +276,13 @@ struct ContextPropertyRun {
                 // Its identifier no longer finds it (nor, if it was never saved, anything).
                 let found = try await context.model(for: gone)
                 XCTAssertNil(found, "model(for:) of a deleted object (seed \(seed): \(log.suffix(12).joined(separator: "; ")))")
+                // Where every relationship is loaded (what an object shows is all it has), insert
+                // it again now and then: it comes back as a new object with the links it had.
+                if checksEveryStep, let undo, Bool.random(using: &random) {
+                    undo()
+                    current = before
+                    log.append("insert it again")
+                }
             case 16:
                 // A bulk delete runs at once on the stored rows (their stored level decides);
                 // unsaved changes of the other objects are kept.

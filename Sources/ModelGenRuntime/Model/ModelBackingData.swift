@@ -458,20 +458,35 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// What inserting an object the app already has means, besides inserting a new one: an
     /// object `context` marked deleted stays after all (true: the context takes it out of its
     /// deletions, and its unsaved changes stay); one whose row a saved deletion removed (a row id,
-    /// and no context) cannot come back, and stops the program rather than be dropped without a
-    /// word.
+    /// and no context) becomes a new object with the values and relationships it shows, for the
+    /// insert to write as a new row (an undo after the save; false, as for any new object).
     @_spi(Backend) public func insertAgain(into context: any ModelBackingContext) -> Bool {
         if contextReference === context.objectReference, isDeleted {
             isDeleted = false
             return true
         }
-        if contextReference == nil, let id {
-            preconditionFailure("""
-                \(entity.name)#\(id) was deleted and the deletion saved, so it cannot be inserted again: \
-                insert a new \(entity.name) made with its values
-                """)
-        }
+        if contextReference == nil, id != nil { becomeNew() }
         return false
+    }
+
+    /// The object's row is gone: it becomes a new object (no id, nothing saved), keeping its
+    /// values and the relationships it shows; the objects it refers to, which forgot it when its
+    /// deletion was saved, refer to it again once it is inserted (`reattachToRelated`).
+    private func becomeNew() {
+        id = nil
+        savedValues = nil
+        changedAttributes = []
+        isChanged = false
+        if var states = relationshipStates {
+            for index in states.indices {
+                guard case var .toMany(list) = states[index], case .joinTable = entity.relationships[index].storage else { continue }
+                list.savedMembers = []
+                list.membersChanged = !list.objects.isEmpty
+                states[index] = .toMany(list)
+            }
+            relationshipStates = states
+        }
+        state.pointee.isDetached = true
     }
 
     /// Whether `deleting` may mark the object deleted: it is a saved object of that context, not

@@ -214,7 +214,8 @@ public final class ModelContext {
 
     /// Inserts a new object, and the new objects it refers to, into the context. An object the
     /// context marked deleted stays after all (its deletion is taken back, its changes kept); an
-    /// object whose deletion was saved cannot be inserted again (that stops the program).
+    /// object whose deletion was saved comes back as a new object (a new row) with
+    /// the values and relationships it shows.
     public func insert<Model: PersistentModel>(_ model: Model) {
         if model.persistentBackingData.insertAgain(into: self), pending.undelete(model) {
             if autosaveEnabled { autosave() }
