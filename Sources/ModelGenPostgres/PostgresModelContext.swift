@@ -94,9 +94,7 @@ public final class PostgresModelContext {
     public func delete<Model: PersistentModel>(_ model: Model) {
         let backing = model.persistentBackingData
         if pending.removeInserted(model) {
-            // The new objects it cascades to go with it (saved ones stay: their rows never
-            // referred to it).
-            let cascaded = backing.cascadeTargets.filter { $0.persistentBackingData.id == nil }
+            let cascaded = backing.unsavedCascadeTargets
             backing.detachFromRelated()
             backing.managingContext = nil
             for object in cascaded { delete(object) }
@@ -274,11 +272,7 @@ public final class PostgresModelContext {
             let backing = object.persistentBackingData
             let entity = backing.entity
             let attributes = backing.isMarkedDeleted ? [] : backing.changedAttributeIndexes.filter { entity.attributes[$0].column != nil }.sorted()
-            // A required key its row cannot be without stays as stored on an object to delete.
-            let keys = entity.foreignKeys.map(\.index).filter { index in
-                backing.foreignID(index) != backing.savedForeignID(index)
-                    && !(backing.isMarkedDeleted && backing.foreignID(index) == nil && !entity.relationships[index].isOptional)
-            }
+            let keys = entity.foreignKeys.map(\.index).filter(backing.writesKey)
             guard !attributes.isEmpty || !keys.isEmpty else { continue }
             updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys), default: []].append(backing)
         }
@@ -305,12 +299,7 @@ public final class PostgresModelContext {
         let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.container.mapping(for: $0).uniqueVacancies }
         for step in setAside.steps {
             let table = postgresQuoted(step.entity.table), column = postgresQuoted(step.column)
-            let value = switch step.vacancy {
-            case .null: "NULL"
-            case .belowSmallest: "(SELECT coalesce(min(\(column)), 0) FROM \(table)) - id"
-            case .longerThanLongest: "repeat('~', (SELECT coalesce(max(length(\(column))), 0)::integer FROM \(table))) || '#' || id"
-            case .newUUID: "gen_random_uuid()"
-            }
+            let value = step.vacancy.valueSQL(column: column, table: table, dialect: .postgresql)
             var bindings = PostgresBindings()
             bindings.append(step.ids)
             _ = try await run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", bindings, on: connection).collect()

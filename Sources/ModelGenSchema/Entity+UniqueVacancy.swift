@@ -1,3 +1,5 @@
+import ModelGenQuery
+
 /// How a save sets aside the value a row holds in a unique column, so that another row of the
 /// same save can take it whatever order the rows are written in: two objects swapping names, a
 /// deleted object's name taken by a new one, a one-to-one partner replaced. Each statement of a
@@ -13,6 +15,27 @@ public enum UniqueVacancy: Equatable, Sendable {
     /// A `UUID` column takes a new one: on SQLite, whose column holds text, a text longer than
     /// the longest (as `longerThanLongest`); on PostgreSQL a random UUID (`gen_random_uuid()`).
     case newUUID
+}
+
+extension UniqueVacancy {
+    /// What a row's `column` of `table` (both quoted for `dialect`) takes while set aside, as SQL
+    /// (`id` is the row's id):
+    ///
+    ///     NULL
+    ///     (SELECT coalesce(min("rank"), 0) FROM "team") - id
+    ///     repeat('~', (SELECT coalesce(max(length("code")), 0)::integer FROM "team")) || '#' || id      -- PostgreSQL
+    ///     (SELECT replace(hex(zeroblob(coalesce(max(length("code")), 0))), '00', '~') FROM "team") || '#' || id   -- SQLite
+    public func valueSQL(column: String, table: String, dialect: SQLDialect) -> String {
+        switch (self, dialect) {
+        case (.null, _): "NULL"
+        case (.belowSmallest, _): "(SELECT coalesce(min(\(column)), 0) FROM \(table)) - id"
+        case (.newUUID, .postgresql): "gen_random_uuid()"
+        case (.longerThanLongest, .postgresql): "repeat('~', (SELECT coalesce(max(length(\(column))), 0)::integer FROM \(table))) || '#' || id"
+        // SQLite has no repeat(): n zero bytes in hex are 2n zeros, each pair made one '~'.
+        case (.longerThanLongest, .sqlite), (.newUUID, .sqlite):
+            "(SELECT replace(hex(zeroblob(coalesce(max(length(\(column))), 0))), '00', '~') FROM \(table)) || '#' || id"
+        }
+    }
 }
 
 extension Entity {

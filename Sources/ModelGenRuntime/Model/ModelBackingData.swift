@@ -530,9 +530,10 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         forEachRelatedObject { object, inverse in object.persistentBackingData.removeInverse(inverse, self) }
     }
 
-    /// The objects its loaded relationships with the `cascade` rule refer to (what deleting an
-    /// object never saved discards with it, of those never saved either).
-    @_spi(Backend) public var cascadeTargets: [any PersistentModel] {
+    /// The objects never saved that its loaded relationships with the `cascade` rule refer to:
+    /// what deleting this object, never saved either, discards with it (a saved one stays: its row
+    /// never referred to this object).
+    @_spi(Backend) public var unsavedCascadeTargets: [any PersistentModel] {
         guard let relationshipStates else { return [] }
         var targets: [any PersistentModel] = []
         for (index, state) in relationshipStates.enumerated() where entity.relationships[index].deleteRule == "cascade" {
@@ -542,7 +543,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             default: break
             }
         }
-        return targets
+        return targets.filter { $0.persistentBackingData.id == nil }
     }
 
     /// An object deleted before it was ever saved is inserted again: the objects it refers to
@@ -708,6 +709,15 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         list.savedMembers = list.objects
         list.membersChanged = false
         relationships[index] = .toMany(list)
+    }
+
+    /// Whether a save writes the key of relationship `index` (stored in this row): it differs from
+    /// the stored one; on an object to delete too (its deletion then follows the relationships it
+    /// has now, as SwiftData's delete rules do), unless it is a required key emptied, which its row
+    /// cannot be without until it goes.
+    @_spi(Backend) public func writesKey(_ index: Int) -> Bool {
+        let key = foreignID(index)
+        return key != savedForeignID(index) && !(isDeleted && key == nil && !entity.relationships[index].isOptional)
     }
 
     /// The id a to-one stored in a column of this row refers to now.

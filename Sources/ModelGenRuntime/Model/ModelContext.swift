@@ -217,11 +217,7 @@ public final class ModelContext {
     /// object whose deletion was saved comes back as a new object (a new row) with
     /// the values and relationships it shows.
     public func insert<Model: PersistentModel>(_ model: Model) {
-        if model.persistentBackingData.insertAgain(into: self), pending.undelete(model) {
-            if autosaveEnabled { autosave() }
-            return
-        }
-        insertGraph(model)
+        if !(model.persistentBackingData.insertAgain(into: self) && pending.undelete(model)) { insertGraph(model) }
         if autosaveEnabled { autosave() }
     }
 
@@ -244,9 +240,7 @@ public final class ModelContext {
             for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(backing.entity) {
                 index.remove(model, value: backing.storedValue(index.attribute))
             }
-            // The new objects it cascades to go with it (saved ones stay: their rows never
-            // referred to it).
-            let cascaded = backing.cascadeTargets.filter { $0.persistentBackingData.id == nil }
+            let cascaded = backing.unsavedCascadeTargets
             backing.detachFromRelated()
             backing.context = nil
             for object in cascaded { delete(object) }
@@ -416,11 +410,7 @@ public final class ModelContext {
         let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.uniqueVacancies[$0.name] ?? [:] }
         for step in setAside.steps {
             let (table, column) = (step.entity.table, step.column)
-            let value = switch step.vacancy {
-            case .null: "NULL"
-            case .belowSmallest: "(SELECT coalesce(min(\(column)), 0) FROM \(table)) - id"
-            case .longerThanLongest, .newUUID: "(SELECT replace(hex(zeroblob(coalesce(max(length(\(column))), 0))), '00', '~') FROM \(table)) || '#' || id"
-            }
+            let value = step.vacancy.valueSQL(column: column, table: table, dialect: .sqlite)
             try database.run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", [Self.jsonArray(step.ids)])
         }
     }
@@ -473,10 +463,8 @@ public final class ModelContext {
     }
 
     /// Inserts a new object's row, or updates the columns of a changed one that changed: the
-    /// attributes set since the last save and the keys that differ from the stored ones (only
-    /// the keys for an object to delete, whose deletion then follows the relationships it has
-    /// now, as SwiftData's delete rules do: a partner it let go of is not cascaded to; but a
-    /// required key its row cannot be without stays as stored).
+    /// attributes set since the last save and the keys it writes (`writesKey`; only those for an
+    /// object to delete).
     private func write(_ object: any PersistentModel, isNew: Bool) throws {
         let backing = object.persistentBackingData
         let entity = backing.entity
@@ -508,11 +496,9 @@ public final class ModelContext {
             slots.append(index)
             values.append(backing.storedValue(index))
         }
-        for (index, _) in entity.foreignKeys {
-            let foreignID = backing.foreignID(index)
-            guard foreignID != backing.savedForeignID(index), !(deleting && foreignID == nil && !entity.relationships[index].isOptional) else { continue }
+        for (index, _) in entity.foreignKeys where backing.writesKey(index) {
             slots.append(entity.keySlots[index]!)
-            values.append(foreignID.map(SQLiteValue.integer) ?? .null)
+            values.append(backing.foreignID(index).map(SQLiteValue.integer) ?? .null)
         }
         guard !slots.isEmpty else { return }
         values.append(.integer(backing.id!))

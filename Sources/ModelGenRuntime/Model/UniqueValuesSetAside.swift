@@ -62,8 +62,7 @@ import ModelGenSchema
         func changes(_ backing: ModelBackingData, _ slot: Int) -> Bool {
             let entity = backing.entity
             guard slot >= entity.attributes.count else { return backing.changedAttributeIndexes.contains(slot) }
-            let index = entity.foreignKeys[slot - entity.attributes.count].index
-            return backing.foreignID(index) != backing.savedForeignID(index)
+            return backing.writesKey(entity.foreignKeys[slot - entity.attributes.count].index)
         }
         for object in inserted {
             let backing = object.persistentBackingData
