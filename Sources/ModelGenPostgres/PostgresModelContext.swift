@@ -135,10 +135,11 @@ public final class PostgresModelContext {
     /// Writes inserts, changes and deletions in one transaction, in a number of statements that
     /// depends on the schema, not on the number of objects: per entity, one to reserve the ids of
     /// its new rows and one to insert them; one `UPDATE` per entity and set of changed columns;
-    /// two per join table; one safe-deletion call per entity deleted from. On failure nothing is
-    /// written, the objects keep their unsaved changes, and the error says why
-    /// (`ModelContextError`, `PostgresRetryableError`, `PostgresDeletionRefused`, else
-    /// `PostgresDatabaseError` with the server's message and SQLSTATE).
+    /// two per join table; one safe-deletion call per entity deleted from (decided together:
+    /// `SaveDeletionOrder`). On failure nothing is written, the objects keep their unsaved
+    /// changes, and the error says why (`ModelContextError`, `PostgresRetryableError`,
+    /// `PostgresDeletionRefused`, else `PostgresDatabaseError` with the server's message and
+    /// SQLSTATE).
     ///
     /// `Date`s are kept to the microsecond, as PostgreSQL keeps them: after the save an object
     /// holds the value every later read gives.
@@ -390,7 +391,8 @@ public final class PostgresModelContext {
         return changes.written
     }
 
-    /// Runs the safe-deletion function of each entity with objects marked deleted (one call per entity).
+    /// Runs the safe-deletion function of each entity with objects marked deleted (one call per
+    /// entity, in the order `SaveDeletionOrder` gives).
     private func runDeletions(on connection: PostgresConnection) async throws {
         var byEntity: [(EntityDescription, [Int64])] = []
         for object in deleted {
@@ -402,10 +404,23 @@ public final class PostgresModelContext {
                 byEntity.append((backing.entity, [id]))
             }
         }
-        for (entity, ids) in byEntity {
+        // With more than one entity, each call runs in a savepoint, so that a call refused
+        // because of objects a later call deletes can run again after it (`SaveDeletionOrder`).
+        let retries = byEntity.count > 1
+        var order = SaveDeletionOrder<PostgresDeletionRefused>(count: byEntity.count)
+        while let index = order.next() {
+            let (entity, ids) = byEntity[index]
             var bindings = PostgresBindings()
             bindings.append(ids)
-            _ = try await run("SELECT \(safeDeleteFunction(of: entity))($1::bigint[])::text", bindings, on: connection).collect()
+            if retries { _ = try await run("SAVEPOINT modelgen_delete", on: connection).collect() }
+            do {
+                _ = try await run("SELECT \(safeDeleteFunction(of: entity))($1::bigint[])::text", bindings, on: connection).collect()
+                if retries { _ = try await run("RELEASE SAVEPOINT modelgen_delete", on: connection).collect() }
+            } catch let error where retries {
+                guard let refusal = translate(error) as? PostgresDeletionRefused else { throw error }
+                _ = try await run("ROLLBACK TO SAVEPOINT modelgen_delete", on: connection).collect()
+                try order.refused(index, refusal)
+            }
         }
     }
 

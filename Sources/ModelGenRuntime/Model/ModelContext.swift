@@ -332,10 +332,7 @@ public final class ModelContext {
                 }
                 deletedIDs[positions[entity]!].ids.append(object.persistentBackingData.id!)
             }
-            for (entity, ids) in deletedIDs {
-                guard let program = schema.deletionProgram(for: entity) else { continue }
-                _ = try DeletionExecutor(database: database).run(program, seed: .ids(ids))
-            }
+            try runDeletions(deletedIDs)
             try checkModelCounts(countChecks)
             try database.execute("COMMIT")
         } catch {
@@ -360,6 +357,22 @@ public final class ModelContext {
         }
         clearPendingChanges()
         if hadDeletions { try refreshAfterDeletion() }
+    }
+
+    /// Runs each entity's deletion plan on the ids of its objects the save deletes, in the order
+    /// `SaveDeletionOrder` gives: a plan refused because of objects the save deletes through
+    /// another entity's plan runs again after that one (each plan in a savepoint, which a refusal
+    /// rolls back).
+    private func runDeletions(_ deletedIDs: [(entity: String, ids: [Int64])]) throws {
+        var order = SaveDeletionOrder<DeletionRefused>(count: deletedIDs.count)
+        while let index = order.next() {
+            guard let program = schema.deletionProgram(for: deletedIDs[index].entity) else { continue }
+            do {
+                _ = try DeletionExecutor(database: database).run(program, seed: .ids(deletedIDs[index].ids))
+            } catch let refusal as DeletionRefused {
+                try order.refused(index, refusal)
+            }
+        }
     }
 
     /// The bounded relationships a save of the unsaved changes must count (`ModelCountCheck`),
