@@ -396,8 +396,9 @@ struct ContextPropertyRun {
                     log.append("delete project \(project), insert it again")
                 }
             default:
-                // Let go of every saved object with no unsaved change and fetch them again.
-                guard !context.hasChanges else { continue }
+                // Let go of every object and fetch them again: the context keeps those with
+                // unsaved changes (the same objects come back) and the unsaved changes of the
+                // others' relationships (new objects show them).
                 objects = Objects()
                 objects = try await reload(context, keeping: objects)
                 log.append("let go and fetch again")
