@@ -33,10 +33,13 @@ struct PostgresEntityMapping: Sendable {
     let insertSQL: String
     /// The unique columns a save can set aside (`Entity.uniqueVacancies`), by unquoted name.
     let uniqueVacancies: [String: UniqueVacancy]
+    /// The unique constraints' columns, unquoted (`Entity.uniqueColumnGroups`).
+    let uniqueColumnGroups: [[String]]
 
     init(entity: EntityDescription, schema: Entity) {
         self.entity = entity
         uniqueVacancies = schema.uniqueVacancies
+        uniqueColumnGroups = schema.uniqueColumnGroups
         let quote = postgresQuoted
         table = quote(entity.table)
         let typesByName = Dictionary(schema.attributes.map { ($0.name, PostgresColumnType($0.type)) }, uniquingKeysWith: { first, _ in first })

@@ -150,9 +150,11 @@ public final class PostgresModelContext {
         var written = WrittenChanges()
         do {
             try await container.client.withTransaction(logger: container.logger) { connection in
+                let cascadedRows = try await self.setUniqueValuesOfCascadedRowsAside(inserting: newObjects, on: connection)
                 written = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
                 let countChecks = try await self.modelCountChecks(inserted: newObjects, on: connection)
                 try await self.runDeletions(on: connection)
+                try await self.checkCascadedRowsWent(cascadedRows, on: connection)
                 try await self.checkModelCounts(countChecks, on: connection)
             }
         } catch {
@@ -304,6 +306,60 @@ public final class PostgresModelContext {
             var bindings = PostgresBindings()
             bindings.append(step.ids)
             _ = try await run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", bindings, on: connection).collect()
+        }
+    }
+
+    /// Sets aside the unique values the save takes from stored rows outside it, in entities its
+    /// deletions can cascade to (`UniqueValuesOfCascadedRows`), before any row is written: two
+    /// statements per unique constraint whose values the save takes, whatever their number:
+    ///
+    ///     SELECT "seat".id FROM "seat", unnest($1::int8[], $2::int8[]) AS modelgen_values(v1, v2)
+    ///       WHERE "seat"."aisle" = modelgen_values.v1 AND "seat"."place" = modelgen_values.v2
+    ///     UPDATE "seat" SET "aisle" = (SELECT coalesce(min("aisle"), 0) FROM "seat") - id WHERE id = ANY($1::bigint[])
+    ///
+    /// Returns the rows set aside, which the deletions must then remove (`checkCascadedRowsWent`).
+    private func setUniqueValuesOfCascadedRowsAside(inserting newObjects: [any PersistentModel], on connection: PostgresConnection) async throws -> [(UniqueValuesOfCascadedRows.Constraint, [Int64])] {
+        let found = UniqueValuesOfCascadedRows(inserted: newObjects, changed: changed, deleted: deleted, entities: container.entities) {
+            let mapping = self.container.mapping(for: $0)
+            return (mapping.uniqueColumnGroups, mapping.uniqueVacancies)
+        }
+        var setAside: [(UniqueValuesOfCascadedRows.Constraint, [Int64])] = []
+        for constraint in found.constraints {
+            let mapping = container.mapping(for: constraint.entity)
+            let types = Dictionary(mapping.writtenColumns.map { ($0.column, $0.type) }, uniquingKeysWith: { first, _ in first })
+            let table = mapping.table, columns = constraint.columns.map(postgresQuoted)
+            let columnTypes = columns.map { types[$0] ?? .text }
+            // A value the column cannot hold is left out: the write of its row says why.
+            let taken = constraint.taken.compactMap { values in try? zip(columnTypes, values).map { try $0.checked($1) } }
+            var bindings = PostgresBindings()
+            for (position, type) in columnTypes.enumerated() { bindings.append(ColumnArray(type: type, values: taken.map { $0[position] })) }
+            let names = columns.indices.map { "v\($0 + 1)" }
+            let lookup = "SELECT \(table).id FROM \(table), unnest(" + columnTypes.enumerated().map { "$\($0.offset + 1)::\($0.element.arrayTypeName)" }.joined(separator: ", ")
+                + ") AS modelgen_values(" + names.joined(separator: ", ") + ") WHERE "
+                + zip(columns, zip(names, columnTypes)).map { "\(table).\($0) = modelgen_values.\($1.0)\($1.1.elementCast)" }.joined(separator: " AND ")
+            var ids: Set<Int64> = []
+            for try await id in try await run(lookup, bindings, on: connection).decode(Int64.self) where !constraint.ownIDs.contains(id) { ids.insert(id) }
+            guard !ids.isEmpty else { continue }
+            let column = postgresQuoted(constraint.setAside)
+            let value = constraint.vacancy.valueSQL(column: column, table: table, dialect: .postgresql)
+            var updateBindings = PostgresBindings()
+            updateBindings.append(ids.sorted())
+            _ = try await run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", updateBindings, on: connection).collect()
+            setAside.append((constraint, ids.sorted()))
+        }
+        return setAside
+    }
+
+    /// Refuses the save when a row `setUniqueValuesOfCascadedRowsAside` set aside is still there
+    /// after the deletions: its value is taken, as the unique constraint would have refused.
+    private func checkCascadedRowsWent(_ setAside: [(UniqueValuesOfCascadedRows.Constraint, [Int64])], on connection: PostgresConnection) async throws {
+        for (constraint, ids) in setAside {
+            var bindings = PostgresBindings()
+            bindings.append(ids)
+            let table = container.mapping(for: constraint.entity).table
+            for try await left in try await run("SELECT count(*) FROM \(table) WHERE id \(Self.idListClause)", bindings, on: connection).decode(Int64.self) where left > 0 {
+                throw ModelContextError.uniqueViolation(entity: constraint.entity.name, attribute: constraint.properties)
+            }
         }
     }
 

@@ -174,4 +174,109 @@ extension BothBackendsTests {
             if testRun?.failureCount ?? 0 > 0 { return }
         }
     }
+
+    /// A stand deleted (its seats go with it: cascade) and replaced in the same save by a new stand
+    /// whose seats take the old seats' unique values, column by column (a code, a rank, a label, a
+    /// serial, an aisle and place), while a seat of another stand may take one too: the save must
+    /// succeed whatever the values, and the store then hold exactly the model's stands. A round
+    /// that gives a new seat the code of a seat that stays must be refused and change nothing.
+    func testUniqueValuesOfRowsACascadeRemovesCanBeTakenInOneSave() async throws {
+        try await onBothBackends(Seats.self) { flow in
+            for seed in UInt64(1)...4 {
+                try await flow.deleteAllData()
+                try await replaceStands(seed: seed, on: flow)
+                if testRun?.failureCount ?? 0 > 0 { return }
+            }
+        }
+    }
+
+    /// One run: three stands of one to three seats, then 30 rounds, each replacing a stand.
+    private func replaceStands(seed: UInt64, on flow: SeedFlowBackend) async throws {
+        let backend = "\(flow.name), seed \(seed)"
+        var random = SeededRandom(seed: seed)
+        var next = 0
+        var model: [String: [SeatRow]] = [:]             // by stand name
+        func newRow() -> SeatRow {
+            next += 1
+            let serial = UUID(uuid: (0, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, UInt8(next / 256), UInt8(next % 256)))
+            return SeatRow(code: "c\(next)", rank: next * 10, label: Bool.random(using: &random) ? "l\(next)" : nil, serial: serial, aisle: next, place: next % 3, guest: nil)
+        }
+        func seat(_ row: SeatRow) -> Seat {
+            Seat(code: row.code, rank: row.rank, label: row.label, serial: row.serial, aisle: row.aisle, place: row.place)
+        }
+        func stored() async throws -> [String: Set<SeatRow>] {
+            let reader = flow.makeContext()
+            let stands = try await reader.fetch(FetchDescriptor<Stand>())
+            try await reader.load(\.seats, of: stands)
+            let seats = try await reader.fetchCount(FetchDescriptor<Seat>())
+            XCTAssertEqual(seats, stands.map(\.seats.count).reduce(0, +), "\(backend): every seat is in a stand")
+            return Dictionary(uniqueKeysWithValues: stands.map { stand in
+                (stand.name, Set(stand.seats.map { SeatRow(code: $0.code, rank: $0.rank, label: $0.label, serial: $0.serial, aisle: $0.aisle, place: $0.place, guest: nil) }))
+            })
+        }
+        for round in 0..<30 {
+            let context = flow.makeContext()
+            while model.count < 3 {
+                next += 1
+                let stand = Stand(name: "s\(next)")
+                let rows = (0..<Int.random(in: 1...3, using: &random)).map { _ in newRow() }
+                stand.seats = rows.map(seat)
+                context.insert(stand)
+                model[stand.name] = rows
+            }
+            try await context.save()
+            var stands: [String: Stand] = [:]
+            for stand in try await context.fetch(FetchDescriptor<Stand>()) { stands[stand.name] = stand }
+            try await context.load(\.seats, of: Array(stands.values))
+            let before = model
+            let gone = model.keys.sorted().randomElement(using: &random)!
+            let old = model[gone]!.shuffled(using: &random)
+            context.delete(stands[gone]!)
+            // Seat i of the new stand takes values of old seat i, each column (or the aisle and
+            // place together) at random: no two new seats take one value.
+            var rows: [SeatRow] = []
+            for index in 0..<Int.random(in: 1...3, using: &random) {
+                var row = newRow()
+                if index < old.count {
+                    let source = old[index]
+                    if Bool.random(using: &random) { row.code = source.code }
+                    if Bool.random(using: &random) { row.rank = source.rank }
+                    if Bool.random(using: &random) { row.label = source.label }
+                    if Bool.random(using: &random) { row.serial = source.serial }
+                    if Bool.random(using: &random) { (row.aisle, row.place) = (source.aisle, source.place) }
+                }
+                rows.append(row)
+            }
+            var log = ["replace \(gone) (\(old)) by \(rows)"]
+            // A seat of a stand that stays takes a rank of the old stand's that no new seat took.
+            let untaken = old.map(\.rank).filter { rank in !rows.contains { $0.rank == rank } }
+            let staying = model.keys.sorted().filter { $0 != gone }
+            if let rank = untaken.first, let other = staying.randomElement(using: &random), Bool.random(using: &random) {
+                let moved = stands[other]!.seats.sorted { $0.code < $1.code }[0]
+                moved.rank = rank
+                model[other] = model[other]!.map { $0.code == moved.code ? SeatRow(code: $0.code, rank: rank, label: $0.label, serial: $0.serial, aisle: $0.aisle, place: $0.place, guest: nil) : $0 }
+                log.append("\(moved.code) of \(other) takes rank \(rank)")
+            }
+            // Now and then a new seat takes the code of a seat that stays: a real collision.
+            let conflict = round % 5 == 4
+            if conflict, let other = staying.first { rows[0].code = model[other]![0].code }
+            next += 1
+            let replacement = Stand(name: "s\(next)")
+            replacement.seats = rows.map(seat)
+            context.insert(replacement)
+            model[gone] = nil
+            model[replacement.name] = rows
+            let trail = "\(backend), round \(round): \(log.joined(separator: "; "))\(conflict ? ", a new seat takes a staying seat's code" : "")"
+            do {
+                try await context.save()
+                XCTAssertFalse(conflict, "\(trail): two seats were given one code")
+            } catch {
+                XCTAssertTrue(conflict, "\(trail): the save threw \(error)")
+                XCTAssertTrue("\(error)".contains("code"), "\(trail): \(error)")
+                model = before
+            }
+            try await assertEqual(await stored(), model.mapValues(Set.init), trail)
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
 }

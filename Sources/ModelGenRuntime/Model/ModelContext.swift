@@ -83,11 +83,13 @@ public final class ModelContext {
     var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
     /// The `UPDATE` of each set of columns a save has written (`updateSQL(_:writing:)`).
     private var updateStatements: [UpdateShape: String] = [:]
-    /// Each entity's unique columns a save can set aside (`Entity.uniqueVacancies`), by entity
-    /// name, read from the schema on the first save that needs them.
-    private lazy var uniqueVacancies: [String: [String: UniqueVacancy]] = {
+    /// Each entity's unique columns a save can set aside (`Entity.uniqueVacancies`), by entity name.
+    private lazy var uniqueVacancies: [String: [String: UniqueVacancy]] = uniqueConstraints.mapValues(\.vacancies)
+    /// Each entity's unique constraints (`Entity.uniqueColumnGroups`) and the columns of them a
+    /// save can set aside, by entity name, read from the schema on the first save that needs them.
+    private lazy var uniqueConstraints: [String: (groups: [[String]], vacancies: [String: UniqueVacancy])] = {
         guard let canonical = try? ModelSchema(canonicalJSON: schema.canonicalSchema) else { return [:] }
-        return Dictionary(uniqueKeysWithValues: canonical.entities.map { ($0.name, $0.uniqueVacancies) })
+        return Dictionary(uniqueKeysWithValues: canonical.entities.map { ($0.name, ($0.uniqueColumnGroups, $0.uniqueVacancies)) })
     }()
 
     /// An entity and the slots of the columns an update writes.
@@ -319,6 +321,7 @@ public final class ModelContext {
         var savedMembers: [(ModelBackingData, Int)] = []
         do {
             try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
+            let cascadedRows = try setUniqueValuesOfCascadedRowsAside(inserting: newObjects)
             try writeRows(of: newObjects, assigning: &assigned)
             savedMembers = try writeJoinRows(of: [newObjects, changed].joined())
             let countChecks = try modelCountChecks(inserted: newObjects)
@@ -333,6 +336,7 @@ public final class ModelContext {
                 deletedIDs[positions[entity]!].ids.append(object.persistentBackingData.id!)
             }
             try runDeletions(deletedIDs)
+            try checkCascadedRowsWent(cascadedRows)
             try checkModelCounts(countChecks)
             try database.execute("COMMIT")
         } catch {
@@ -425,6 +429,46 @@ public final class ModelContext {
             let (table, column) = (step.entity.table, step.column)
             let value = step.vacancy.valueSQL(column: column, table: table, dialect: .sqlite)
             try database.run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", [Self.jsonArray(step.ids)])
+        }
+    }
+
+    /// Sets aside the unique values the save takes from stored rows outside it, in entities its
+    /// deletions can cascade to (`UniqueValuesOfCascadedRows`), before any row is written: each
+    /// value taken is looked up (an index lookup per value, one cached statement per constraint),
+    /// and one statement per constraint sets the rows found aside:
+    ///
+    ///     SELECT id FROM "seat" WHERE "aisle" = ? AND "place" = ?
+    ///     UPDATE "seat" SET "aisle" = (SELECT coalesce(min("aisle"), 0) FROM "seat") - id WHERE id IN (…)
+    ///
+    /// Returns the rows set aside, which the deletions must then remove (`checkCascadedRowsWent`).
+    private func setUniqueValuesOfCascadedRowsAside(inserting newObjects: [any PersistentModel]) throws -> [(UniqueValuesOfCascadedRows.Constraint, [Int64])] {
+        let found = UniqueValuesOfCascadedRows(inserted: newObjects, changed: changed, deleted: deleted, entities: schema.models.map { $0.entity }) {
+            self.uniqueConstraints[$0.name] ?? ([], [:])
+        }
+        var setAside: [(UniqueValuesOfCascadedRows.Constraint, [Int64])] = []
+        for constraint in found.constraints {
+            let table = constraint.entity.table
+            let lookup = "SELECT id FROM \(table) WHERE " + constraint.columns.map { "\($0) = ?" }.joined(separator: " AND ")
+            var ids: Set<Int64> = []
+            for values in constraint.taken {
+                for row in try database.query(lookup, values) {
+                    if let id = row[0].integer, !constraint.ownIDs.contains(id) { ids.insert(id) }
+                }
+            }
+            guard !ids.isEmpty else { continue }
+            let value = constraint.vacancy.valueSQL(column: constraint.setAside, table: table, dialect: .sqlite)
+            try database.run("UPDATE \(table) SET \(constraint.setAside) = \(value) WHERE id \(Self.idListClause)", [Self.jsonArray(ids.sorted())])
+            setAside.append((constraint, ids.sorted()))
+        }
+        return setAside
+    }
+
+    /// Refuses the save when a row `setUniqueValuesOfCascadedRowsAside` set aside is still there
+    /// after the deletions: its value is taken, as the unique constraint would have refused.
+    private func checkCascadedRowsWent(_ setAside: [(UniqueValuesOfCascadedRows.Constraint, [Int64])]) throws {
+        for (constraint, ids) in setAside {
+            let left = try database.scalar("SELECT count(*) FROM \(constraint.entity.table) WHERE id \(Self.idListClause)", [Self.jsonArray(ids)])
+            if left > 0 { throw ModelContextError.uniqueViolation(entity: constraint.entity.name, attribute: constraint.properties) }
         }
     }
 

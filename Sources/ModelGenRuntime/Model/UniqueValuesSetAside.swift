@@ -53,32 +53,21 @@ import ModelGenSchema
             slots[ObjectIdentifier(entity)] = entitySlots
             return entitySlots
         }
-        func value(_ backing: ModelBackingData, _ slot: Int, saved: Bool) -> SQLiteValue {
-            let entity = backing.entity
-            guard slot >= entity.attributes.count else { return saved ? backing.savedStoredValue(at: slot) : backing.storedValue(at: slot) }
-            let index = entity.foreignKeys[slot - entity.attributes.count].index
-            return (saved ? backing.savedForeignID(index) : backing.foreignID(index)).map(SQLiteValue.integer) ?? .null
-        }
-        func changes(_ backing: ModelBackingData, _ slot: Int) -> Bool {
-            let entity = backing.entity
-            guard slot >= entity.attributes.count else { return backing.changedAttributeIndexes.contains(slot) }
-            return backing.writesKey(entity.foreignKeys[slot - entity.attributes.count].index)
-        }
         for object in inserted {
             let backing = object.persistentBackingData
             for (slot, column) in settable(backing.entity) {
-                columns[ObjectIdentifier(backing.entity)]![column].taken.insert(value(backing, slot, saved: false))
+                columns[ObjectIdentifier(backing.entity)]![column].taken.insert(backing.value(slot: slot))
             }
         }
         // A changed object that is also deleted counts once, as deleted: it gives up every value.
         for object in changed.filter({ !$0.persistentBackingData.isMarkedDeleted }) + deleted {
             let backing = object.persistentBackingData
             guard let id = backing.id else { continue }
-            for (slot, column) in settable(backing.entity) where backing.isMarkedDeleted || changes(backing, slot) {
+            for (slot, column) in settable(backing.entity) where backing.isMarkedDeleted || backing.changes(slot: slot) {
                 columns[ObjectIdentifier(backing.entity)]![column].ids.append(id)
-                columns[ObjectIdentifier(backing.entity)]![column].givenUp.insert(value(backing, slot, saved: true))
+                columns[ObjectIdentifier(backing.entity)]![column].givenUp.insert(backing.value(slot: slot, saved: true))
                 if !backing.isMarkedDeleted {
-                    columns[ObjectIdentifier(backing.entity)]![column].taken.insert(value(backing, slot, saved: false))
+                    columns[ObjectIdentifier(backing.entity)]![column].taken.insert(backing.value(slot: slot))
                 }
             }
         }
@@ -87,5 +76,21 @@ import ModelGenSchema
             guard collides else { continue }
             steps.append(Step(entity: column.entity, column: column.name, vacancy: column.vacancy, ids: column.ids.sorted()))
         }
+    }
+}
+
+extension ModelBackingData {
+    /// The value in slot `slot` (attributes, then keys: the layout of the values) as the save
+    /// writes it, or as last saved or loaded (`saved`); for a key, the id its relationship names.
+    func value(slot: Int, saved: Bool = false) -> SQLiteValue {
+        guard slot >= entity.attributes.count else { return saved ? savedStoredValue(at: slot) : storedValue(at: slot) }
+        let index = entity.foreignKeys[slot - entity.attributes.count].index
+        return (saved ? savedForeignID(index) : foreignID(index)).map(SQLiteValue.integer) ?? .null
+    }
+
+    /// Whether the save writes slot `slot` of this saved object.
+    func changes(slot: Int) -> Bool {
+        guard slot >= entity.attributes.count else { return changedAttributeIndexes.contains(slot) }
+        return writesKey(entity.foreignKeys[slot - entity.attributes.count].index)
     }
 }
