@@ -292,30 +292,61 @@ public final class PostgresModelContext {
     }
 
     /// Sets aside the unique values the save gives up, one statement per column
-    /// (`UniqueValuesSetAside`), before any row is written:
-    ///
-    ///     UPDATE "country" SET "name" = NULL WHERE id = ANY($1::bigint[])
-    ///     UPDATE "team" SET "rank" = (SELECT coalesce(min("rank"), 0) FROM "team") - id WHERE id = ANY($1::bigint[])
-    ///     UPDATE "team" SET "code" = repeat('~', (SELECT coalesce(max(length("code")), 0) FROM "team")) || '#' || id
-    ///         WHERE id = ANY($1::bigint[])
+    /// (`UniqueValuesSetAside`), before any row is written (`setAside`).
     private func setUniqueValuesAside(inserting newObjects: [any PersistentModel], on connection: PostgresConnection) async throws {
         let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.container.mapping(for: $0).uniqueVacancies }
         for step in setAside.steps {
-            let table = postgresQuoted(step.entity.table), column = postgresQuoted(step.column)
-            let value = step.vacancy.valueSQL(column: column, table: table, dialect: .postgresql)
-            var bindings = PostgresBindings()
-            bindings.append(step.ids)
+            try await self.setAside(step.entity, column: step.column, vacancy: step.vacancy, ids: step.ids, taken: step.taken, on: connection)
+        }
+    }
+
+    /// Rows `ids` of `entity` set aside their values of unique `column` (`UniqueVacancy`), which
+    /// then differ from every value held and from `taken`, the values the save writes there; one
+    /// statement (after a look at the column's smallest and largest value, for an integer; and at
+    /// every value, for one whose values lie at both ends of `Int64`: `IntegerVacancies`):
+    ///
+    ///     UPDATE "country" SET "name" = NULL WHERE id = ANY($1::bigint[])
+    ///     UPDATE "team" SET "rank" = $1 - id WHERE id = ANY($2::bigint[])
+    ///     UPDATE "team" SET "code" = repeat('~', greatest((SELECT max(length("code")) FROM "team"), 7)) || '#' || id
+    ///         WHERE id = ANY($1::bigint[])
+    private func setAside(_ entity: EntityDescription, column: String, vacancy: UniqueVacancy, ids: [Int64], taken: [SQLiteValue], on connection: PostgresConnection) async throws {
+        let table = container.mapping(for: entity).table, column = postgresQuoted(column)
+        var bindings = PostgresBindings()
+        if let value = vacancy.valueSQL(column: column, table: table, dialect: .postgresql, longestTaken: taken.longestText) {
+            bindings.append(ids)
             _ = try await run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", bindings, on: connection).collect()
+            return
+        }
+        let integers = taken.compactMap(\.integer)
+        var vacancies: IntegerVacancies?
+        for try await (low, high) in try await run("SELECT min(\(column))::int8, max(\(column))::int8 FROM \(table)", on: connection).decode((Int64?, Int64?).self) {
+            vacancies = IntegerVacancies.beside(ids: ids, storedMin: low, storedMax: high, taken: integers)
+        }
+        if vacancies == nil {
+            var held = Set(integers)
+            for try await value in try await run("SELECT \(column)::int8 FROM \(table) WHERE \(column) IS NOT NULL", on: connection).decode(Int64.self) { held.insert(value) }
+            vacancies = .gaps(count: ids.count, excluding: held)
+        }
+        switch vacancies! {
+        case let .below(base), let .above(base):
+            bindings.append(base)
+            bindings.append(ids)
+            let sign = if case .below = vacancies! { "-" } else { "+" }
+            _ = try await run("UPDATE \(table) SET \(column) = $1 \(sign) id WHERE id = ANY($2::bigint[])", bindings, on: connection).collect()
+        case let .values(values):
+            bindings.append(ids)
+            bindings.append(values)
+            _ = try await run("UPDATE \(table) SET \(column) = modelgen_values.value FROM unnest($1::bigint[], $2::bigint[]) AS modelgen_values(row_id, value) WHERE \(table).id = modelgen_values.row_id", bindings, on: connection).collect()
         }
     }
 
     /// Sets aside the unique values the save takes from stored rows outside it, in entities its
-    /// deletions can cascade to (`UniqueValuesOfCascadedRows`), before any row is written: two
-    /// statements per unique constraint whose values the save takes, whatever their number:
+    /// deletions can cascade to (`UniqueValuesOfCascadedRows`), before any row is written: per
+    /// unique constraint whose values the save takes, whatever their number, one statement finds
+    /// the rows, and `setAside` sets them aside:
     ///
     ///     SELECT "seat".id FROM "seat", unnest($1::int8[], $2::int8[]) AS modelgen_values(v1, v2)
     ///       WHERE "seat"."aisle" = modelgen_values.v1 AND "seat"."place" = modelgen_values.v2
-    ///     UPDATE "seat" SET "aisle" = (SELECT coalesce(min("aisle"), 0) FROM "seat") - id WHERE id = ANY($1::bigint[])
     ///
     /// Returns the rows set aside, which the deletions must then remove (`checkCascadedRowsWent`).
     private func setUniqueValuesOfCascadedRowsAside(inserting newObjects: [any PersistentModel], on connection: PostgresConnection) async throws -> [(UniqueValuesOfCascadedRows.Constraint, [Int64])] {
@@ -340,11 +371,7 @@ public final class PostgresModelContext {
             var ids: Set<Int64> = []
             for try await id in try await run(lookup, bindings, on: connection).decode(Int64.self) where !constraint.ownIDs.contains(id) { ids.insert(id) }
             guard !ids.isEmpty else { continue }
-            let column = postgresQuoted(constraint.setAside)
-            let value = constraint.vacancy.valueSQL(column: column, table: table, dialect: .postgresql)
-            var updateBindings = PostgresBindings()
-            updateBindings.append(ids.sorted())
-            _ = try await run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", updateBindings, on: connection).collect()
+            try await self.setAside(constraint.entity, column: constraint.setAside, vacancy: constraint.vacancy, ids: ids.sorted(), taken: constraint.takenInSetAside, on: connection)
             setAside.append((constraint, ids.sorted()))
         }
         return setAside

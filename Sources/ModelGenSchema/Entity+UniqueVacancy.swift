@@ -8,9 +8,12 @@ import ModelGenQuery
 public enum UniqueVacancy: Equatable, Sendable {
     /// The column takes NULL, which never collides.
     case null
-    /// An integer column takes a number below the smallest it holds (minus the row's id).
-    case belowSmallest
-    /// A text column takes a text longer than the longest it holds (ending in the row's id).
+    /// An integer column takes a number no row holds and the save does not take: below the
+    /// smallest, or above the largest, or (when values lie at both ends of `Int64`) in a gap; the
+    /// runtime picks them (`IntegerVacancies`), never overflowing.
+    case unusedInteger
+    /// A text column takes a text longer than the longest it holds or the save takes (ending in
+    /// the row's id).
     case longerThanLongest
     /// A `UUID` column takes a new one: on SQLite, whose column holds text, a text longer than
     /// the longest (as `longerThanLongest`); on PostgreSQL a random UUID (`gen_random_uuid()`).
@@ -19,21 +22,22 @@ public enum UniqueVacancy: Equatable, Sendable {
 
 extension UniqueVacancy {
     /// What a row's `column` of `table` (both quoted for `dialect`) takes while set aside, as SQL
-    /// (`id` is the row's id):
+    /// (`id` is the row's id), `longestTaken` being the length in characters of the longest text
+    /// the save writes in the column; nil for `unusedInteger`, whose values the runtime picks:
     ///
     ///     NULL
-    ///     (SELECT coalesce(min("rank"), 0) FROM "team") - id
-    ///     repeat('~', (SELECT coalesce(max(length("code")), 0)::integer FROM "team")) || '#' || id      -- PostgreSQL
-    ///     (SELECT replace(hex(zeroblob(coalesce(max(length("code")), 0))), '00', '~') FROM "team") || '#' || id   -- SQLite
-    public func valueSQL(column: String, table: String, dialect: SQLDialect) -> String {
+    ///     repeat('~', greatest((SELECT max(length("code")) FROM "team"), 7)) || '#' || id      -- PostgreSQL
+    ///     (SELECT replace(hex(zeroblob(max(coalesce(max(length("code")), 0), 7))), '00', '~') FROM "team") || '#' || id   -- SQLite
+    public func valueSQL(column: String, table: String, dialect: SQLDialect, longestTaken: Int) -> String? {
         switch (self, dialect) {
         case (.null, _): "NULL"
-        case (.belowSmallest, _): "(SELECT coalesce(min(\(column)), 0) FROM \(table)) - id"
+        case (.unusedInteger, _): nil
         case (.newUUID, .postgresql): "gen_random_uuid()"
-        case (.longerThanLongest, .postgresql): "repeat('~', (SELECT coalesce(max(length(\(column))), 0)::integer FROM \(table))) || '#' || id"
+        case (.longerThanLongest, .postgresql):
+            "repeat('~', greatest((SELECT max(length(\(column))) FROM \(table)), \(longestTaken))) || '#' || id"
         // SQLite has no repeat(): n zero bytes in hex are 2n zeros, each pair made one '~'.
         case (.longerThanLongest, .sqlite), (.newUUID, .sqlite):
-            "(SELECT replace(hex(zeroblob(coalesce(max(length(\(column))), 0))), '00', '~') FROM \(table)) || '#' || id"
+            "(SELECT replace(hex(zeroblob(max(coalesce(max(length(\(column))), 0), \(longestTaken)))), '00', '~') FROM \(table)) || '#' || id"
         }
     }
 }
@@ -50,7 +54,7 @@ extension Entity {
             if attribute.isOptional {
                 vacancies[attribute.columnName] = .null
             } else if attribute.type == .scalar(.int) || attribute.type == .scalar(.int64) {
-                vacancies[attribute.columnName] = .belowSmallest
+                vacancies[attribute.columnName] = .unusedInteger
             } else if attribute.type == .scalar(.string) || attribute.type == .scalar(.url) {
                 vacancies[attribute.columnName] = .longerThanLongest
             } else if attribute.type == .scalar(.uuid) {

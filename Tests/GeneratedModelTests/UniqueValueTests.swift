@@ -279,4 +279,75 @@ extension BothBackendsTests {
             if testRun?.failureCount ?? 0 > 0 { return }
         }
     }
+
+    /// The values a save sets aside never overflow nor collide with values it takes: seats whose
+    /// ranks lie at the ends of `Int64`, rotating their ranks and codes (so every seat sets both
+    /// aside) while new seats take the values a set-aside value would most likely be — the
+    /// smallest rank less a seat's id, the largest plus one, a run of '~' as long as the longest
+    /// code and a seat's id. Every save must succeed and the store hold the model's seats.
+    func testValuesSetAsideNeverOverflowNorCollideWithValuesTaken() async throws {
+        try await onBothBackends(Seats.self) { flow in
+            for seed in UInt64(1)...4 {
+                try await flow.deleteAllData()
+                try await setAsideBesideTakenValues(seed: seed, on: flow)
+                if testRun?.failureCount ?? 0 > 0 { return }
+            }
+        }
+    }
+
+    /// One run: four seats, then 12 rounds of rotations and new seats, each saved by a new context.
+    private func setAsideBesideTakenValues(seed: UInt64, on flow: SeedFlowBackend) async throws {
+        var random = SeededRandom(seed: seed)
+        var model: [String: Int] = [:]               // rank by code
+        var next = 0
+        func seat(code: String, rank: Int) -> Seat {
+            next += 1
+            return Seat(code: code, rank: rank, label: nil, serial: UUID(), aisle: next, place: 0)
+        }
+        // Ranks at the ends of Int64, or small ones (where a value set aside lies just below them).
+        let extremes = [Int.min, Int.min + 1, Int.max, Int.max - 1, 0, -1]
+        let setup = flow.makeContext()
+        for rank in (Bool.random(using: &random) ? extremes : [10, 20, 30, 40, 50]).shuffled(using: &random).prefix(4) {
+            let code = "c\(next)"
+            setup.insert(seat(code: code, rank: rank))
+            model[code] = rank
+        }
+        try await setup.save()
+        for round in 0..<12 {
+            let context = flow.makeContext()
+            let seats = try await context.fetch(FetchDescriptor<Seat>(sortBy: [SortDescriptor(\.code)]))
+            let ids = seats.map { Int($0.persistentModelID.id!) }
+            let (low, high) = (model.values.min()!, model.values.max()!)
+            let longest = model.keys.map(\.unicodeScalars.count).max()!
+            // Every seat takes the next one's rank and code.
+            let (ranks, codes) = (seats.map(\.rank), seats.map(\.code))
+            for (position, seat) in seats.enumerated() {
+                (seat.rank, seat.code) = (ranks[(position + 1) % seats.count], codes[(position + 1) % seats.count])
+            }
+            model = Dictionary(uniqueKeysWithValues: seats.map { ($0.code, $0.rank) })
+            // New seats take what a set-aside value would be, where nothing holds it.
+            var lookalikeRanks = extremes
+            for id in ids {
+                for (value, overflow) in [low.subtractingReportingOverflow(id), high.addingReportingOverflow(id)] where !overflow { lookalikeRanks.append(value) }
+            }
+            var log: [String] = []
+            for _ in 0..<Int.random(in: 1...2, using: &random) {
+                let lookalikeCodes = ids.map { String(repeating: "~", count: longest) + "#\($0)" }.filter { model[$0] == nil }
+                guard let rank = lookalikeRanks.filter({ !model.values.contains($0) }).randomElement(using: &random),
+                      let code = lookalikeCodes.randomElement(using: &random) else { continue }
+                context.insert(seat(code: code, rank: rank))
+                model[code] = rank
+                log.append("new seat \(code) #\(rank)")
+            }
+            let trail = "\(flow.name), seed \(seed), round \(round): rotate \(zip(codes, ranks).map { "\($0) #\($1)" }); \(log.joined(separator: "; "))"
+            do {
+                try await context.save()
+            } catch {
+                XCTFail("\(trail): the save threw \(error)")
+                return
+            }
+            let stored = try await flow.makeContext().fetch(FetchDescriptor<Seat>())
+            XCTAssertEqual(Dictionary(uniqueKeysWithValues: stored.map { ($0.code, $0.rank) }), model, trail)
+        }
+    }
 }

@@ -417,28 +417,49 @@ public final class ModelContext {
     }
 
     /// Sets aside the unique values the save gives up, one statement per column
-    /// (`UniqueValuesSetAside`), before any row is written:
-    ///
-    ///     UPDATE "country" SET "name" = NULL WHERE id IN (SELECT value FROM json_each(?))
-    ///     UPDATE "team" SET "rank" = (SELECT coalesce(min("rank"), 0) FROM "team") - id WHERE id IN (…)
-    ///     UPDATE "team" SET "code" = (SELECT replace(hex(zeroblob(coalesce(max(length("code")), 0))), '00', '~')
-    ///         FROM "team") || '#' || id WHERE id IN (…)
+    /// (`UniqueValuesSetAside`), before any row is written (`setAside`).
     private func setUniqueValuesAside(inserting newObjects: [any PersistentModel]) throws {
         let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.uniqueVacancies[$0.name] ?? [:] }
         for step in setAside.steps {
-            let (table, column) = (step.entity.table, step.column)
-            let value = step.vacancy.valueSQL(column: column, table: table, dialect: .sqlite)
-            try database.run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", [Self.jsonArray(step.ids)])
+            try self.setAside(step.entity, column: step.column, vacancy: step.vacancy, ids: step.ids, taken: step.taken)
+        }
+    }
+
+    /// Rows `ids` of `entity` set aside their values of unique `column` (`UniqueVacancy`), which
+    /// then differ from every value held and from `taken`, the values the save writes there; one
+    /// statement (after a look at the column's smallest and largest value, for an integer), or one
+    /// per row for an integer column whose values lie at both ends of `Int64` (`IntegerVacancies`):
+    ///
+    ///     UPDATE "country" SET "name" = NULL WHERE id IN (SELECT value FROM json_each(?))
+    ///     UPDATE "team" SET "rank" = ? - id WHERE id IN (…)
+    ///     UPDATE "team" SET "code" = (SELECT replace(hex(zeroblob(max(coalesce(max(length("code")), 0), 7))), '00', '~')
+    ///         FROM "team") || '#' || id WHERE id IN (…)
+    private func setAside(_ entity: EntityDescription, column: String, vacancy: UniqueVacancy, ids: [Int64], taken: [SQLiteValue]) throws {
+        let table = entity.table
+        if let value = vacancy.valueSQL(column: column, table: table, dialect: .sqlite, longestTaken: taken.longestText) {
+            try database.run("UPDATE \(table) SET \(column) = \(value) WHERE id \(Self.idListClause)", [Self.jsonArray(ids)])
+            return
+        }
+        let integers = taken.compactMap(\.integer)
+        let bounds = try database.query("SELECT min(\(column)), max(\(column)) FROM \(table)")[0]
+        let vacancies = try IntegerVacancies.beside(ids: ids, storedMin: bounds[0].integer, storedMax: bounds[1].integer, taken: integers)
+            ?? .gaps(count: ids.count, excluding: Set(database.query("SELECT \(column) FROM \(table)").compactMap { $0[0].integer } + integers))
+        switch vacancies {
+        case let .below(base):
+            try database.run("UPDATE \(table) SET \(column) = ? - id WHERE id \(Self.idListClause)", [.integer(base), Self.jsonArray(ids)])
+        case let .above(base):
+            try database.run("UPDATE \(table) SET \(column) = ? + id WHERE id \(Self.idListClause)", [.integer(base), Self.jsonArray(ids)])
+        case let .values(values):
+            for (id, value) in zip(ids, values) { try database.run("UPDATE \(table) SET \(column) = ? WHERE id = ?", [.integer(value), .integer(id)]) }
         }
     }
 
     /// Sets aside the unique values the save takes from stored rows outside it, in entities its
     /// deletions can cascade to (`UniqueValuesOfCascadedRows`), before any row is written: each
     /// value taken is looked up (an index lookup per value, one cached statement per constraint),
-    /// and one statement per constraint sets the rows found aside:
+    /// and the rows found are set aside (`setAside`):
     ///
     ///     SELECT id FROM "seat" WHERE "aisle" = ? AND "place" = ?
-    ///     UPDATE "seat" SET "aisle" = (SELECT coalesce(min("aisle"), 0) FROM "seat") - id WHERE id IN (…)
     ///
     /// Returns the rows set aside, which the deletions must then remove (`checkCascadedRowsWent`).
     private func setUniqueValuesOfCascadedRowsAside(inserting newObjects: [any PersistentModel]) throws -> [(UniqueValuesOfCascadedRows.Constraint, [Int64])] {
@@ -456,8 +477,7 @@ public final class ModelContext {
                 }
             }
             guard !ids.isEmpty else { continue }
-            let value = constraint.vacancy.valueSQL(column: constraint.setAside, table: table, dialect: .sqlite)
-            try database.run("UPDATE \(table) SET \(constraint.setAside) = \(value) WHERE id \(Self.idListClause)", [Self.jsonArray(ids.sorted())])
+            try self.setAside(constraint.entity, column: constraint.setAside, vacancy: constraint.vacancy, ids: ids.sorted(), taken: constraint.takenInSetAside)
             setAside.append((constraint, ids.sorted()))
         }
         return setAside

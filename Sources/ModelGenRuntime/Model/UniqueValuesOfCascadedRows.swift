@@ -30,6 +30,12 @@ import ModelGenSchema
         @_spi(Backend) public var ownIDs: Set<Int64>
         /// The properties the constraint covers, as a refusal names them (`code`, `aisle, place`).
         @_spi(Backend) public var properties: String
+
+        /// The values the save takes in the column set aside (which a vacancy must not be).
+        @_spi(Backend) public var takenInSetAside: [SQLiteValue] {
+            let position = columns.firstIndex(of: setAside)!
+            return taken.map { $0[position] }
+        }
     }
 
     /// In a fixed order: entities by name, then the schema's order of constraints.

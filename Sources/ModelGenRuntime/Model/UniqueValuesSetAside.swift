@@ -15,6 +15,8 @@ import ModelGenSchema
         @_spi(Backend) public var column: String
         @_spi(Backend) public var vacancy: UniqueVacancy
         @_spi(Backend) public var ids: [Int64]
+        /// The values the save's rows take in the column (which a vacancy must not be).
+        @_spi(Backend) public var taken: [SQLiteValue]
     }
 
     /// In a fixed order: entities by name, columns by name, ids ascending.
@@ -74,7 +76,8 @@ import ModelGenSchema
         for column in columns.values.joined().sorted(by: { ($0.entity.name, $0.name) < ($1.entity.name, $1.name) }) {
             let collides = !column.givenUp.subtracting([.null]).isDisjoint(with: column.taken.subtracting([.null]))
             guard collides else { continue }
-            steps.append(Step(entity: column.entity, column: column.name, vacancy: column.vacancy, ids: column.ids.sorted()))
+            steps.append(Step(entity: column.entity, column: column.name, vacancy: column.vacancy, ids: column.ids.sorted(),
+                              taken: column.taken.subtracting([.null]).sorted { "\($0)" < "\($1)" }))
         }
     }
 }
