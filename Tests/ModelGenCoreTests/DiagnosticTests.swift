@@ -164,7 +164,7 @@ final class DiagnosticTests: XCTestCase {
 
     func testNamesThatWouldBreakTheGeneratedCode() {
         assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      id: Int\n", "test.yaml:5:7: error: 'id' in 'A' collides with the primary key 'id', which is added for you")
-        assertDiagnostic("schema: S\nentities:\n  Bad-Name: {}\n", "test.yaml:3:3: error: entity name 'Bad-Name' is not a valid Swift identifier")
+        assertDiagnostic("schema: S\nentities:\n  Bad-Name: {}\n", "test.yaml:3:3: error: entity name 'Bad-Name' is not a name a schema can use: use ASCII letters, digits and '_'")
         assertDiagnostic("schema: S\nentities:\n  ModelGenRuntime: {}\n", "test.yaml:3:3: error: entity name 'ModelGenRuntime' is reserved: generated code qualifies names with the modules")
         assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      self: Int\n", "test.yaml:5:7: error: 'self' in 'A' cannot be named by a Swift key path")
         assertDiagnostic("schema: S\nenums:\n  E: [self, Type]\nentities:\n  A: {}\n", "test.yaml:3:7: error: enum case 'self' of 'E' cannot be written as 'E.self' in Swift")

@@ -40,7 +40,8 @@ public enum Naming {
         return String(decoding: result, as: UTF8.self)
     }
 
-    /// A Swift identifier: letters, digits and `_`, not starting with a digit.
+    /// A name a schema can use: ASCII letters, digits and `_`, not starting with a digit (a Swift
+    /// identifier, and an SQL one that needs no Unicode rules).
     public static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first else { return false }
         func isLetter(_ scalar: Unicode.Scalar) -> Bool {

@@ -98,9 +98,12 @@ public struct SchemaResolver {
         return ModelSchema(name: schemaName, sourceFile: sourceFile, enums: enums, entities: entities, joinTables: joinTables)
     }
 
+    /// Why a name is refused (`Naming.isIdentifier`), after the name.
+    private static let notAnIdentifier = "is not a name a schema can use: use ASCII letters, digits and '_', not starting with a digit (names become Swift and SQL identifiers)"
+
     private mutating func checkTypeName(_ name: Located<String>, what: String) {
         if !Naming.isIdentifier(name.value) {
-            diagnostics.error("\(what) '\(name.value)' is not a valid Swift identifier; use letters, digits and '_', not starting with a digit", at: name.location)
+            diagnostics.error("\(what) '\(name.value)' \(Self.notAnIdentifier)", at: name.location)
         } else if Self.reservedTypeNames.contains(name.value) {
             diagnostics.error("\(what) '\(name.value)' is reserved: generated code qualifies names with the modules Swift, Foundation and ModelGenRuntime, Self, Any, Type and Protocol are Swift's own, and inside a class's methods self is the object; choose another name\(what == "entity name" ? " (its table may keep the name: 'table: \(name.value)')" : "")", at: name.location)
         } else if ScalarType(rawValue: name.value) != nil && what != "entity name" {
@@ -129,7 +132,7 @@ public struct SchemaResolver {
             }
             for name in syntax.cases {
                 if !Naming.isIdentifier(name.value) {
-                    diagnostics.error("enum case '\(name.value)' of '\(syntax.name.value)' is not a valid Swift identifier", at: name.location)
+                    diagnostics.error("enum case '\(name.value)' of '\(syntax.name.value)' \(Self.notAnIdentifier)", at: name.location)
                 } else if Self.reservedCaseNames.contains(name.value) {
                     diagnostics.error("enum case '\(name.value)' of '\(syntax.name.value)' cannot be written as '\(syntax.name.value).\(name.value)' in Swift, even in backticks; rename it", at: name.location)
                 }
@@ -154,7 +157,7 @@ public struct SchemaResolver {
         _ = uniqueNames(memberNames.sorted { $0.location < $1.location }, what: "member of '\(entity.name.value)'")
         for member in memberNames {
             if !Naming.isIdentifier(member.value) {
-                diagnostics.error("'\(member.value)' in '\(entity.name.value)' is not a valid Swift identifier; use letters, digits and '_'", at: member.location)
+                diagnostics.error("'\(member.value)' in '\(entity.name.value)' \(Self.notAnIdentifier)", at: member.location)
             } else if Self.reservedMemberNames.contains(member.value) {
                 let reason = member.value == "id" ? "collides with the primary key 'id', which is added for you"
                     : ["self", "Self", "Type", "Protocol", "init", "deinit"].contains(member.value) ? "cannot be named by a Swift key path, which #Predicate and SortDescriptor need"
