@@ -71,6 +71,19 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// Runs `run` for each seed on a new database of `schema` on SQLite, then on PostgreSQL, the
+    /// database emptied before each seed; stops at the first failure.
+    func onBothBackends(_ schema: any ModelSchemaDefinition.Type, seeds: ClosedRange<UInt64>,
+                        _ run: (_ seed: UInt64, _ backend: SeedFlowBackend) async throws -> Void) async throws {
+        try await onBothBackends(schema) { flow in
+            for seed in seeds {
+                try await flow.deleteAllData()
+                try await run(seed, flow)
+                if testRun?.failureCount ?? 0 > 0 { return }
+            }
+        }
+    }
+
     /// Whether `context` manages `object` (SwiftData's `modelContext`, for either kind of context).
     private func isManaged(_ object: any PersistentModel, by context: any SeedFlowContext) -> Bool {
         object.persistentBackingData.managingContext === context

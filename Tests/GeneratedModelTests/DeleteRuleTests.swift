@@ -9,13 +9,7 @@ import XCTest
 /// is discarded with its holder if that is new too.
 extension BothBackendsTests {
     func testDeleteRulesFollowTheRelationshipsObjectsHaveNow() async throws {
-        try await onBothBackends(Seats.self) { flow in
-            for seed in UInt64(1)...4 {
-                try await flow.deleteAllData()
-                try await deleteTickets(seed: seed, on: flow)
-                if testRun?.failureCount ?? 0 > 0 { return }
-            }
-        }
+        try await onBothBackends(Seats.self, seeds: UInt64(1)...4, deleteTickets)
     }
 
     /// An object to delete whose required relationship the app emptied first (the loan's book)

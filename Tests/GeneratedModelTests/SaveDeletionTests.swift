@@ -13,13 +13,7 @@ import XCTest
 /// after every save.
 extension BothBackendsTests {
     func testASaveDecidesItsDeletionsTogetherInAnyOrder() async throws {
-        try await onBothBackends(Lending.self) { flow in
-            for seed in UInt64(1)...6 {
-                try await flow.deleteAllData()
-                try await deleteTogether(seed: seed, on: flow)
-                if testRun?.failureCount ?? 0 > 0 { return }
-            }
-        }
+        try await onBothBackends(Lending.self, seeds: UInt64(1)...6, deleteTogether)
     }
 
     /// The Lending data by name: each book's author, each loan's book, each reader's books.

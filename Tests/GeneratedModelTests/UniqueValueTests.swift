@@ -16,13 +16,7 @@ extension BothBackendsTests {
     }
 
     func testUniqueValuesMoveBetweenObjectsInOneSave() async throws {
-        try await onBothBackends(Seats.self) { flow in
-            for seed in UInt64(1)...4 {
-                try await flow.deleteAllData()
-                try await moveUniqueValues(seed: seed, on: flow)
-                if testRun?.failureCount ?? 0 > 0 { return }
-            }
-        }
+        try await onBothBackends(Seats.self, seeds: UInt64(1)...4, moveUniqueValues)
     }
 
     /// One run: six seats, four guests, then 60 rounds of moves, each saved by a new context.
@@ -181,13 +175,7 @@ extension BothBackendsTests {
     /// succeed whatever the values, and the store then hold exactly the model's stands. A round
     /// that gives a new seat the code of a seat that stays must be refused and change nothing.
     func testUniqueValuesOfRowsACascadeRemovesCanBeTakenInOneSave() async throws {
-        try await onBothBackends(Seats.self) { flow in
-            for seed in UInt64(1)...4 {
-                try await flow.deleteAllData()
-                try await replaceStands(seed: seed, on: flow)
-                if testRun?.failureCount ?? 0 > 0 { return }
-            }
-        }
+        try await onBothBackends(Seats.self, seeds: UInt64(1)...4, replaceStands)
     }
 
     /// One run: three stands of one to three seats, then 30 rounds, each replacing a stand.
@@ -286,13 +274,7 @@ extension BothBackendsTests {
     /// smallest rank less a seat's id, the largest plus one, a run of '~' as long as the longest
     /// code and a seat's id. Every save must succeed and the store hold the model's seats.
     func testValuesSetAsideNeverOverflowNorCollideWithValuesTaken() async throws {
-        try await onBothBackends(Seats.self) { flow in
-            for seed in UInt64(1)...4 {
-                try await flow.deleteAllData()
-                try await setAsideBesideTakenValues(seed: seed, on: flow)
-                if testRun?.failureCount ?? 0 > 0 { return }
-            }
-        }
+        try await onBothBackends(Seats.self, seeds: UInt64(1)...4, setAsideBesideTakenValues)
     }
 
     /// One run: four seats, then 12 rounds of rotations and new seats, each saved by a new context.
