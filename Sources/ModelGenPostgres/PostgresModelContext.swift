@@ -230,12 +230,7 @@ public final class PostgresModelContext {
         // Ids first, so that every key can be written with its row.
         for entity in container.insertionOrder {
             guard let backings = newByEntity[entity] else { continue }
-            let mapping = container.mappings[entity]!
-            let sequence = SQLDialect.postgresql.literal(mapping.table)
-            var ids: [Int64] = []
-            for try await id in try await run("SELECT nextval(pg_get_serial_sequence(\(sequence), 'id')) FROM generate_series(1, \(backings.count))", on: connection).decode(Int64.self) {
-                ids.append(id)
-            }
+            let ids = try await newIDs(backings.count, of: container.mappings[entity]!, on: connection)
             for (backing, id) in zip(backings, ids) {
                 backing.assignID(id)
                 assigned.append(backing)
@@ -289,6 +284,27 @@ public final class PostgresModelContext {
         }
         written.members = try await writeJoinRows(of: newObjects + changed, on: connection)
         return written
+    }
+
+    /// `count` row ids for new rows of `mapping`'s table, ascending, from the table's sequence,
+    /// skipping the ids of rows written with explicit ids (an import, another program), which the
+    /// sequence does not know of; one statement, and more only while it meets such rows (each
+    /// asking for twice as many ids, so a long run of them is passed in a few):
+    ///
+    ///     SELECT r.v, CASE WHEN r.v > m.largest THEN false ELSE EXISTS (SELECT 1 FROM "volume" WHERE id = r.v) END
+    ///       FROM (SELECT nextval(pg_get_serial_sequence('"volume"', 'id')) AS v FROM generate_series(1, 3)) AS r,
+    ///            (SELECT coalesce(max(id), 0) AS largest FROM "volume") AS m
+    private func newIDs(_ count: Int, of mapping: PostgresEntityMapping, on connection: PostgresConnection) async throws -> [Int64] {
+        let table = mapping.table, sequence = SQLDialect.postgresql.literal(mapping.table)
+        var ids: [Int64] = [], asked = count
+        while ids.count < count {
+            let sql = "SELECT r.v, CASE WHEN r.v > m.largest THEN false ELSE EXISTS (SELECT 1 FROM \(table) WHERE id = r.v) END "
+                + "FROM (SELECT nextval(pg_get_serial_sequence(\(sequence), 'id')) AS v FROM generate_series(1, \(asked))) AS r, "
+                + "(SELECT coalesce(max(id), 0) AS largest FROM \(table)) AS m"
+            for try await (id, taken) in try await run(sql, on: connection).decode((Int64, Bool).self) where !taken { ids.append(id) }
+            asked = max(count - ids.count, min(2 * asked, 1 << 20))
+        }
+        return Array(ids.sorted().prefix(count))
     }
 
     /// Sets aside the unique values the save gives up, one statement per column

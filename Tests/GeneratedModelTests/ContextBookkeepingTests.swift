@@ -404,5 +404,74 @@ final class ContextBookkeepingTests: XCTestCase {
         let staff = try ModelContext(container).fetch(byDepartment).map { $0.staff.map(\.name) }
         XCTAssertEqual(staff.map { $0.sorted() }, [["e0", "e6", "e9"], ["e1", "e10", "e4"], ["e2", "e5", "e8"]], "to-many through the inverse's key")
     }
-}
 
+    /// Rows another program wrote with ids anywhere in `Int64` (its ends, 0, negative ones) work
+    /// like any others: random stores of such departments and employees, then rounds that insert
+    /// employees into them (new ids must not collide, nor overflow past the largest id), move
+    /// them, delete departments (their staff lose them) and employees one by one and in bulk,
+    /// checked against a model after every save and read back by a new context.
+    func testRowsWithIDsAnywhereInInt64WorkLikeAnyOthers() throws {
+        let special: [Int64] = [.min, .min + 1, -2, -1, 0, 1, 2, .max - 2, .max - 1, .max]
+        for seed in UInt64(1)...30 {
+            var random = SeededRandom(seed: seed)
+            let container = try container()
+            let raw = try SQLiteDatabase(path: try XCTUnwrap(container.configuration.url).path)
+            var model: [String: String?] = [:]          // employee name: department title
+            var departments: Set<String> = []
+            for id in special.shuffled(using: &random).prefix(Int.random(in: 1...4, using: &random)) {
+                try raw.run("INSERT INTO department (id, title) VALUES (?, ?)", [.integer(id), .text("d\(id)")])
+                departments.insert("d\(id)")
+            }
+            for id in special.shuffled(using: &random).prefix(Int.random(in: 1...5, using: &random)) {
+                let title = departments.randomElement(using: &random)!
+                try raw.run("INSERT INTO employee (id, name, department_id) VALUES (?, ?, (SELECT id FROM department WHERE title = ?))", [.integer(id), .text("e\(id)"), .text(title)])
+                model["e\(id)"] = title
+            }
+            var next = 0
+            for round in 0..<6 {
+                let context = ModelContext(container)
+                let byTitle = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Department>()).map { ($0.title!, $0) })
+                let employees = try context.fetch(FetchDescriptor<Employee>())
+                var log: [String] = []
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    next += 1
+                    let title = byTitle.keys.sorted().randomElement(using: &random)
+                    let employee = Employee(name: "n\(next)")
+                    employee.department = title.map { byTitle[$0]! }
+                    context.insert(employee)
+                    model[employee.name] = .some(title)
+                    log.append("insert n\(next) in \(title ?? "none")")
+                }
+                if let moved = employees.randomElement(using: &random), let title = byTitle.keys.sorted().randomElement(using: &random) {
+                    moved.department = byTitle[title]!
+                    model[moved.name] = title
+                    log.append("move \(moved.name) to \(title)")
+                }
+                if let gone = employees.randomElement(using: &random), Bool.random(using: &random), model[gone.name] != nil {
+                    context.delete(gone)
+                    model[gone.name] = nil
+                    log.append("delete \(gone.name)")
+                }
+                if byTitle.count > 1, Int.random(in: 0..<3, using: &random) == 0, let title = byTitle.keys.sorted().randomElement(using: &random) {
+                    context.delete(byTitle[title]!)
+                    departments.remove(title)
+                    for (name, department) in model where department == title { model[name] = .some(nil) }
+                    log.append("delete \(title)")
+                }
+                let trail = "seed \(seed), round \(round): \(log.joined(separator: "; "))"
+                try context.save()
+                if Int.random(in: 0..<4, using: &random) == 0 {
+                    let doomed = model.filter { $0.value == nil }.keys
+                    try context.delete(model: Employee.self, where: #Predicate { $0.department == nil })
+                    for name in doomed { model[name] = nil }
+                }
+                let reader = ModelContext(container)
+                let stored = try reader.fetch(FetchDescriptor<Employee>())
+                XCTAssertEqual(Set(stored.map(\.persistentModelID)).count, stored.count, trail)
+                XCTAssertEqual(Dictionary(uniqueKeysWithValues: stored.map { ($0.name, $0.department?.title) }), model, trail)
+                XCTAssertEqual(Set(try reader.fetch(FetchDescriptor<Department>()).compactMap(\.title)), departments, trail)
+                if testRun?.failureCount ?? 0 > 0 { return }
+            }
+        }
+    }
+}

@@ -392,6 +392,46 @@ final class PostgresContextTests: XCTestCase {
             }
         }
     }
+
+    /// Rows written with explicit ids (an import, another program: the table's sequence does not
+    /// know of them), anywhere in `Int64`, do not make later saves fail: random runs of such
+    /// employees, some just ahead of the sequence, then saves of new employees, whose ids must
+    /// pass over them; every save succeeds, the ids are distinct and ascend in the order of the
+    /// inserts, and a new context reads what was saved.
+    func testNewObjectsPassOverRowsWrittenWithExplicitIDs() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            for seed in UInt64(1)...6 {
+                var random = SeededRandom(seed: seed)
+                _ = try await client.query("TRUNCATE employee_projects, employee RESTART IDENTITY CASCADE").collect()
+                var names: Set<String> = []
+                var explicit = Set((0..<Int.random(in: 1...40, using: &random)).map { _ in Int64.random(in: 1...30, using: &random) })
+                explicit.formUnion([Int64.max, Int64.max - 1, -1, 0, Int64.min].filter { _ in Bool.random(using: &random) })
+                for id in explicit.sorted() {
+                    _ = try await client.query("INSERT INTO employee (id, name) VALUES (\(id), \("e\(id)"))").collect()
+                    names.insert("e\(id)")
+                }
+                var next = 0
+                for round in 0..<4 {
+                    let context = PostgresModelContext(container)
+                    let made = (0..<Int.random(in: 1...8, using: &random)).map { _ -> Employee in
+                        next += 1
+                        return Employee(name: "n\(next)")
+                    }
+                    for employee in made { context.insert(employee) }
+                    try await context.save()
+                    let ids = made.compactMap(\.persistentModelID.id)
+                    XCTAssertEqual(ids, ids.sorted(), "seed \(seed), round \(round): ids ascend in the order of the inserts")
+                    XCTAssertTrue(explicit.isDisjoint(with: ids), "seed \(seed), round \(round)")
+                    names.formUnion(made.map(\.name))
+                    let stored = try await PostgresModelContext(container).fetch(FetchDescriptor<Employee>())
+                    XCTAssertEqual(Set(stored.map(\.name)), names, "seed \(seed), round \(round)")
+                    XCTAssertEqual(Set(stored.map(\.persistentModelID)).count, stored.count, "seed \(seed), round \(round)")
+                }
+            }
+        }
+    }
+
 }
 
 extension Sample {

@@ -30,16 +30,22 @@
 
     /// `count` values none of `excluding` is, the smallest such: the gaps between the values.
     @_spi(Backend) public static func gaps(count: Int, excluding: Set<Int64>) -> IntegerVacancies {
-        let excluded = excluding.sorted()
-        var values: [Int64] = [], candidate = Int64.min, position = 0
+        .values(smallestFree(count: count, excluding: excluding, from: .min))
+    }
+
+    /// The `count` smallest values from `start` up that none of `excluding` is (fewer when the
+    /// values up to `Int64.max` run out).
+    @_spi(Backend) public static func smallestFree(count: Int, excluding: Set<Int64>, from start: Int64) -> [Int64] {
+        let excluded = excluding.filter { $0 >= start }.sorted()
+        var values: [Int64] = [], candidate = start, position = 0
         values.reserveCapacity(count)
-        // Fewer than 2^64 values are excluded, so the candidate never passes Int64.max.
         while values.count < count {
             while position < excluded.count && excluded[position] < candidate { position += 1 }
             if position == excluded.count || excluded[position] != candidate { values.append(candidate) }
-            if values.count < count { candidate += 1 }
+            guard candidate < .max else { break }
+            candidate += 1
         }
-        return .values(values)
+        return values
     }
 }
 

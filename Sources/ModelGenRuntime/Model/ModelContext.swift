@@ -525,18 +525,36 @@ public final class ModelContext {
         pendingIndexes = [:]
     }
 
-    /// Gives new objects row ids: one past the largest id of their table.
+    /// Gives new objects row ids (`newIDs`), in the order they were inserted.
     private func assignIDs(_ objects: [any PersistentModel], _ assigned: inout [ModelBackingData]) throws {
-        var next: [String: Int64] = [:]
+        var byEntity: [ObjectIdentifier: [ModelBackingData]] = [:], entities: [EntityDescription] = []
         for object in objects {
-            let entity = type(of: object).entity
-            if next[entity.name] == nil {
-                next[entity.name] = try database.scalar("SELECT coalesce(max(id), 0) + 1 FROM \(entity.table)")
-            }
-            object.persistentBackingData.id = next[entity.name]!
-            next[entity.name]! += 1
-            assigned.append(object.persistentBackingData)
+            let backing = object.persistentBackingData
+            if byEntity[ObjectIdentifier(backing.entity)] == nil { entities.append(backing.entity) }
+            byEntity[ObjectIdentifier(backing.entity), default: []].append(backing)
         }
+        for entity in entities {
+            let backings = byEntity[ObjectIdentifier(entity)]!
+            for (backing, id) in zip(backings, try newIDs(backings.count, in: entity)) {
+                backing.id = id
+                assigned.append(backing)
+            }
+        }
+    }
+
+    /// `count` row ids no row of `entity`'s table has: counting up from one past the largest;
+    /// where that would pass `Int64.max` (a row another program wrote holds an id near it), the
+    /// smallest free ones from 1, as SQLite then picks free ones itself (at random):
+    ///
+    ///     SELECT max(id) FROM "volume"
+    ///     SELECT id FROM "volume"                 -- only when the largest id is near Int64.max
+    private func newIDs(_ count: Int, in entity: EntityDescription) throws -> [Int64] {
+        let largest = try database.query("SELECT max(id) FROM \(entity.table)")[0][0].integer ?? 0
+        if largest <= Int64.max - Int64(count) { return (1...Int64(count)).map { largest + $0 } }
+        let taken = Set(try database.query("SELECT id FROM \(entity.table)").compactMap { $0[0].integer })
+        let ids = IntegerVacancies.smallestFree(count: count, excluding: taken, from: 1)
+        guard ids.count == count else { throw ModelContextError.constraintViolation("\(entity.name) has no free row id left") }
+        return ids
     }
 
     /// Inserts a new object's row, or updates the columns of a changed one that changed: the
