@@ -304,9 +304,14 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// The value of attribute `index`.
     @usableFromInline func storedValue(_ index: Int) -> SQLiteValue { values[index] }
 
-    /// Attribute `index` holds a value its type cannot take (a store another program wrote).
+    /// Attribute `index` holds a value its type cannot take (a store another program wrote): the
+    /// getter cannot throw, so the program stops, saying which row and what to do.
     @usableFromInline func valueMismatch(_ index: Int, _ stored: SQLiteValue, _ type: Any.Type) -> Never {
-        preconditionFailure("\(entity.name).\(entity.attributes[index].name) holds \(stored), which is not a \(type)")
+        let row = "\(entity.name)#\(id.map(String.init) ?? "new")", column = entity.attributes[index].column ?? entity.attributes[index].name
+        preconditionFailure("""
+            \(row).\(entity.attributes[index].name) holds \(stored), which is not a \(type): a program other than ModelGen wrote it \
+            into column \(column) of table \(entity.table); correct the row (or delete it) in the store
+            """)
     }
 
     /// Attribute `index` takes `newValue`: the object is changed, the attribute too once saved.
