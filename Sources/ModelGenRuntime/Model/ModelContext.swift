@@ -527,17 +527,28 @@ public final class ModelContext {
 
     /// Gives new objects row ids (`newIDs`), in the order they were inserted.
     private func assignIDs(_ objects: [any PersistentModel], _ assigned: inout [ModelBackingData]) throws {
-        var byEntity: [ObjectIdentifier: [ModelBackingData]] = [:], entities: [EntityDescription] = []
+        var counts: [ObjectIdentifier: Int] = [:]
+        for object in objects { counts[ObjectIdentifier(type(of: object).entity), default: 0] += 1 }
+        var ids: [ObjectIdentifier: (ids: NewIDs, used: Int)] = [:]
         for object in objects {
-            let backing = object.persistentBackingData
-            if byEntity[ObjectIdentifier(backing.entity)] == nil { entities.append(backing.entity) }
-            byEntity[ObjectIdentifier(backing.entity), default: []].append(backing)
+            let entity = type(of: object).entity, key = ObjectIdentifier(entity)
+            if ids[key] == nil { ids[key] = (try newIDs(counts[key]!, in: entity), 0) }
+            object.persistentBackingData.id = ids[key]!.ids[ids[key]!.used]
+            ids[key]!.used += 1
+            assigned.append(object.persistentBackingData)
         }
-        for entity in entities {
-            let backings = byEntity[ObjectIdentifier(entity)]!
-            for (backing, id) in zip(backings, try newIDs(backings.count, in: entity)) {
-                backing.id = id
-                assigned.append(backing)
+    }
+
+    /// The row ids a save gives the new objects of one table, in order.
+    private enum NewIDs {
+        /// `first`, `first + 1`, …
+        case counting(from: Int64)
+        case free([Int64])
+
+        subscript(position: Int) -> Int64 {
+            switch self {
+            case let .counting(first): first + Int64(position)
+            case let .free(ids): ids[position]
             }
         }
     }
@@ -548,13 +559,13 @@ public final class ModelContext {
     ///
     ///     SELECT max(id) FROM "volume"
     ///     SELECT id FROM "volume"                 -- only when the largest id is near Int64.max
-    private func newIDs(_ count: Int, in entity: EntityDescription) throws -> [Int64] {
+    private func newIDs(_ count: Int, in entity: EntityDescription) throws -> NewIDs {
         let largest = try database.query("SELECT max(id) FROM \(entity.table)")[0][0].integer ?? 0
-        if largest <= Int64.max - Int64(count) { return (1...Int64(count)).map { largest + $0 } }
+        if largest <= Int64.max - Int64(count) { return .counting(from: largest + 1) }
         let taken = Set(try database.query("SELECT id FROM \(entity.table)").compactMap { $0[0].integer })
         let ids = IntegerVacancies.smallestFree(count: count, excluding: taken, from: 1)
         guard ids.count == count else { throw ModelContextError.constraintViolation("\(entity.name) has no free row id left") }
-        return ids
+        return .free(ids)
     }
 
     /// Inserts a new object's row, or updates the columns of a changed one that changed: the
