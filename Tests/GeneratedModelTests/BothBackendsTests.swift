@@ -836,6 +836,31 @@ final class BothBackendsTests: XCTestCase {
         return try String(contentsOf: file, encoding: .utf8)
     }
 
+    /// `deleteAllData()` on SQLite empties the main context too: the unsaved changes it held go
+    /// with the rows, never without a word, and the objects it held leave it (inserted again, a
+    /// new one is saved anew).
+    func testDeleteAllDataSaysWhatTheMainContextDropped() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-reset-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let container = try ModelContainer(for: Zoo.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("store.sqlite")))
+        let context = container.mainContext
+        let tiger = Animal(name: "Tiger")
+        context.insert(tiger)
+        try context.save()
+        tiger.name = "Tigress"
+        let lion = Animal(name: "Lion")
+        context.insert(lion)
+        let said = try await standardError { container.deleteAllData() }
+        XCTAssertEqual(said, "The main context was emptied by deleteAllData() with unsaved changes, which were discarded: 1 inserted (Animal), "
+            + "1 changed (Animal). Save or roll back before deleting all data\n")
+        XCTAssertFalse(context.hasChanges)
+        XCTAssertTrue(lion.modelContext == nil && tiger.modelContext == nil, "the objects left the context")
+        context.insert(lion)
+        try context.save()
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Animal>()).map(\.name), ["Lion"])
+    }
+
     func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
         try await onBothBackends(Zoo.self) { flow in
             do {

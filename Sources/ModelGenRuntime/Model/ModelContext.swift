@@ -737,8 +737,11 @@ public final class ModelContext {
         }
     }
 
-    /// Forgets every registered object (after `deleteAllData`).
+    /// Forgets every registered object and the unsaved changes, whose rows are gone (after
+    /// `deleteAllData`), saying on standard error what unsaved changes it drops.
     func forgetAll() {
+        pending.reportDiscarded(by: "The main context", event: "was emptied by deleteAllData()", advice: "Save or roll back before deleting all data")
+        for object in inserted { object.persistentBackingData.context = nil }
         for object in registeredObjects { object.persistentBackingData.context = nil }
         registries = [:]
         clearPendingChanges()

@@ -81,10 +81,11 @@ import Foundation
 
     /// What a context that goes with unsaved work drops, said once on standard error (a context
     /// cannot throw from its deinit, and dropping the work without a word loses it silently);
-    /// nothing when the last save threw (`lastSaveFailed`: the app has been told):
+    /// nothing when the last save threw (`lastSaveFailed`: the app has been told). `context`
+    /// names the context and `event` what dropped the work:
     ///
     ///     ModelContext was freed with unsaved changes, which were discarded: 2 inserted (Animal), 1 deleted (AnimalCategory). Call save() or rollback() before a context goes
-    public func reportDiscarded(by context: String) {
+    public func reportDiscarded(by context: String, event: String = "was freed", advice: String = "Call save() or rollback() before a context goes") {
         guard !isEmpty, !lastSaveFailed else { return }
         func part(_ objects: [any PersistentModel], _ verb: String) -> String? {
             guard !objects.isEmpty else { return nil }
@@ -93,8 +94,7 @@ import Foundation
         }
         let parts = [part(inserted, "inserted"), part(changed, "changed"), part(deleted, "deleted")].compactMap { $0 }
         FileHandle.standardError.write(Data("""
-            \(context) was freed with unsaved changes, which were discarded: \(parts.joined(separator: ", ")). \
-            Call save() or rollback() before a context goes
+            \(context) \(event) with unsaved changes, which were discarded: \(parts.joined(separator: ", ")). \(advice)
 
             """.utf8))
     }
