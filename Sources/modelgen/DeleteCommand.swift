@@ -25,7 +25,7 @@ struct DeleteCommand: ParsableCommand {
     @Argument(help: "The entity to delete from.")
     var entity: String
 
-    @Option(name: .customLong("id"), help: "An id to delete (repeatable).")
+    @Option(name: .customLong("id"), parsing: .unconditionalSingleValue, help: "An id to delete (repeatable; a negative one too: --id -5).")
     var ids: [Int64] = []
 
     @Flag(help: "Delete every object of the entity.")

@@ -86,6 +86,20 @@ final class DeleteCommandTests: XCTestCase {
         XCTAssertEqual(result.standardOutput, "{\"deleted\": {\"Animal\": 1}, \"nullified\": 0, \"dryRun\": false}\n")
     }
 
+    /// Ids anywhere in Int64 (SQLite takes negative ones): `--id -5` is an id, not an option.
+    func testIdsAtTheEndsOfInt64AndNegativeOnesAreDeleted() throws {
+        let database = try zooDatabase()
+        try SQLiteDatabase(path: database, create: false).execute("""
+            INSERT INTO animal (id, name, diet, category_id) VALUES (-9223372036854775808, 'Min', 'omnivorous', NULL), (-5, 'Minus', 'omnivorous', NULL), \
+            (9223372036854775807, 'Max', 'omnivorous', NULL)
+            """)
+        let result = try TestSupport.modelgen("delete", zoo, "--database", database, "Animal", "--id", "-9223372036854775808", "--id", "-5",
+                                              "--id", "9223372036854775807", "--json")
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardOutput, "{\"deleted\": {\"Animal\": 3}, \"nullified\": 0, \"dryRun\": false}\n")
+        XCTAssertEqual(try count(database, "animal"), 4)
+    }
+
     func testRefusedDeleteExitsOneAndChangesNothing() throws {
         let directory = try TestSupport.temporaryDirectory()
         let schema = directory.appendingPathComponent("Lending.yaml")
