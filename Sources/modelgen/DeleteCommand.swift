@@ -31,7 +31,7 @@ struct DeleteCommand: ParsableCommand {
     @Flag(help: "Delete every object of the entity.")
     var all = false
 
-    @Option(name: .customLong("where"), help: "Delete the objects matching this predicate.")
+    @Option(name: .customLong("where"), parsing: .unconditional, help: "Delete the objects matching this predicate.")
     var predicate: String?
 
     @Flag(help: "Report what would be deleted and nullified; change nothing.")
