@@ -87,7 +87,7 @@ enum PostgresColumnType: Equatable, Sendable {
             return self == .real ? String(Double(number)) : String(number)
         case let .real(number):
             if self == .date { return try PostgresTimestamp(secondsSince2001: number).text }
-            if number.isNaN { return "NaN" }
+            if number.isNaN { throw Self.realNaN }
             if number.isInfinite { return number < 0 ? "-Infinity" : "Infinity" }
             return String(number)
         case let .text(string):
@@ -302,6 +302,8 @@ extension PostgresColumnType {
             throw Unstorable(reason: "\(text) is not a UUID")
         case (.decimal, .text(Decimal.nan.description)):
             throw Self.decimalNaN
+        case (.real, let .real(number)) where number.isNaN:
+            throw Self.realNaN
         case (_, let .text(text)) where text.utf8.contains(0):
             throw Self.nulCharacter
         default:
@@ -312,6 +314,11 @@ extension PostgresColumnType {
     /// PostgreSQL orders a `NUMERIC` NaN above every number, where Swift orders `Decimal.nan`
     /// below them (SQLite stores it and orders it as Swift does).
     static let decimalNaN = Unstorable(reason: "PostgreSQL orders NaN above every number, Swift orders Decimal.nan below them; store nil or a number")
+
+    /// PostgreSQL orders a `float8` NaN above every number and equal to itself, where Swift's NaN
+    /// is neither below, above nor equal to anything: a predicate would match it where Swift does
+    /// not (SQLite refuses NaN too).
+    static let realNaN = Unstorable(reason: "PostgreSQL orders NaN above every number and equal to itself, where Swift's NaN compares false with everything; store nil or a number")
 
     /// PostgreSQL text holds no NUL character (SQLite does).
     static let nulCharacter = Unstorable(reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data")

@@ -861,6 +861,40 @@ final class BothBackendsTests: XCTestCase {
         XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Animal>()).map(\.name), ["Lion"])
     }
 
+    /// A `Double` or `Float` NaN is neither saved nor compared with, on either backend: SQLite
+    /// would read it back as nil, PostgreSQL would order it above every number and equal to
+    /// itself (a predicate `$0.double > 5` matched it there), and Swift's NaN compares false with
+    /// everything, so no SQL says what Swift does. The save is refused and changes nothing.
+    func testNaNIsNeitherSavedNorComparedWith() async throws {
+        try await onBothBackends(Catalog.self) { flow in
+            var random = SeededRandom(seed: 3)
+            for (attribute, spoil) in [("double", { (sample: Sample) in sample.double = .nan }), ("float", { (sample: Sample) in sample.float = .nan })] {
+                let context = flow.makeContext()
+                let sample = Sample.random(&random, withNUL: false, withNaN: false)
+                spoil(sample)
+                context.insert(sample)
+                do {
+                    try await context.save()
+                    XCTFail("\(flow.name): a NaN \(attribute) was saved")
+                } catch {
+                    guard case let .unstorableValue(entity, name, _)? = error as? ModelContextError else { return XCTFail("\(flow.name): \(error)") }
+                    XCTAssertEqual([entity, name], ["Sample", attribute], flow.name)
+                }
+                try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor<Sample>()), 0, "\(flow.name): nothing was saved")
+            }
+            let nan = Double.nan
+            for predicate in [#Predicate<Sample> { $0.double > nan }, #Predicate<Sample> { $0.double != nan }] {
+                do {
+                    _ = try await flow.makeContext().fetch(FetchDescriptor(predicate: predicate))
+                    XCTFail("\(flow.name): a comparison with NaN ran")
+                } catch {
+                    guard case let .unsupportedPredicate(construct)? = error as? ModelContextError else { return XCTFail("\(flow.name): \(error)") }
+                    XCTAssertTrue(construct.contains("NaN"), construct)
+                }
+            }
+        }
+    }
+
     func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
         try await onBothBackends(Zoo.self) { flow in
             do {

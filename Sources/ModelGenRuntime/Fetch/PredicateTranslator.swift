@@ -162,6 +162,11 @@ enum ModelTypeLookup {
 extension PredicateExpressions.Value: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
         if let persistent = value as? PersistentValue {
+            // Swift's NaN compares false with every value (`!=` true); SQLite binds it as NULL and
+            // PostgreSQL orders it above every number: no SQL says what Swift does.
+            if case let .real(number) = persistent.sqliteValue, number.isNaN {
+                throw ModelContextError.unsupportedPredicate("a comparison with NaN, which no stored value can be (a save refuses it); compare with a number")
+            }
             return .value(.value(persistent.sqliteValue, QueryValueKind.of(Output.self)), target: nil)
         }
         if let identifier = value as? PersistentIdentifier {
