@@ -833,11 +833,20 @@ public final class PostgresModelContext {
         return matching
     }
 
+    /// The descriptor's predicate, lowered, its comparisons of dates with constants exact on the
+    /// microseconds the server keeps (`exactOnMicrosecondGrid`): for stored rows, whose dates
+    /// are on that grid. Unsaved objects' values are compared as written (`unsavedMatching`), the
+    /// date and the constant each rounded to the microsecond, as the save rounds the date: an
+    /// unsaved object's date equals itself.
+    private func condition<Model: PersistentModel>(of descriptor: FetchDescriptor<Model>) throws -> QueryCondition? {
+        try descriptor.loweredPredicate()?.exactOnMicrosecondGrid()
+    }
+
     /// The descriptor's ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings; when unsaved
     /// changes count, the rows of objects deleted but not saved are left out.
     private func sqlClauses<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, alsoExcluding others: [Int64] = []) throws -> (String, PostgresBindings) {
         let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
-        let clauses = try descriptor.sqlClauses(dialect: .postgresql, excluding: excluded + others)
+        let clauses = try descriptor.sqlClauses(condition(of: descriptor), dialect: .postgresql, excluding: excluded + others)
         var bindings = PostgresBindings()
         try bind(clauses.bindings, clauses.kinds, into: &bindings)
         return (clauses.sql, bindings)

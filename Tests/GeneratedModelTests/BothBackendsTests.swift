@@ -895,6 +895,40 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// Comparisons of stored dates with constants select what Swift selects on the objects'
+    /// values, on both backends: random dates a few microseconds apart (PostgreSQL keeps whole
+    /// microseconds; a save rounds the object's value too), constants on them and between them
+    /// (`Date.now` is rarely on a microsecond), every comparison, the constant on either side.
+    func testDateComparisonsSelectWhatSwiftSelects() async throws {
+        try await onBothBackends(Catalog.self, seeds: UInt64(1)...3) { seed, flow in
+            var random = SeededRandom(seed: seed)
+            let base = Double(Int.random(in: 0...800_000_000, using: &random))
+            func someDate() -> Date {
+                Date(timeIntervalSinceReferenceDate: base + Double(Int.random(in: 0...6, using: &random)) * 1e-6 + [0, 1e-7, 4e-7, 5e-7, 6e-7].randomElement(using: &random)!)
+            }
+            let context = flow.makeContext()
+            let samples = (0..<12).map { _ in Sample.random(&random, withNUL: false, withNaN: false) }
+            for sample in samples {
+                sample.date = someDate()
+                context.insert(sample)
+            }
+            try await context.save()
+            let dates = samples.map(\.date)
+            for _ in 0..<12 {
+                let c = someDate()
+                let predicates: [(String, Predicate<Sample>, (Date) -> Bool)] = [
+                    (">", #Predicate { $0.date > c }, { $0 > c }), (">=", #Predicate { $0.date >= c }, { $0 >= c }),
+                    ("<", #Predicate { $0.date < c }, { $0 < c }), ("<=", #Predicate { $0.date <= c }, { $0 <= c }),
+                    ("==", #Predicate { $0.date == c }, { $0 == c }), ("!=", #Predicate { $0.date != c }, { $0 != c }),
+                    ("c <", #Predicate { c < $0.date }, { c < $0 }), ("c >=", #Predicate { c >= $0.date }, { c >= $0 })]
+                for (name, predicate, swift) in predicates {
+                    let found = try await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate))
+                    XCTAssertEqual(found, dates.filter(swift).count, "\(flow.name), seed \(seed): date \(name) \(c.timeIntervalSinceReferenceDate) over \(dates.map(\.timeIntervalSinceReferenceDate))")
+                }
+            }
+        }
+    }
+
     func testUntranslatablePredicateIsAnErrorNamingTheConstruct() async throws {
         try await onBothBackends(Zoo.self) { flow in
             do {

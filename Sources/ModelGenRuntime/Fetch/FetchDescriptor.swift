@@ -46,13 +46,10 @@ public struct FetchDescriptor<Model: PersistentModel> {
         return (sql, bindings)
     }
 
-    /// ` WHERE … ORDER BY … LIMIT … OFFSET …` in `dialect`, with its bindings and their kinds,
-    /// leaving out the rows of `excluded`.
-    @_spi(Backend) public func sqlClauses(dialect: SQLDialect, excluding excluded: [Int64] = []) throws -> (sql: String, bindings: [SQLValue], kinds: [QueryValueKind]) {
-        try sqlClauses(loweredPredicate(), dialect: dialect, excluding: excluded)
-    }
-
-    private func sqlClauses(_ condition: QueryCondition?, dialect: SQLDialect, excluding excluded: [Int64]) throws -> (sql: String, bindings: [SQLValue], kinds: [QueryValueKind]) {
+    /// ` WHERE … ORDER BY … LIMIT … OFFSET …` in `dialect`, for the predicate lowered to
+    /// `condition` (and adapted to the backend), with its bindings and their kinds, leaving out the
+    /// rows of `excluded`.
+    @_spi(Backend) public func sqlClauses(_ condition: QueryCondition?, dialect: SQLDialect, excluding excluded: [Int64]) throws -> (sql: String, bindings: [SQLValue], kinds: [QueryValueKind]) {
         var sql = ""
         var renderer = PredicateSQLRenderer(dialect: dialect, table: Model.entity.tableName)
         var bindings: [SQLiteValue] = [], kinds: [QueryValueKind] = []

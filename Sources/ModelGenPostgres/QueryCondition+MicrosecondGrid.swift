@@ -1,0 +1,68 @@
+import ModelGenQuery
+
+extension QueryCondition {
+    /// The condition, with each comparison of a stored `Date` with a constant made to decide as
+    /// Swift decides on the constant's exact value. PostgreSQL keeps whole microseconds and rounds
+    /// a bound timestamp to them, so `$0.date < now` missed a row 0.4 µs before `now` (rounded down
+    /// onto it) and `$0.date == now` matched it. A stored value is on the microsecond grid (a save
+    /// rounds the object's value too), so binding the grid value on the right side of the constant
+    /// makes each comparison exact:
+    ///
+    ///     date >  c  →  date >  the largest grid value ≤ c     date >= c  →  date >= the smallest ≥ c
+    ///     date <  c  →  date <  the smallest grid value ≥ c    date <= c  →  date <= the largest ≤ c
+    ///     date == c  →  false, when c is off the grid          date != c  →  true, when c is off it
+    ///
+    /// Dates so far from 2001 (beyond about 136 years) that a `Double` does not hold every
+    /// microsecond are left as they are.
+    func exactOnMicrosecondGrid() -> QueryCondition {
+        switch self {
+        case let .comparison(.path(path), comparison, .value(.real(seconds), .date)) where path.kind == .date:
+            return Self.exact(.path(path), comparison, seconds) ?? self
+        case let .comparison(.value(.real(seconds), .date), comparison, .path(path)) where path.kind == .date:
+            return Self.exact(.path(path), comparison.mirrored, seconds) ?? self
+        case let .and(conditions):
+            return .and(conditions.map { $0.exactOnMicrosecondGrid() })
+        case let .or(conditions):
+            return .or(conditions.map { $0.exactOnMicrosecondGrid() })
+        case let .not(condition):
+            return .not(condition.exactOnMicrosecondGrid())
+        case .comparison, .isTrue, .text, .constant:
+            return self
+        }
+    }
+
+    /// `date comparison seconds`, exact on the grid; nil to leave it as it is.
+    private static func exact(_ date: QueryExpression, _ comparison: QueryComparison, _ seconds: Double) -> QueryCondition? {
+        /// The seconds of `microseconds`, when a `Double` holds them exactly enough to round back.
+        func onGrid(_ microseconds: Int64) -> Double? {
+            let seconds = PostgresTimestamp(microsecondsSince2001: microseconds).secondsSince2001
+            return (try? PostgresTimestamp(secondsSince2001: seconds))?.microsecondsSince2001 == microseconds ? seconds : nil
+        }
+        // A constant outside the years the store holds is left to be refused when it is bound.
+        guard let nearest = (try? PostgresTimestamp(secondsSince2001: seconds))?.microsecondsSince2001, let rounded = onGrid(nearest) else { return nil }
+        let (below, above) = rounded == seconds ? (nearest, nearest) : rounded < seconds ? (nearest, nearest + 1) : (nearest - 1, nearest)
+        guard let low = onGrid(below), let high = onGrid(above) else { return nil }
+        func compare(_ comparison: QueryComparison, _ bound: Double) -> QueryCondition { .comparison(date, comparison, .value(.real(bound), .date)) }
+        switch comparison {
+        case .greater: return compare(.greater, low)
+        case .greaterOrEqual: return compare(.greaterOrEqual, high)
+        case .less: return compare(.less, high)
+        case .lessOrEqual: return compare(.lessOrEqual, low)
+        case .equal: return below == above ? compare(.equal, low) : .constant(false)
+        case .notEqual: return below == above ? compare(.notEqual, low) : .constant(true)
+        }
+    }
+}
+
+extension QueryComparison {
+    /// The comparison with its sides exchanged: `a < b` is `b > a`.
+    var mirrored: QueryComparison {
+        switch self {
+        case .equal, .notEqual: self
+        case .less: .greater
+        case .lessOrEqual: .greaterOrEqual
+        case .greater: .less
+        case .greaterOrEqual: .lessOrEqual
+        }
+    }
+}
