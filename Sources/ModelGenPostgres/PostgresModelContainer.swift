@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ModelGenQuery
 @_spi(Backend) import ModelGenRuntime
@@ -198,6 +199,16 @@ extension PostgresRowSequence {
     func firstText() async throws -> String? {
         for try await value in decode(String.self) { return value }
         return nil
+    }
+}
+
+extension PostgresModelContainer {
+    /// The value a save gives `date`: its nearest microsecond, which is what PostgreSQL keeps (a
+    /// date outside the years 1 to 9999, which a save refuses, is returned as it is). A predicate
+    /// compares a stored or unsaved object's date as this value, and a constant as it is.
+    public static func storedDate(_ date: Date) -> Date {
+        guard let stored = try? PostgresTimestamp(secondsSince2001: date.timeIntervalSinceReferenceDate) else { return date }
+        return Date(timeIntervalSinceReferenceDate: stored.secondsSince2001)
     }
 }
 

@@ -627,7 +627,7 @@ public final class PostgresModelContext {
 
     private func fetchObjects<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> [Model] {
         let mapping = container.mapping(for: Model.entity)
-        let condition = try descriptor.loweredPredicate()
+        let condition = try condition(of: descriptor)
         let result: [Model]
         if matchesUnsavedByValue(descriptor, condition), descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil {
             result = try await fetchMatchingUnsavedByValue(descriptor, condition)
@@ -722,7 +722,7 @@ public final class PostgresModelContext {
 
     private func countObjects<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> Int {
         let mapping = container.mapping(for: Model.entity)
-        let condition = try descriptor.loweredPredicate()
+        let condition = try condition(of: descriptor)
         if matchesUnsavedByValue(descriptor, condition), descriptor.fetchLimit == nil, descriptor.fetchOffset == nil {
             let unsaved = unsavedObjects(of: Model.entity)
             let matching = try await unsavedMatching(unsaved, condition, mapping)
@@ -834,10 +834,9 @@ public final class PostgresModelContext {
     }
 
     /// The descriptor's predicate, lowered, its comparisons of dates with constants exact on the
-    /// microseconds the server keeps (`exactOnMicrosecondGrid`): for stored rows, whose dates
-    /// are on that grid. Unsaved objects' values are compared as written (`unsavedMatching`), the
-    /// date and the constant each rounded to the microsecond, as the save rounds the date: an
-    /// unsaved object's date equals itself.
+    /// microseconds the server keeps (`exactOnMicrosecondGrid`). Stored rows' dates are on that
+    /// grid, and so are unsaved objects' as the server decides on them (a save rounds them too):
+    /// an unsaved object matches as its row will after the save, in every kind of fetch.
     private func condition<Model: PersistentModel>(of descriptor: FetchDescriptor<Model>) throws -> QueryCondition? {
         try descriptor.loweredPredicate()?.exactOnMicrosecondGrid()
     }

@@ -913,7 +913,17 @@ final class BothBackendsTests: XCTestCase {
                 context.insert(sample)
             }
             try await context.save()
-            let dates = samples.map(\.date)
+            // And unsaved objects, which match as their rows will after the save (on PostgreSQL, their
+            // dates to the microsecond), whether the fetch reads them by value or writes them first
+            // (a sort).
+            let unsaved = flow.makeContext()
+            let news = (0..<4).map { _ in Sample.random(&random, withNUL: false, withNaN: false) }
+            for sample in news {
+                sample.date = someDate()
+                unsaved.insert(sample)
+            }
+            let stored = { (date: Date) in flow.name == "PostgreSQL" ? PostgresModelContainer.storedDate(date) : date }
+            let dates = samples.map(\.date), unsavedDates = news.map { stored($0.date) }
             for _ in 0..<12 {
                 let c = someDate()
                 let predicates: [(String, Predicate<Sample>, (Date) -> Bool)] = [
@@ -922,8 +932,13 @@ final class BothBackendsTests: XCTestCase {
                     ("==", #Predicate { $0.date == c }, { $0 == c }), ("!=", #Predicate { $0.date != c }, { $0 != c }),
                     ("c <", #Predicate { c < $0.date }, { c < $0 }), ("c >=", #Predicate { c >= $0.date }, { c >= $0 })]
                 for (name, predicate, swift) in predicates {
+                    let trail = "\(flow.name), seed \(seed): date \(name) \(c.timeIntervalSinceReferenceDate) over \(dates.map(\.timeIntervalSinceReferenceDate))"
                     let found = try await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate))
-                    XCTAssertEqual(found, dates.filter(swift).count, "\(flow.name), seed \(seed): date \(name) \(c.timeIntervalSinceReferenceDate) over \(dates.map(\.timeIntervalSinceReferenceDate))")
+                    XCTAssertEqual(found, dates.filter(swift).count, trail)
+                    let expected = dates.filter(swift).count + unsavedDates.filter(swift).count
+                    try await assertEqual(await unsaved.fetch(FetchDescriptor(predicate: predicate)).count, expected, "\(trail), with unsaved objects")
+                    try await assertEqual(await unsaved.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.int)])).count, expected,
+                                          "\(trail), with unsaved objects, sorted")
                 }
             }
         }
