@@ -332,4 +332,53 @@ extension BothBackendsTests {
             XCTAssertEqual(Dictionary(uniqueKeysWithValues: stored.map { ($0.code, $0.rank) }), model, trail)
         }
     }
+
+    /// A sync import, as apps write one: each record looked up by its unique code (a fetch that
+    /// sees the objects the import made before it), then updated, or replaced by a new object
+    /// (the old one deleted), or made; the objects the import no longer lists deleted; one save per
+    /// import, whose ranks move between objects. Every save succeeds and the store holds the import.
+    func testASyncImportByUniqueValuesSavesInOneGo() async throws {
+        try await onBothBackends(Seats.self, seeds: UInt64(1)...8) { seed, flow in
+            var random = SeededRandom(seed: seed)
+            var model: [String: Int] = [:]      // code: rank
+            var next = 0
+            for round in 0..<15 {
+                let context = flow.makeContext()
+                var incoming: [String: Int] = [:]
+                let codes = (0..<12).map { "k\($0)" }.shuffled(using: &random).prefix(Int.random(in: 3...9, using: &random))
+                var ranks = Array(0..<40).shuffled(using: &random)
+                for code in codes { incoming[code] = ranks.removeLast() }
+                var log: [String] = []
+                for (code, rank) in incoming.sorted(by: { $0.key < $1.key }).shuffled(using: &random) {
+                    var lookup = FetchDescriptor<Seat>(predicate: #Predicate { $0.code == code })
+                    lookup.fetchLimit = 1
+                    if let seat = try await context.fetch(lookup).first, Bool.random(using: &random) {
+                        seat.rank = rank
+                        log.append("update \(code) #\(rank)")
+                    } else {
+                        if let seat = try await context.fetch(lookup).first {
+                            context.delete(seat)
+                            log.append("delete \(code) to replace it")
+                        }
+                        next += 1
+                        context.insert(Seat(code: code, rank: rank, label: nil, serial: UUID(), aisle: next, place: 0))
+                        log.append("insert \(code) #\(rank)")
+                    }
+                }
+                for seat in try await context.fetch(FetchDescriptor<Seat>()) where incoming[seat.code] == nil {
+                    context.delete(seat)
+                    log.append("delete \(seat.code)")
+                }
+                do {
+                    try await context.save()
+                } catch {
+                    XCTFail("\(flow.name), seed \(seed), round \(round): \(error) (\(log))")
+                    return
+                }
+                model = incoming
+                let stored = try await flow.makeContext().fetch(FetchDescriptor<Seat>())
+                XCTAssertEqual(Dictionary(uniqueKeysWithValues: stored.map { ($0.code, $0.rank) }), model, "\(flow.name), seed \(seed), round \(round)")
+            }
+        }
+    }
 }
