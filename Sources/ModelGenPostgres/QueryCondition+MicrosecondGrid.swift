@@ -12,14 +12,15 @@ extension QueryCondition {
     ///     date <  c  →  date <  the smallest grid value ≥ c    date <= c  →  date <= the largest ≤ c
     ///     date == c  →  false, when c is off the grid          date != c  →  true, when c is off it
     ///
-    /// Dates so far from 2001 (beyond about 136 years) that a `Double` does not hold every
+    /// A stored date with a default on the grid (`($0.due ?? .distantFuture) < now`) is made exact
+    /// alike. Dates so far from 2001 (beyond about 136 years) that a `Double` does not hold every
     /// microsecond are left as they are.
     func exactOnMicrosecondGrid() -> QueryCondition {
         switch self {
-        case let .comparison(.path(path), comparison, .value(.real(seconds), .date)) where path.kind == .date:
-            return Self.exact(.path(path), comparison, seconds) ?? self
-        case let .comparison(.value(.real(seconds), .date), comparison, .path(path)) where path.kind == .date:
-            return Self.exact(.path(path), comparison.mirrored, seconds) ?? self
+        case let .comparison(date, comparison, .value(.real(seconds), .date)) where date.isStoredDateOnGrid:
+            return Self.exact(date, comparison, seconds) ?? self
+        case let .comparison(.value(.real(seconds), .date), comparison, date) where date.isStoredDateOnGrid:
+            return Self.exact(date, comparison.mirrored, seconds) ?? self
         case let .and(conditions):
             return .and(conditions.map { $0.exactOnMicrosecondGrid() })
         case let .or(conditions):
@@ -32,12 +33,7 @@ extension QueryCondition {
     }
 
     /// `date comparison seconds`, exact on the grid; nil to leave it as it is.
-    private static func exact(_ date: QueryExpression, _ comparison: QueryComparison, _ seconds: Double) -> QueryCondition? {
-        /// The seconds of `microseconds`, when a `Double` holds them exactly enough to round back.
-        func onGrid(_ microseconds: Int64) -> Double? {
-            let seconds = PostgresTimestamp(microsecondsSince2001: microseconds).secondsSince2001
-            return (try? PostgresTimestamp(secondsSince2001: seconds))?.microsecondsSince2001 == microseconds ? seconds : nil
-        }
+    fileprivate static func exact(_ date: QueryExpression, _ comparison: QueryComparison, _ seconds: Double) -> QueryCondition? {
         // A constant outside the years the store holds is left to be refused when it is bound.
         guard let nearest = (try? PostgresTimestamp(secondsSince2001: seconds))?.microsecondsSince2001, let rounded = onGrid(nearest) else { return nil }
         let (below, above) = rounded == seconds ? (nearest, nearest) : rounded < seconds ? (nearest, nearest + 1) : (nearest - 1, nearest)
@@ -50,6 +46,34 @@ extension QueryCondition {
         case .lessOrEqual: return compare(.lessOrEqual, low)
         case .equal: return below == above ? compare(.equal, low) : .constant(false)
         case .notEqual: return below == above ? compare(.notEqual, low) : .constant(true)
+        }
+    }
+}
+
+/// The seconds of `microseconds`, when a `Double` holds them exactly enough to round back.
+private func onGrid(_ microseconds: Int64) -> Double? {
+    let seconds = PostgresTimestamp(microsecondsSince2001: microseconds).secondsSince2001
+    return (try? PostgresTimestamp(secondsSince2001: seconds))?.microsecondsSince2001 == microseconds ? seconds : nil
+}
+
+extension QueryExpression {
+    /// A date whose every value is on the microsecond grid: a stored date, or a stored date with
+    /// a default on the grid (`$0.due ?? .distantFuture`, whole seconds), not a constant alone.
+    fileprivate var isStoredDateOnGrid: Bool {
+        switch self {
+        case let .path(path): path.kind == .date
+        case let .coalesce(value, fallback): value.isStoredDateOnGrid && (fallback.isStoredDateOnGrid || fallback.isDateConstantOnGrid)
+        case .value, .remainder: false
+        }
+    }
+
+    /// A date constant on the microsecond grid, or nil.
+    private var isDateConstantOnGrid: Bool {
+        switch self {
+        case .value(.null, _): true
+        case let .value(.real(seconds), .date):
+            (try? PostgresTimestamp(secondsSince2001: seconds)).flatMap { onGrid($0.microsecondsSince2001) } == seconds
+        default: false
         }
     }
 }

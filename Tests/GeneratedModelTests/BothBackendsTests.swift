@@ -910,6 +910,7 @@ final class BothBackendsTests: XCTestCase {
             let samples = (0..<12).map { _ in Sample.random(&random, withNUL: false, withNaN: false) }
             for sample in samples {
                 sample.date = someDate()
+                sample.due = Bool.random(using: &random) ? someDate() : nil
                 context.insert(sample)
             }
             try await context.save()
@@ -924,6 +925,8 @@ final class BothBackendsTests: XCTestCase {
             }
             let stored = { (date: Date) in flow.name == "PostgreSQL" ? PostgresModelContainer.storedDate(date) : date }
             let dates = samples.map(\.date), unsavedDates = news.map { stored($0.date) }
+            // An optional date compared through a default on the grid, as apps compare one.
+            let dues = samples.map { $0.due ?? .distantFuture }
             for _ in 0..<12 {
                 let c = someDate()
                 let predicates: [(String, Predicate<Sample>, (Date) -> Bool)] = [
@@ -939,6 +942,12 @@ final class BothBackendsTests: XCTestCase {
                     try await assertEqual(await unsaved.fetch(FetchDescriptor(predicate: predicate)).count, expected, "\(trail), with unsaved objects")
                     try await assertEqual(await unsaved.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.int)])).count, expected,
                                           "\(trail), with unsaved objects, sorted")
+                }
+                let far = Date.distantFuture
+                for (name, predicate, swift) in [("due ?? far <", #Predicate<Sample> { ($0.due ?? far) < c }, { (date: Date) in date < c }),
+                                                 ("due ?? far >=", #Predicate<Sample> { ($0.due ?? far) >= c }, { (date: Date) in date >= c })] {
+                    let found = try await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate))
+                    XCTAssertEqual(found, dues.filter(swift).count, "\(flow.name), seed \(seed): \(name) \(c.timeIntervalSinceReferenceDate)")
                 }
             }
         }
