@@ -387,8 +387,9 @@ public final class PostgresModelContext {
             var ids: Set<Int64> = []
             for try await id in try await run(lookup, bindings, on: connection).decode(Int64.self) where !constraint.ownIDs.contains(id) { ids.insert(id) }
             guard !ids.isEmpty else { continue }
-            try await self.setAside(constraint.entity, column: constraint.setAside, vacancy: constraint.vacancy, ids: ids.sorted(), taken: constraint.takenInSetAside, on: connection)
-            setAside.append((constraint, ids.sorted()))
+            let rows = ids.sorted()
+            try await self.setAside(constraint.entity, column: constraint.setAside, vacancy: constraint.vacancy, ids: rows, taken: constraint.takenInSetAside, on: connection)
+            setAside.append((constraint, rows))
         }
         return setAside
     }
@@ -546,7 +547,7 @@ public final class PostgresModelContext {
             var descriptor = FetchDescriptor<Model>(predicate: predicate)
             descriptor.includePendingChanges = false
             let clauses: String
-            (clauses, bindings) = try sqlClauses(descriptor)
+            (clauses, bindings) = try sqlClauses(descriptor, condition(of: descriptor))
             seed = "ARRAY(SELECT \(mapping.table).id FROM \(mapping.table)\(clauses))"
         }
         let sql = "SELECT \(safeDeleteFunction(of: Model.entity))(\(seed), \(dryRun))::text"
@@ -632,7 +633,7 @@ public final class PostgresModelContext {
         if matchesUnsavedByValue(descriptor, condition), descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil {
             result = try await fetchMatchingUnsavedByValue(descriptor, condition)
         } else {
-            let (clauses, bindings) = try sqlClauses(descriptor)
+            let (clauses, bindings) = try sqlClauses(descriptor, condition)
             let sql = mapping.selectSQL + clauses
             result = try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
                 try await self.objects(as: Model.self, mapping, sql, bindings, on: connection)
@@ -661,7 +662,7 @@ public final class PostgresModelContext {
         try await translatingErrors {
             guard descriptor.includePendingChanges, hasChanges else {
                 let mapping = container.mapping(for: Model.entity)
-                let (clauses, bindings) = try sqlClauses(descriptor)
+                let (clauses, bindings) = try sqlClauses(descriptor, condition(of: descriptor))
                 var identifiers: [PersistentIdentifier] = []
                 try await container.client.withConnection { connection in
                     for try await id in try await self.run("SELECT \(mapping.table).id FROM \(mapping.table)\(clauses)", bindings, on: connection).decode(Int64.self) {
@@ -726,13 +727,13 @@ public final class PostgresModelContext {
         if matchesUnsavedByValue(descriptor, condition), descriptor.fetchLimit == nil, descriptor.fetchOffset == nil {
             let unsaved = unsavedObjects(of: Model.entity)
             let matching = try await unsavedMatching(unsaved, condition, mapping)
-            let (clauses, bindings) = try sqlClauses(descriptor, alsoExcluding: unsaved.compactMap(\.persistentBackingData.id))
+            let (clauses, bindings) = try sqlClauses(descriptor, condition, alsoExcluding: unsaved.compactMap(\.persistentBackingData.id))
             let count = try await container.client.withConnection { connection in
                 try await self.count(mapping, clauses, bindings, on: connection)
             }
             return count + matching.count
         }
-        let (clauses, bindings) = try sqlClauses(descriptor)
+        let (clauses, bindings) = try sqlClauses(descriptor, condition)
         return try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
             try await self.count(mapping, clauses, bindings, on: connection)
         }
@@ -767,7 +768,7 @@ public final class PostgresModelContext {
         let matching = try await unsavedMatching(unsaved, condition, mapping)
         var stored = descriptor
         stored.fetchLimit = pending.savedRowLimit(for: descriptor.fetchLimit, of: entity)
-        let (clauses, bindings) = try sqlClauses(stored)
+        let (clauses, bindings) = try sqlClauses(stored, condition)
         var saved: [Model] = []
         try await container.client.withConnection { connection in
             saved = try await self.objects(as: Model.self, mapping, mapping.selectSQL + clauses, bindings, on: connection)
@@ -841,11 +842,12 @@ public final class PostgresModelContext {
         try descriptor.loweredPredicate()?.exactOnMicrosecondGrid()
     }
 
-    /// The descriptor's ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings; when unsaved
+    /// The descriptor's ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings, for its predicate
+    /// lowered by `condition(of:)` (once per fetch: `condition`); when unsaved
     /// changes count, the rows of objects deleted but not saved are left out.
-    private func sqlClauses<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, alsoExcluding others: [Int64] = []) throws -> (String, PostgresBindings) {
+    private func sqlClauses<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, alsoExcluding others: [Int64] = []) throws -> (String, PostgresBindings) {
         let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
-        let clauses = try descriptor.sqlClauses(condition(of: descriptor), dialect: .postgresql, excluding: excluded + others)
+        let clauses = try descriptor.sqlClauses(condition, dialect: .postgresql, excluding: excluded + others)
         var bindings = PostgresBindings()
         try bind(clauses.bindings, clauses.kinds, into: &bindings)
         return (clauses.sql, bindings)

@@ -65,30 +65,33 @@ extension BothBackendsTests {
                 let numbers = seats.keys.sorted()
                 let chosen = Array(numbers.shuffled(using: &random).prefix(Int.random(in: 2...max(2, numbers.count), using: &random)))
                 guard chosen.count >= 2 else { continue }
-                // Each chosen seat takes the next one's value (a cycle: a swap for two).
-                func rotate<T>(_ get: (SeatRow) -> T, _ set: (inout SeatRow, T) -> Void, _ apply: (Seat, T) -> Void) {
-                    let values = chosen.map { get(model[$0]!) }
+                // Each chosen seat takes the next one's value (a cycle: a swap for two), in the model
+                // and on the object.
+                func rotate<T>(_ row: WritableKeyPath<SeatRow, T>, _ seat: ReferenceWritableKeyPath<Seat, T>) {
+                    let values = chosen.map { model[$0]![keyPath: row] }
                     for (position, number) in chosen.enumerated() {
                         let value = values[(position + 1) % values.count]
-                        set(&model[number]!, value)
-                        apply(seats[number]!, value)
+                        model[number]![keyPath: row] = value
+                        seats[number]![keyPath: seat] = value
                     }
                 }
                 switch Int.random(in: 0..<8, using: &random) {
                 case 7:
-                    rotate({ $0.serial }, { $0.serial = $1 }, { $0.serial = $1 })
+                    rotate(\.serial, \.serial)
                     log.append("rotate serials \(chosen)")
                 case 0:
-                    rotate({ $0.code }, { $0.code = $1 }, { $0.code = $1 })
+                    rotate(\.code, \.code)
                     log.append("rotate codes \(chosen)")
                 case 1:
-                    rotate({ $0.rank }, { $0.rank = $1 }, { $0.rank = $1 })
+                    rotate(\.rank, \.rank)
                     log.append("rotate ranks \(chosen)")
                 case 2:
-                    rotate({ $0.label }, { $0.label = $1 }, { $0.label = $1 })
+                    rotate(\.label, \.label)
                     log.append("rotate labels \(chosen)")
                 case 3:
-                    rotate({ ($0.aisle, $0.place) }, { $0.aisle = $1.0; $0.place = $1.1 }, { $0.aisle = $1.0; $0.place = $1.1 })
+                    // The same cycle on both: each seat takes the next one's aisle and place.
+                    rotate(\.aisle, \.aisle)
+                    rotate(\.place, \.place)
                     log.append("rotate places \(chosen)")
                 case 4:
                     // Guests move round the chosen seats, set from either side.

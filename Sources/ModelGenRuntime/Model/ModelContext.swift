@@ -83,8 +83,6 @@ public final class ModelContext {
     var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
     /// The `UPDATE` of each set of columns a save has written (`updateSQL(_:writing:)`).
     private var updateStatements: [UpdateShape: String] = [:]
-    /// Each entity's unique columns a save can set aside (`Entity.uniqueVacancies`), by entity name.
-    private lazy var uniqueVacancies: [String: [String: UniqueVacancy]] = uniqueConstraints.mapValues(\.vacancies)
     /// Each entity's unique constraints (`Entity.uniqueColumnGroups`) and the columns of them a
     /// save can set aside, by entity name, read from the schema on the first save that needs them.
     private lazy var uniqueConstraints: [String: (groups: [[String]], vacancies: [String: UniqueVacancy])] = {
@@ -419,7 +417,7 @@ public final class ModelContext {
     /// Sets aside the unique values the save gives up, one statement per column
     /// (`UniqueValuesSetAside`), before any row is written (`setAside`).
     private func setUniqueValuesAside(inserting newObjects: [any PersistentModel]) throws {
-        let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.uniqueVacancies[$0.name] ?? [:] }
+        let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.uniqueConstraints[$0.name]?.vacancies ?? [:] }
         for step in setAside.steps {
             try self.setAside(step.entity, column: step.column, vacancy: step.vacancy, ids: step.ids, taken: step.taken)
         }
@@ -477,8 +475,9 @@ public final class ModelContext {
                 }
             }
             guard !ids.isEmpty else { continue }
-            try self.setAside(constraint.entity, column: constraint.setAside, vacancy: constraint.vacancy, ids: ids.sorted(), taken: constraint.takenInSetAside)
-            setAside.append((constraint, ids.sorted()))
+            let rows = ids.sorted()
+            try self.setAside(constraint.entity, column: constraint.setAside, vacancy: constraint.vacancy, ids: rows, taken: constraint.takenInSetAside)
+            setAside.append((constraint, rows))
         }
         return setAside
     }

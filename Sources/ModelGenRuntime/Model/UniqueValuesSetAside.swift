@@ -15,7 +15,7 @@ import ModelGenSchema
         @_spi(Backend) public var column: String
         @_spi(Backend) public var vacancy: UniqueVacancy
         @_spi(Backend) public var ids: [Int64]
-        /// The values the save's rows take in the column (which a vacancy must not be).
+        /// The values the save's rows take in the column (which a vacancy must not be), in no order.
         @_spi(Backend) public var taken: [SQLiteValue]
     }
 
@@ -77,7 +77,7 @@ import ModelGenSchema
             let collides = !column.givenUp.subtracting([.null]).isDisjoint(with: column.taken.subtracting([.null]))
             guard collides else { continue }
             steps.append(Step(entity: column.entity, column: column.name, vacancy: column.vacancy, ids: column.ids.sorted(),
-                              taken: column.taken.subtracting([.null]).sorted { "\($0)" < "\($1)" }))
+                              taken: Array(column.taken.subtracting([.null]))))
         }
     }
 }
