@@ -23,6 +23,9 @@ extension MigrationPlanner {
         let pg = SQLDialect.postgresql
         let q = pg.quote
         var statements = ["SET LOCAL lock_timeout = '10s';"]
+        // A `Double` becoming text is written with its shortest digits, as Swift writes it: what
+        // PostgreSQL writes whenever `extra_float_digits` is above 0 (a session may have set 0).
+        if convertsDoublesToText { statements.append("SET LOCAL extra_float_digits = 1;") }
         // 1. Checks, before anything changes.
         for check in plan.checks where check.kind == .refusal || !allowDataLoss {
             let sql = check.countSQL
@@ -189,6 +192,17 @@ extension MigrationPlanner {
         return statements
     }
 
+    /// Whether some attribute changes from `Double` to `String`.
+    private var convertsDoublesToText: Bool {
+        new.entities.contains { entity in
+            guard let oldEntity = old.entities.first(where: { entityNames[$0.name] == entity.name }) else { return false }
+            return entity.storedAttributes.contains { attribute in
+                attribute.type == .scalar(.string)
+                    && oldEntity.storedAttributes.contains { newMemberName(oldEntity.name, $0.name) == attribute.name && $0.type == .scalar(.double) }
+            }
+        }
+    }
+
     /// Changing one attribute's column in place: type (with the exact conversion), default, NOT NULL, UNIQUE, CHECK.
     private func alterations(of attribute: Attribute, from oldAttribute: Attribute, table: String) -> [String] {
         let pg = SQLDialect.postgresql
@@ -199,9 +213,12 @@ extension MigrationPlanner {
         if checkChanges, enumCases(of: oldAttribute.type, in: old) != nil {
             statements.append(Self.dropConstraint(table: table, kind: "c", columns: [attribute.columnName]))
         }
-        if attribute.type.storageType != oldAttribute.type.storageType, case let .scalar(scalar) = attribute.type.storageType {
-            // The conversions the planner accepts are exact as PostgreSQL casts (its checks ran first).
-            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) TYPE \(pg.columnType(scalar)) USING \(column)::\(pg.columnType(scalar));")
+        if attribute.type.storageType != oldAttribute.type.storageType, case let .scalar(scalar) = attribute.type.storageType,
+           case let .exact(converted, _) = conversion(from: oldAttribute.type, to: attribute.type, source: column) {
+            // The planner's exact conversion (its checks ran first); where that is the value itself,
+            // PostgreSQL's cast, which is exact for it (`smallint` to `bigint`, `real` to `double precision`).
+            let using = converted == column ? "\(column)::\(pg.columnType(scalar))" : converted
+            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) TYPE \(pg.columnType(scalar)) USING \(using);")
         }
         if attribute.defaultValue != oldAttribute.defaultValue {
             statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) " + (attribute.defaultValue.map { "SET DEFAULT \(pg.literal($0))" } ?? "DROP DEFAULT") + ";")

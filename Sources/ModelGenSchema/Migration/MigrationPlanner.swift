@@ -498,7 +498,8 @@ public struct MigrationPlanner {
             for attribute in entity.storedAttributes {
                 guard case let .enumeration(name) = attribute.type,
                       let oldAttribute = oldEntity.storedAttributes.first(where: { newMemberName(oldEntity.name, $0.name) == attribute.name }),
-                      case let .enumeration(oldName) = oldAttribute.type,
+                      // Another enumeration is a type change, whose conversion counts the values not among its cases.
+                      case let .enumeration(oldName) = oldAttribute.type, oldName == name,
                       let cases = new.enums.first(where: { $0.name == name })?.cases,
                       let oldCases = old.enums.first(where: { $0.name == oldName })?.cases else { continue }
                 let renamed = Set(caseRenames(attribute.type, from: oldAttribute.type).map(\.from))
@@ -512,9 +513,10 @@ public struct MigrationPlanner {
         }
     }
 
-    /// How SQLite turns a stored value of one type into the other: an expression on `source` and,
-    /// when not every value converts, a condition true for those that do. Nil: no exact conversion.
-    private enum Conversion {
+    /// How a stored value of one type becomes one of the other, in the planner's dialect: an
+    /// expression on `source` and, when not every value converts, a condition true for those
+    /// that do (a refusal counts the others). Nil: no exact conversion.
+    enum Conversion {
         case exact(String, check: String?)
     }
 
@@ -527,7 +529,7 @@ public struct MigrationPlanner {
         }
     }
 
-    private func conversion(from oldType: AttributeType, to newType: AttributeType, source: String) -> Conversion? {
+    func conversion(from oldType: AttributeType, to newType: AttributeType, source: String) -> Conversion? {
         let integers: [ScalarType] = [.int16, .int32, .int, .int64]
         switch (oldType, newType) {
         case let (.scalar(from), .scalar(to)) where integers.contains(from) && integers.contains(to):
@@ -537,10 +539,18 @@ public struct MigrationPlanner {
         case (.scalar(.float), .scalar(.double)):
             return .exact(source, check: nil)
         case let (.scalar(from), .scalar(.double)) where integers.contains(from):
-            // Exact while the integer fits a Double's 53-bit significand.
-            return .exact("CAST(\(source) AS REAL)", check: "abs(\(source)) <= 9007199254740992")
+            // Exact when the Double holds the integer itself: every integer up to 2^53, and above
+            // that those that are multiples of a power of two (2^60, Int64.min). Int64.max becomes
+            // 2^63, which SQLite casts back to Int64.max and PostgreSQL cannot cast back at all.
+            if dialect == .sqlite {
+                return .exact("CAST(\(source) AS REAL)", check: "\(source) <> 9223372036854775807 AND CAST(CAST(\(source) AS REAL) AS INTEGER) = \(source)")
+            }
+            return .exact("CAST(\(source) AS double precision)",
+                          check: "CASE WHEN CAST(\(source) AS double precision) >= 9223372036854775807 THEN false ELSE CAST(CAST(\(source) AS double precision) AS bigint) = \(source) END")
         case let (.scalar(from), .scalar(.string)) where integers.contains(from):
             return .exact("CAST(\(source) AS TEXT)", check: nil)
+        case (.scalar(.double), .scalar(.string)):
+            return .exact(doubleDescription(source), check: nil)
         case (.enumeration, .scalar(.string)), (.scalar(.url), .scalar(.string)):
             return .exact(source, check: nil)
         case let (.scalar(.string), .enumeration(name)):
@@ -552,15 +562,33 @@ public struct MigrationPlanner {
             if dialect == .sqlite {
                 return .exact("CAST(\(source) AS INTEGER)", check: "CAST(CAST(\(source) AS INTEGER) AS TEXT) = \(source) AND CAST(\(source) AS INTEGER) BETWEEN \(range.lowerBound) AND \(range.upperBound)")
             }
-            // PostgreSQL raises on a cast of text that is no integer: the text is tested first.
+            // PostgreSQL raises on a cast of text that is no integer, or one out of bigint's range:
+            // the text is tested first, and compared as a numeric (which holds any such spelling).
             return .exact("CAST(\(source) AS bigint)",
-                          check: "CASE WHEN \(source) ~ '^(0|-?[1-9][0-9]{0,17})$' THEN CAST(\(source) AS bigint) BETWEEN \(range.lowerBound) AND \(range.upperBound) ELSE false END")
+                          check: "CASE WHEN \(source) ~ '^(0|-?[1-9][0-9]{0,18})$' THEN CAST(\(source) AS numeric) BETWEEN \(range.lowerBound) AND \(range.upperBound) ELSE false END")
         case let (.enumeration, .enumeration(to)):
             let cases = new.enums.first { $0.name == to }?.cases ?? []
             return .exact(source, check: "\(source) IN (\(cases.map(dialect.literal).joined(separator: ", ")))")
         default:
             return nil
         }
+    }
+
+    /// Swift's `description` of the `Double` in `source`: decimal notation with at least one
+    /// fraction digit (`100.0`, `0.0001`) from 10⁻⁴ up to 2⁵³, else the shortest digits with an
+    /// exponent (`1e-05`, `1e+16`); `inf`, `-inf`, `nan`, `-0.0`. SQLite calls the function every
+    /// connection of the runtime registers (`SQLiteDatabase.doubleTextFunction`). PostgreSQL writes
+    /// a `double precision` with the same shortest digits (`extra_float_digits` above 0, which
+    /// the migration sets) and the same exponent form where Swift uses one; in decimal notation
+    /// it writes `100` or `1e+15`, which the exact `numeric` of the text spells out.
+    private func doubleDescription(_ source: String) -> String {
+        guard dialect == .postgresql else { return "modelgen_double_text(\(source))" }
+        let text = "CAST(\(source) AS text)", spelledOut = "CAST(CAST(\(source) AS text) AS numeric)"
+        return "CASE WHEN \(source) = 'Infinity' THEN 'inf' WHEN \(source) = '-Infinity' THEN '-inf' WHEN \(source) = 'NaN' THEN 'nan' "
+            + "WHEN \(source) = 0 THEN CASE WHEN \(text) = '-0' THEN '-0.0' ELSE '0.0' END "
+            + "WHEN abs(\(source)) > 9007199254740992 OR abs(\(source)) < 0.0001 THEN \(text) "
+            + "WHEN \(spelledOut) = trunc(\(spelledOut)) THEN CAST(trunc(\(spelledOut)) AS text) || '.0' "
+            + "ELSE CAST(\(spelledOut) AS text) END"
     }
 }
 

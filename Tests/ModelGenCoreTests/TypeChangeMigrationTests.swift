@@ -1,0 +1,261 @@
+import Foundation
+import ModelGenCore
+import ModelGenRuntime
+import XCTest
+
+/// Every change of an attribute's type (SPEC §6), differentially on both backends: for each pair of
+/// the schema language's types, a column holding values of the old type at its edges (and random
+/// ones) is migrated on SQLite and on PostgreSQL. Swift says what each value becomes
+/// (`TypeChange.converted`): the migration must refuse, naming the count and changing nothing,
+/// exactly when some value does not convert; otherwise every value must read back as Swift
+/// converts it, on both backends alike. The widenings SPEC §6 lists must be supported; every other
+/// pair without a conversion here must be refused as unsupported by both planners.
+final class TypeChangeMigrationTests: XCTestCase {
+    /// The types a column changes between: the scalars and two enumerations.
+    static let types = ["Int16", "Int32", "Int", "Int64", "Float", "Double", "String", "Bool", "Date", "Decimal", "UUID", "Data", "URL", "Kind", "Size"]
+    static let enumCases = ["Kind": ["small", "large", "huge"], "Size": ["small", "medium"]]
+
+    /// SPEC §6's widenings: the pairs every store must be able to make.
+    static let widenings: [(String, String)] = [
+        ("Int16", "Int"), ("Int16", "Int64"), ("Int32", "Int"), ("Int32", "Int64"), ("Float", "Double"),
+        ("Int16", "String"), ("Int32", "String"), ("Int", "String"), ("Int64", "String"), ("Double", "String"), ("Kind", "String"),
+    ]
+
+    func testEveryTypeChangeConvertsWhatSwiftConvertsAndRefusesTheRestOnBothBackends() throws {
+        let postgresURL = PostgresServer.url
+        if postgresURL == nil, ProcessInfo.processInfo.environment["CI"] == "true" {
+            XCTFail("CI=true but MODELGEN_TEST_POSTGRES_URL is not set")
+        }
+        var random = RobustnessTests.Generator(state: 20_261_126)
+        var supported: Set<String> = []
+        for from in Self.types {
+            for to in Self.types where to != from {
+                let old = try schema(from), new = try schema(to)
+                let pair = "\(from) → \(to)"
+                let values = TypeChange.values(of: from, random: &random)
+                let sqliteUnsupported = MigrationPlanner.plan(from: old, to: new).unsupported
+                let postgresUnsupported = MigrationPlanner.postgresqlStatements(from: old, to: new, allowDataLoss: false).unsupported
+                XCTAssertEqual(sqliteUnsupported, postgresUnsupported, "\(pair): the two planners disagree")
+                guard sqliteUnsupported.isEmpty else {
+                    XCTAssertNil(TypeChange.converted(values[0], from: from, to: to), "\(pair) has a conversion in Swift but is unsupported: \(sqliteUnsupported)")
+                    continue
+                }
+                supported.insert(pair)
+                guard TypeChange.converted(values[0], from: from, to: to) != nil else {
+                    XCTFail("\(pair) is supported: give the test Swift's conversion for it")
+                    continue
+                }
+                try checkSQLite(from: from, to: to, old: old, new: new, values: values)
+                if let postgresURL { try checkPostgreSQL(from: from, to: to, old: old, new: new, values: values, url: postgresURL) }
+            }
+        }
+        for (from, to) in Self.widenings {
+            XCTAssertTrue(supported.contains("\(from) → \(to)"), "SPEC §6 lists \(from) → \(to) as a widening")
+        }
+    }
+
+    // MARK: - The backends
+
+    /// The values each backend must hold after the migration, in row order (nil: NULL), or the
+    /// number of values that do not convert.
+    private func expectation(_ values: [TypeChange.Value], from: String, to: String) -> (converted: [TypeChange.Value?], refused: Int) {
+        let converted = values.map { TypeChange.converted($0, from: from, to: to)! }
+        return (converted + [nil], converted.filter { $0 == nil }.count)
+    }
+
+    private func checkSQLite(from: String, to: String, old: ModelSchema, new: ModelSchema, values written: [TypeChange.Value]) throws {
+        let pair = "SQLite \(from) → \(to)"
+        let url = try TestSupport.temporaryDirectory().appendingPathComponent("store.sqlite")
+        let database = try SQLiteDatabase(path: url.path)
+        try database.execute(DDLGenerator(schema: old, dialect: .sqlite).render(header: "test"))
+        try SQLiteMigrator(database: database).recordSchema(old.canonicalJSON)
+        for (id, value) in (written.map(Optional.some) + [nil]).enumerated() {
+            try database.query("INSERT INTO a (id, v) VALUES (?, ?)", [.integer(Int64(id + 1)), value?.sqlite ?? .null])
+        }
+        // What the store holds is what Swift converts (SQLite reads -0.0 back as 0.0).
+        let values = try read(database, as: from).compactMap { $0 }
+        let before = try read(database, as: from)
+        let (expected, refused) = expectation(values, from: from, to: to)
+        if refused > 0 {
+            XCTAssertThrowsError(try SQLiteMigrator(database: database).migrate(from: old, to: new), pair) { error in
+                XCTAssertEqual((error as? MigrationRefused)?.report.refusals.map(\.rows), [refused], "\(pair): \(error)")
+            }
+            XCTAssertEqual(try read(database, as: from), before, "\(pair): a refused migration changed the values")
+            try database.execute("DELETE FROM a WHERE id IN (\(values.indices.filter { expected[$0] == nil }.map { String($0 + 1) }.joined(separator: ", ")))")
+        }
+        try SQLiteMigrator(database: database).migrate(from: old, to: new)
+        XCTAssertEqual(try read(database, as: to), expected.filter { $0 != nil } + [nil], pair)
+    }
+
+    private func checkPostgreSQL(from: String, to: String, old: ModelSchema, new: ModelSchema, values written: [TypeChange.Value], url: String) throws {
+        let pair = "PostgreSQL \(from) → \(to)"
+        let namespace = "mg_type_change"
+        let rows = (written.map(Optional.some) + [nil]).enumerated().map { "(\($0 + 1), \($1?.postgresql ?? "NULL"))" }
+        try PostgresServer.psql(url, schema: namespace, DDLGenerator(schema: old, dialect: .postgresql).render(header: "old")
+            + "\nINSERT INTO a (id, v) VALUES \(rows.joined(separator: ", "));")
+        let values = try read(url, namespace, as: from).compactMap { $0 }
+        let before = try read(url, namespace, as: from)
+        let (expected, refused) = expectation(values, from: from, to: to)
+        let (statements, _) = MigrationPlanner.postgresqlStatements(from: old, to: new, allowDataLoss: false)
+        let script = (["SET search_path TO \(namespace);", "BEGIN;"] + statements + ["COMMIT;"]).joined(separator: "\n")
+        if refused > 0 {
+            XCTAssertThrowsError(try PostgresServer.psqlRaw(url, script), pair) { error in
+                XCTAssertTrue("\(error)".contains("that do not convert from \(from) to \(to) exactly: \(refused)\n"), "\(pair): \(error)")
+            }
+            XCTAssertEqual(try read(url, namespace, as: from), before, "\(pair): a refused migration changed the values")
+            try PostgresServer.psqlRaw(url, "DELETE FROM \(namespace).a WHERE id IN (\(values.indices.filter { expected[$0] == nil }.map { String($0 + 1) }.joined(separator: ", ")));")
+        }
+        try PostgresServer.psqlRaw(url, script)
+        XCTAssertEqual(try read(url, namespace, as: to), expected.filter { $0 != nil } + [nil], pair)
+    }
+
+    /// The column's values in row order, as a Swift value of `type`.
+    private func read(_ database: SQLiteDatabase, as type: String) throws -> [TypeChange.Value?] {
+        try database.query("SELECT v FROM a ORDER BY id").map { row in
+            switch row[0] {
+            case .null: nil
+            case let .integer(value) where TypeChange.isReal(type): .real(Double(value))
+            case let .integer(value): .integer(value)
+            case let .real(value): .real(value)
+            case let .text(value): .text(value)
+            case let .blob(bytes): .text("blob \(bytes)")
+            }
+        }
+    }
+
+    private func read(_ url: String, _ namespace: String, as type: String) throws -> [TypeChange.Value?] {
+        // In hex after an `x`, so that no text's line breaks split a row and no empty text is an empty line.
+        let output = try PostgresServer.psqlRaw(url, "SELECT coalesce('x' || encode(convert_to(v::text, 'UTF8'), 'hex'), 'null') FROM \(namespace).a ORDER BY id;")
+        return output.split(separator: "\n").map { line in
+            guard line != "null" else { return nil }
+            let hex = line.dropFirst()
+            let bytes = stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
+            let text = String(decoding: bytes, as: UTF8.self)
+            switch type {
+            case "Int16", "Int32", "Int", "Int64": return .integer(Int64(text)!)
+            case "Float": return .real(Double(Float(text)!))
+            case "Double": return .real(Double(text)!)
+            default: return .text(text)
+            }
+        }
+    }
+
+    private func schema(_ type: String) throws -> ModelSchema {
+        let yaml = "schema: S\nenums:\n" + Self.enumCases.sorted { $0.key < $1.key }.map { "  \($0.key): [\($0.value.joined(separator: ", "))]\n" }.joined()
+            + "entities:\n  A:\n    attributes:\n      v: \(type)?\n"
+        let compilation = TestSupport.compile(yaml)
+        return try XCTUnwrap(compilation.schema, compilation.diagnostics.map(\.description).joined(separator: "\n"))
+    }
+}
+
+/// What Swift makes of a value when its attribute changes type: the oracle of the test above.
+enum TypeChange {
+    /// A stored value as the app reads it: integers, `Float` and `Double` (a `Float` as the `Double`
+    /// it widens to), and text (`String`, `URL` and enumeration raw values).
+    enum Value: Equatable, CustomStringConvertible {
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+
+        static func == (lhs: Value, rhs: Value) -> Bool {
+            switch (lhs, rhs) {
+            case let (.integer(a), .integer(b)): a == b
+            case let (.real(a), .real(b)): a.bitPattern == b.bitPattern
+            case let (.text(a), .text(b)): Array(a.unicodeScalars) == Array(b.unicodeScalars)
+            default: false
+            }
+        }
+
+        var description: String {
+            switch self {
+            case let .integer(value): "\(value)"
+            case let .real(value): "\(value) (bits \(String(value.bitPattern, radix: 16)))"
+            case let .text(value): "\"\(value)\""
+            }
+        }
+
+        var sqlite: SQLiteValue {
+            switch self {
+            case let .integer(value): .integer(value)
+            case let .real(value): .real(value)
+            case let .text(value): .text(value)
+            }
+        }
+
+        var postgresql: String {
+            switch self {
+            case let .integer(value): "\(value)"
+            case let .real(value) where value.isInfinite: value < 0 ? "'-Infinity'" : "'Infinity'"
+            case let .real(value): "'\(value)'"
+            case let .text(value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+            }
+        }
+    }
+
+    static func isReal(_ type: String) -> Bool { type == "Float" || type == "Double" }
+
+    static func range(of type: String) -> ClosedRange<Int64>? {
+        switch type {
+        case "Int16": Int64(Int16.min)...Int64(Int16.max)
+        case "Int32": Int64(Int32.min)...Int64(Int32.max)
+        case "Int", "Int64": Int64.min...Int64.max
+        default: nil
+        }
+    }
+
+    /// Values of `type` at its edges, and random ones.
+    static func values(of type: String, random: inout RobustnessTests.Generator) -> [Value] {
+        if let range = range(of: type) {
+            let edges: [Int64] = [0, 7, -1, 70_000, -40_000, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, 1 << 60, 123_456_789_012_345_678, Int64.max, Int64.min, Int64.max - 1]
+            let randomOnes = (0..<8).map { _ in Int64(bitPattern: random.next()) >> Int64(random.below(64)) }
+            return ([range.lowerBound, range.upperBound] + (edges + randomOnes).filter(range.contains)).map(Value.integer)
+        }
+        switch type {
+        case "Float":
+            let floats: [Float] = [1.5, 0.1, 16_777_216, .greatestFiniteMagnitude, -.leastNonzeroMagnitude, 1e-5, 3.25e10, -0.0, .infinity]
+            return (floats + (0..<6).map { _ in Float(bitPattern: UInt32(truncatingIfNeeded: random.next()) & 0x7F7F_FFFF) }).map { .real(Double($0)) }
+        case "Double":
+            let doubles: [Double] = [0.1, -2.5, 100, 1e15, 1e16, 9_007_199_254_740_992, 9_007_199_254_740_994, 0.0001, 0.000099999, 1e-5, 5e-324,
+                                     .greatestFiniteMagnitude, 1234.5678, 0.30000000000000004, 2.0 / 3, -0.0, .infinity, -.infinity, 123_456, -1e300, 1e22]
+            // Random bit patterns of finite numbers, and random numbers of every magnitude in between.
+            let randomOnes = (0..<10).map { _ in Double(bitPattern: random.next() & 0xFFEF_FFFF_FFFF_FFFF) }
+                + (0..<10).map { _ in Double(random.below(1_000_000)) * pow(10, Double(Int(random.below(30)) - 12)) }
+            return (doubles + randomOnes).map(Value.real)
+        case "String":
+            return ["7", "007", "-0", "0", "-32768", "32767", "32768", "2147483648", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                    "-9223372036854775809", "1000000000000000000", "99999999999999999999", "x", "", "small", "large", "medium", "1.5", " 7", "+7", "7e2",
+                    "\u{661}\u{662}", "https://example.com/a?b=c", "it's", "line\nbreak"].map(Value.text)
+        case "URL": return ["https://example.com/a?b=c", "file:///tmp/x%20y"].map(Value.text)
+        case "Kind", "Size": return (TypeChangeMigrationTests.enumCases[type] ?? []).map(Value.text)
+        default: return [.text("")]
+        }
+    }
+
+    /// What `value` of `from` becomes as a `to`: `.some(nil)` when it does not convert exactly,
+    /// nil when the change has no conversion.
+    static func converted(_ value: Value, from: String, to: String) -> Value?? {
+        switch (value, from, to) {
+        case let (.integer(n), _, _) where range(of: to) != nil:
+            return .some(range(of: to)!.contains(n) ? .integer(n) : nil)
+        case let (.integer(n), _, "Double"):
+            return .some(Double(exactly: n).map(Value.real))
+        case let (.integer(n), _, "String"):
+            return .some(.text(String(n)))
+        case let (.real(x), "Float", "Double"):
+            return .some(.real(x))
+        case let (.real(x), "Double", "String"):
+            return .some(.text(x.description))
+        case let (.text(text), "String", _) where range(of: to) != nil:
+            guard let n = Int64(text), String(n) == text, range(of: to)!.contains(n) else { return .some(nil) }
+            return .some(.integer(n))
+        case let (.text(text), "String", _) where TypeChangeMigrationTests.enumCases[to] != nil,
+             let (.text(text), "Kind", _) where TypeChangeMigrationTests.enumCases[to] != nil,
+             let (.text(text), "Size", _) where TypeChangeMigrationTests.enumCases[to] != nil:
+            return .some(TypeChangeMigrationTests.enumCases[to]!.contains(text) ? .text(text) : nil)
+        case let (.text(text), "Kind", "String"), let (.text(text), "Size", "String"), let (.text(text), "URL", "String"):
+            return .some(.text(text))
+        default:
+            return nil
+        }
+    }
+}
