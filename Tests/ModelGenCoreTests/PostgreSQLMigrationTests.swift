@@ -21,23 +21,6 @@ final class PostgreSQLMigrationTests: XCTestCase {
             .joined(separator: "\n")
     }
 
-    /// The catalog of a schema by meaning: no constraint names (nor those of the indexes behind
-    /// unique constraints, which PostgreSQL names after a table's first name), no schema names.
-    private func catalog(_ url: String, _ namespace: String) throws -> [String] {
-        let output = try PostgresServer.psqlRaw(url, """
-            SET search_path TO \(namespace);
-            SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '-') || ' ' || coalesce(is_identity, '')
-              FROM information_schema.columns WHERE table_schema = '\(namespace)';
-            SELECT 'constraint ' || c.conrelid::regclass::text || ' ' || c.contype::text || ' ' || pg_get_constraintdef(c.oid)
-              FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = '\(namespace)';
-            SELECT 'index ' || tablename || ' ' || CASE WHEN indexdef LIKE 'CREATE UNIQUE %' THEN regexp_replace(indexdef, '^CREATE UNIQUE INDEX \\S+ ON \\S+ ', 'UNIQUE ')
-                                                       ELSE regexp_replace(indexdef, ' ON \\S+ ', ' ') END
-              FROM pg_indexes WHERE schemaname = '\(namespace)';
-            SELECT 'function ' || p.proname || '(' || pg_get_function_arguments(p.oid) || ')' FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = '\(namespace)';
-            """)
-        return output.split(separator: "\n").map(String.init).sorted()
-    }
-
     func testRandomEvolutionsMatchFreshDatabasesAndKeepTheData() throws {
         let url = try PostgresServer.requireURL()
         for seed in UInt64(1)...20 {
@@ -56,11 +39,11 @@ final class PostgreSQLMigrationTests: XCTestCase {
                 let migration = "SET search_path TO mg_migrated;\n" + script(from: schemas[step - 1], to: schemas[step], allowDataLoss: true)
                 guard let expected = versions[step].expected(from: snapshot, previous: versions[step - 1]) else {
                     // The links do not fit the new storage: the script raises and changes nothing.
-                    let before = try catalog(url, "mg_migrated")
+                    let before = try PostgresServer.catalog(url, "mg_migrated")
                     XCTAssertThrowsError(try PostgresServer.psqlRaw(url, migration), context) { error in
                         XCTAssertTrue("\(error)".contains("migration refused, nothing was changed"), "\(context): \(error)")
                     }
-                    XCTAssertEqual(try catalog(url, "mg_migrated"), before, context)
+                    XCTAssertEqual(try PostgresServer.catalog(url, "mg_migrated"), before, context)
                     XCTAssertEqual(try versions[step - 1].postgresSnapshot(url, namespace: "mg_migrated", schema: schemas[step - 1]), snapshot, context)
                     break
                 }
@@ -72,7 +55,7 @@ final class PostgreSQLMigrationTests: XCTestCase {
                 }
                 try PostgresServer.psql(url, schema: "mg_fresh", PostgreSQLDeletionFunctions(schema: schemas[step], plans: DeletionPlanner(schema: schemas[step]).plans())
                     .render(after: DDLGenerator(schema: schemas[step], dialect: .postgresql).render(header: "fresh")))
-                let migrated = try catalog(url, "mg_migrated"), fresh = try catalog(url, "mg_fresh")
+                let migrated = try PostgresServer.catalog(url, "mg_migrated"), fresh = try PostgresServer.catalog(url, "mg_fresh")
                 XCTAssertEqual(migrated, fresh, "seed \(seed), step \(step): the migrated database differs from a fresh one\n\(versions[step].yaml)")
                 let next = try versions[step].postgresSnapshot(url, namespace: "mg_migrated", schema: schemas[step])
                 XCTAssertEqual(next, expected, "\(context): the kept values differ")
@@ -116,7 +99,7 @@ final class PostgreSQLMigrationTests: XCTestCase {
         try PostgresServer.psqlRaw(url, "SET search_path TO mg_indexes;\n" + script(from: added, to: renamed, allowDataLoss: false))
         XCTAssertEqual(try indexes(), before, "the same two indexes, not new ones")
         try PostgresServer.psql(url, schema: "mg_indexes_fresh", DDLGenerator(schema: renamed, dialect: .postgresql).render(header: "fresh"))
-        XCTAssertEqual(try catalog(url, "mg_indexes").filter { !$0.hasPrefix("function") }, try catalog(url, "mg_indexes_fresh").filter { !$0.hasPrefix("function") })
+        XCTAssertEqual(try PostgresServer.catalog(url, "mg_indexes").filter { !$0.hasPrefix("function") }, try PostgresServer.catalog(url, "mg_indexes_fresh").filter { !$0.hasPrefix("function") })
     }
 
     func testTextBecomesAnIntegerOnlyWhenEveryValueIsThatIntegersSpellingInRange() throws {
@@ -142,7 +125,7 @@ final class PostgreSQLMigrationTests: XCTestCase {
         try PostgresServer.psqlRaw(url, "SET search_path TO mg_enum;\n" + script(from: v1, to: v2, allowDataLoss: false))
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT string_agg(diet, ',' ORDER BY id) FROM mg_enum.a;").trimmingCharacters(in: .whitespacesAndNewlines), "carnivorous,plants")
         try PostgresServer.psql(url, schema: "mg_enum_fresh", DDLGenerator(schema: v2, dialect: .postgresql).render(header: "v2"))
-        XCTAssertEqual(try catalog(url, "mg_enum").filter { !$0.hasPrefix("function") }, try catalog(url, "mg_enum_fresh").filter { !$0.hasPrefix("function") })
+        XCTAssertEqual(try PostgresServer.catalog(url, "mg_enum").filter { !$0.hasPrefix("function") }, try PostgresServer.catalog(url, "mg_enum_fresh").filter { !$0.hasPrefix("function") })
     }
 }
 

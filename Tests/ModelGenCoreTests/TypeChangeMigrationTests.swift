@@ -30,7 +30,7 @@ final class TypeChangeMigrationTests: XCTestCase {
         var supported: Set<String> = []
         for from in Self.types {
             for to in Self.types where to != from {
-                let old = try schema(from), new = try schema(to)
+                let old = try schema(from, defaulted: false), new = try schema(to, defaulted: false)
                 let pair = "\(from) → \(to)"
                 let values = TypeChange.values(of: from, random: &random)
                 let sqliteUnsupported = MigrationPlanner.plan(from: old, to: new).unsupported
@@ -45,8 +45,15 @@ final class TypeChangeMigrationTests: XCTestCase {
                     XCTFail("\(pair) is supported: give the test Swift's conversion for it")
                     continue
                 }
-                try checkSQLite(from: from, to: to, old: old, new: new, values: values)
-                if let postgresURL { try checkPostgreSQL(from: from, to: to, old: old, new: new, values: values, url: postgresURL) }
+                // Optional both times (NULL stays NULL); then with a default each time, the new
+                // attribute required (NULL becomes the new default, and the column's default changes
+                // type with it).
+                for defaulted in [false, true] {
+                    let old = try schema(from, defaulted: defaulted), new = try schema(to, defaulted: defaulted, required: defaulted)
+                    let null = defaulted ? TypeChange.defaults[to]!.value : nil
+                    try checkSQLite(from: from, to: to, old: old, new: new, values: values, null: null)
+                    if let postgresURL { try checkPostgreSQL(from: from, to: to, old: old, new: new, values: values, null: null, url: postgresURL) }
+                }
             }
         }
         for (from, to) in Self.widenings {
@@ -56,14 +63,14 @@ final class TypeChangeMigrationTests: XCTestCase {
 
     // MARK: - The backends
 
-    /// The values each backend must hold after the migration, in row order (nil: NULL), or the
-    /// number of values that do not convert.
+    /// The values each backend must hold after the migration, in row order (nil: does not convert),
+    /// and the number of values that do not convert.
     private func expectation(_ values: [TypeChange.Value], from: String, to: String) -> (converted: [TypeChange.Value?], refused: Int) {
         let converted = values.map { TypeChange.converted($0, from: from, to: to)! }
-        return (converted + [nil], converted.filter { $0 == nil }.count)
+        return (converted, converted.filter { $0 == nil }.count)
     }
 
-    private func checkSQLite(from: String, to: String, old: ModelSchema, new: ModelSchema, values written: [TypeChange.Value]) throws {
+    private func checkSQLite(from: String, to: String, old: ModelSchema, new: ModelSchema, values written: [TypeChange.Value], null: TypeChange.Value?) throws {
         let pair = "SQLite \(from) → \(to)"
         let url = try TestSupport.temporaryDirectory().appendingPathComponent("store.sqlite")
         let database = try SQLiteDatabase(path: url.path)
@@ -84,10 +91,13 @@ final class TypeChangeMigrationTests: XCTestCase {
             try database.execute("DELETE FROM a WHERE id IN (\(values.indices.filter { expected[$0] == nil }.map { String($0 + 1) }.joined(separator: ", ")))")
         }
         try SQLiteMigrator(database: database).migrate(from: old, to: new)
-        XCTAssertEqual(try read(database, as: to), expected.filter { $0 != nil } + [nil], pair)
+        XCTAssertEqual(try read(database, as: to), expected.filter { $0 != nil } + [null], pair)
+        let fresh = try SQLiteDatabase(path: ":memory:")
+        try fresh.execute(DDLGenerator(schema: new, dialect: .sqlite).render(header: "test"))
+        XCTAssertEqual(try SQLiteCatalog(database), try SQLiteCatalog(fresh), "\(pair): the migrated store differs from a fresh one")
     }
 
-    private func checkPostgreSQL(from: String, to: String, old: ModelSchema, new: ModelSchema, values written: [TypeChange.Value], url: String) throws {
+    private func checkPostgreSQL(from: String, to: String, old: ModelSchema, new: ModelSchema, values written: [TypeChange.Value], null: TypeChange.Value?, url: String) throws {
         let pair = "PostgreSQL \(from) → \(to)"
         let namespace = "mg_type_change"
         let rows = (written.map(Optional.some) + [nil]).enumerated().map { "(\($0 + 1), \($1?.postgresql ?? "NULL"))" }
@@ -106,7 +116,9 @@ final class TypeChangeMigrationTests: XCTestCase {
             try PostgresServer.psqlRaw(url, "DELETE FROM \(namespace).a WHERE id IN (\(values.indices.filter { expected[$0] == nil }.map { String($0 + 1) }.joined(separator: ", ")));")
         }
         try PostgresServer.psqlRaw(url, script)
-        XCTAssertEqual(try read(url, namespace, as: to), expected.filter { $0 != nil } + [nil], pair)
+        XCTAssertEqual(try read(url, namespace, as: to), expected.filter { $0 != nil } + [null], pair)
+        try PostgresServer.psql(url, schema: namespace + "_fresh", DDLGenerator(schema: new, dialect: .postgresql).render(header: "new"))
+        XCTAssertEqual(try PostgresServer.catalog(url, namespace), try PostgresServer.catalog(url, namespace + "_fresh"), "\(pair): the migrated database differs from a fresh one")
     }
 
     /// The column's values in row order, as a Swift value of `type`.
@@ -140,9 +152,10 @@ final class TypeChangeMigrationTests: XCTestCase {
         }
     }
 
-    private func schema(_ type: String) throws -> ModelSchema {
+    /// An entity `A` with the attribute `v` of `type`, optional unless `required`, with a default when `defaulted`.
+    private func schema(_ type: String, defaulted: Bool, required: Bool = false) throws -> ModelSchema {
         let yaml = "schema: S\nenums:\n" + Self.enumCases.sorted { $0.key < $1.key }.map { "  \($0.key): [\($0.value.joined(separator: ", "))]\n" }.joined()
-            + "entities:\n  A:\n    attributes:\n      v: \(type)?\n"
+            + "entities:\n  A:\n    attributes:\n      v: " + "{ type: \(type)\(required ? "" : "?")\(defaulted ? ", default: \"\(TypeChange.defaults[type]!.yaml)\"" : "") }\n"
         let compilation = TestSupport.compile(yaml)
         return try XCTUnwrap(compilation.schema, compilation.diagnostics.map(\.description).joined(separator: "\n"))
     }
@@ -191,6 +204,14 @@ enum TypeChange {
             }
         }
     }
+
+    /// A default of each type, as the schema writes it and as the app reads it (where a test reads it).
+    static let defaults: [String: (yaml: String, value: Value?)] = [
+        "Int16": ("3", .integer(3)), "Int32": ("-3", .integer(-3)), "Int": ("7", .integer(7)), "Int64": ("-7", .integer(-7)),
+        "Float": ("1.5", .real(1.5)), "Double": ("0.1", .real(0.1)), "String": ("dflt", .text("dflt")), "Bool": ("true", nil),
+        "Date": ("2024-01-31", nil), "Decimal": ("12.50", nil), "UUID": ("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", nil), "Data": ("AAEC", nil),
+        "URL": ("https://example.com/", .text("https://example.com/")), "Kind": ("large", .text("large")), "Size": ("medium", .text("medium")),
+    ]
 
     static func isReal(_ type: String) -> Bool { type == "Float" || type == "Double" }
 

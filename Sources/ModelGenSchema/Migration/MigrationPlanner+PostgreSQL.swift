@@ -213,15 +213,22 @@ extension MigrationPlanner {
         if checkChanges, enumCases(of: oldAttribute.type, in: old) != nil {
             statements.append(Self.dropConstraint(table: table, kind: "c", columns: [attribute.columnName]))
         }
+        // A column changing type loses its default first: PostgreSQL would cast the old default to
+        // the new type, and refuses to where no implicit cast exists (text to bigint).
+        var hasDefault = oldAttribute.defaultValue != nil
         if attribute.type.storageType != oldAttribute.type.storageType, case let .scalar(scalar) = attribute.type.storageType,
            case let .exact(converted, _) = conversion(from: oldAttribute.type, to: attribute.type, source: column) {
+            if hasDefault { statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) DROP DEFAULT;") }
+            hasDefault = false
             // The planner's exact conversion (its checks ran first); where that is the value itself,
             // PostgreSQL's cast, which is exact for it (`smallint` to `bigint`, `real` to `double precision`).
             let using = converted == column ? "\(column)::\(pg.columnType(scalar))" : converted
             statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) TYPE \(pg.columnType(scalar)) USING \(using);")
         }
-        if attribute.defaultValue != oldAttribute.defaultValue {
-            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) " + (attribute.defaultValue.map { "SET DEFAULT \(pg.literal($0))" } ?? "DROP DEFAULT") + ";")
+        if let value = attribute.defaultValue, value != oldAttribute.defaultValue || !hasDefault {
+            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) SET DEFAULT \(pg.literal(value));")
+        } else if attribute.defaultValue == nil, hasDefault {
+            statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) DROP DEFAULT;")
         }
         if oldAttribute.isOptional, !attribute.isOptional {
             if let value = attribute.defaultValue { statements.append("UPDATE \(q(table)) SET \(column) = \(pg.literal(value)) WHERE \(column) IS NULL;") }

@@ -141,6 +141,23 @@ enum PostgresServer {
         return try psqlRaw(url, script)
     }
 
+    /// The catalog of a schema by meaning: no constraint names (nor those of the indexes behind
+    /// unique constraints, which PostgreSQL names after a table's first name), no schema names.
+    static func catalog(_ url: String, _ namespace: String) throws -> [String] {
+        let output = try PostgresServer.psqlRaw(url, """
+            SET search_path TO \(namespace);
+            SELECT 'column ' || table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' ' || coalesce(column_default, '-') || ' ' || coalesce(is_identity, '')
+              FROM information_schema.columns WHERE table_schema = '\(namespace)';
+            SELECT 'constraint ' || c.conrelid::regclass::text || ' ' || c.contype::text || ' ' || pg_get_constraintdef(c.oid)
+              FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = '\(namespace)';
+            SELECT 'index ' || tablename || ' ' || CASE WHEN indexdef LIKE 'CREATE UNIQUE %' THEN regexp_replace(indexdef, '^CREATE UNIQUE INDEX \\S+ ON \\S+ ', 'UNIQUE ')
+                                                       ELSE regexp_replace(indexdef, ' ON \\S+ ', ' ') END
+              FROM pg_indexes WHERE schemaname = '\(namespace)';
+            SELECT 'function ' || p.proname || '(' || pg_get_function_arguments(p.oid) || ')' FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = '\(namespace)';
+            """)
+        return output.split(separator: "\n").map(String.init).sorted()
+    }
+
     @discardableResult
     static func psqlRaw(_ url: String, _ script: String) throws -> String {
         let directory = try TestSupport.temporaryDirectory()
