@@ -395,7 +395,7 @@ final class MigrationTests: XCTestCase {
     // MARK: - Differential property test
 
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
-        var refusals = 0, moves = 0
+        var refusals = 0, moves = 0, typeChanges = 0
         for seed in UInt64(1)...150 {
             var random = RobustnessTests.Generator(state: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
@@ -407,7 +407,9 @@ final class MigrationTests: XCTestCase {
             for step in 1..<schemas.count {
                 let context = "seed \(seed), step \(step)\n\(versions[step - 1].yaml)\n→\n\(versions[step].yaml)"
                 let expected = versions[step].expected(from: snapshots.last!, previous: versions[step - 1])
-                moves += MigrationPlanner.plan(from: schemas[step - 1], to: schemas[step]).operations.filter { $0.kind == "moveRelationship" }.count
+                let operations = MigrationPlanner.plan(from: schemas[step - 1], to: schemas[step]).operations
+                moves += operations.filter { $0.kind == "moveRelationship" }.count
+                typeChanges += operations.filter { $0.detail.contains("changes type") }.count
                 guard let expected else {
                     // The links do not fit the new storage: refused, and the file is as it was.
                     try database.execute("PRAGMA wal_checkpoint")
@@ -441,6 +443,7 @@ final class MigrationTests: XCTestCase {
         }
         // The generator must reach both outcomes, or the test proves less than it says.
         XCTAssertGreaterThan(moves, 5, "few evolutions moved links between storages")
+        XCTAssertGreaterThan(typeChanges, 5, "few evolutions changed a type")
         XCTAssertGreaterThan(refusals, 0, "no evolution was refused")
     }
 }

@@ -10,7 +10,7 @@ struct EvolvingSchema {
         var id: Int
         var name: String
         var originalNames: [String] = []
-        /// `Int`, `Int16`, `String`, `Double` or `Bool`.
+        /// `Int`, `Int16`, `String`, `Double` or `Bool`; a version may widen it (to `Int` or `String`).
         var type: String
         var isOptional: Bool
         var defaultValue: String?
@@ -128,10 +128,17 @@ struct EvolvingSchema {
                 entities[e].attributes[a].isOptional = true
             }
         case 8 where !entities[e].attributes.isEmpty:
+            // A widening, which every value survives: `Int16` → `Int`, and integers and `Double`s →
+            // `String` (as Swift's `description`, which is how a snapshot writes them).
             let a = random.below(entities[e].attributes.count)
-            if entities[e].attributes[a].type == "Int16" {
-                entities[e].attributes[a].type = "Int"
-                if entities[e].attributes[a].defaultValue != nil { entities[e].attributes[a].defaultValue = "3" }
+            let widened: String? = switch entities[e].attributes[a].type {
+            case "Int16": random.below(2) == 0 ? "Int" : "String"
+            case "Int", "Double": "String"
+            default: nil
+            }
+            if let widened {
+                entities[e].attributes[a].type = widened
+                if entities[e].attributes[a].defaultValue != nil { entities[e].attributes[a].defaultValue = defaults[widened] }
             }
         case 9 where !entities[e].attributes.isEmpty:
             entities[e].attributes[random.below(entities[e].attributes.count)].isIndexed.toggle()
@@ -294,7 +301,8 @@ struct EvolvingSchema {
     }
 
     /// What `snapshot` must read after migrating from `previous` holding `old`: kept rows and values,
-    /// defaults where a value is new or a NULL became required, widened integers unchanged, links
+    /// defaults where a value is new or a NULL became required, widened values unchanged (a snapshot
+    /// writes integers and `Double`s as Swift does, as a widening to `String` does), links
     /// kept whatever their storage. Nil when the migration must be refused: an object with more
     /// than one target for a relationship that becomes to-one, or a target shared by two objects
     /// for one that becomes one-to-one.
@@ -350,7 +358,11 @@ struct EvolvingSchema {
                 let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
                 guard let id = fields.first else { continue }
                 values["\(entity.id)/\(id)"] = "row"
-                for (index, column) in columns.enumerated() { values["\(entity.id)/\(id)/\(column.0)"] = fields[index + 1] }
+                for (index, column) in columns.enumerated() {
+                    // A `Double` as Swift writes it, as SQLite's snapshot does (PostgreSQL writes 5.0 as `5`).
+                    let isDouble = entity.attributes[index].type == "Double" && fields[index + 1] != "NULL"
+                    values["\(entity.id)/\(id)/\(column.0)"] = isDouble ? String(Double(fields[index + 1])!) : fields[index + 1]
+                }
                 for relationship in entity.relationships { values["\(entity.id)/\(id)/\(relationship.id)"] = "NULL" }
             }
             for relationship in entity.relationships {
