@@ -129,6 +129,7 @@ final class TypeChangeMigrationTests: XCTestCase {
             case let .integer(value) where TypeChange.isReal(type): .real(Double(value))
             case let .integer(value): .integer(value)
             case let .real(value): .real(value)
+            case let .text(value) where type == "Decimal": .text(Decimal(string: value)!.description)
             case let .text(value): .text(value)
             case let .blob(bytes): .text("blob \(bytes)")
             }
@@ -147,6 +148,7 @@ final class TypeChangeMigrationTests: XCTestCase {
             case "Int16", "Int32", "Int", "Int64": return .integer(Int64(text)!)
             case "Float": return .real(Double(Float(text)!))
             case "Double": return .real(Double(text)!)
+            case "Decimal": return .text(Decimal(string: text)!.description)
             default: return .text(text)
             }
         }
@@ -209,7 +211,7 @@ enum TypeChange {
     static let defaults: [String: (yaml: String, value: Value?)] = [
         "Int16": ("3", .integer(3)), "Int32": ("-3", .integer(-3)), "Int": ("7", .integer(7)), "Int64": ("-7", .integer(-7)),
         "Float": ("1.5", .real(1.5)), "Double": ("0.1", .real(0.1)), "String": ("dflt", .text("dflt")), "Bool": ("true", nil),
-        "Date": ("2024-01-31", nil), "Decimal": ("12.50", nil), "UUID": ("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", nil), "Data": ("AAEC", nil),
+        "Date": ("2024-01-31", nil), "Decimal": ("12.50", .text("12.5")), "UUID": ("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", nil), "Data": ("AAEC", nil),
         "URL": ("https://example.com/", .text("https://example.com/")), "Kind": ("large", .text("large")), "Size": ("medium", .text("medium")),
     ]
 
@@ -237,7 +239,8 @@ enum TypeChange {
             return (floats + (0..<6).map { _ in Float(bitPattern: UInt32(truncatingIfNeeded: random.next()) & 0x7F7F_FFFF) }).map { .real(Double($0)) }
         case "Double":
             let doubles: [Double] = [0.1, -2.5, 100, 1e15, 1e16, 9_007_199_254_740_992, 9_007_199_254_740_994, 0.0001, 0.000099999, 1e-5, 5e-324,
-                                     .greatestFiniteMagnitude, 1234.5678, 0.30000000000000004, 2.0 / 3, -0.0, .infinity, -.infinity, 123_456, -1e300, 1e22]
+                                     .greatestFiniteMagnitude, 1234.5678, 0.30000000000000004, 2.0 / 3, -0.0, .infinity, -.infinity, 123_456, -1e300, 1e22,
+                                     -9.223372036854775808e18, 9.223372036854775807e18, 32767, -32768.5, 2_147_483_648, 7]
             // Random bit patterns of finite numbers, and random numbers of every magnitude in between.
             let randomOnes = (0..<10).map { _ in Double(bitPattern: random.next() & 0xFFEF_FFFF_FFFF_FFFF) }
                 + (0..<10).map { _ in Double(random.below(1_000_000)) * pow(10, Double(Int(random.below(30)) - 12)) }
@@ -247,6 +250,12 @@ enum TypeChange {
                     "-9223372036854775809", "1000000000000000000", "99999999999999999999", "x", "", "small", "large", "medium", "1.5", " 7", "+7", "7e2",
                     "\u{661}\u{662}", "https://example.com/a?b=c", "it's", "line\nbreak"].map(Value.text)
         case "URL": return ["https://example.com/a?b=c", "file:///tmp/x%20y"].map(Value.text)
+        case "Decimal": return ["12.5", "12.50", "-0.001", "1000", "0", "0.000", "123456789012345678901234567890.5", "-99.990"].map(Value.text)
+        case "UUID":
+            let randomOnes = (0..<4).map { _ in UUID(uuid: (0..<16).reduce(into: UUID().uuid) { bytes, index in
+                withUnsafeMutableBytes(of: &bytes) { $0[index] = UInt8(truncatingIfNeeded: random.next()) }
+            }).uuidString }
+            return (["E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "00000000-0000-0000-0000-000000000000", "e621e1f8-c36c-495a-93fc-0c247a3e6e5f"] + randomOnes).map(Value.text)
         case "Kind", "Size": return (TypeChangeMigrationTests.enumCases[type] ?? []).map(Value.text)
         default: return [.text("")]
         }
@@ -260,8 +269,17 @@ enum TypeChange {
             return .some(range(of: to)!.contains(n) ? .integer(n) : nil)
         case let (.integer(n), _, "Double"):
             return .some(Double(exactly: n).map(Value.real))
-        case let (.integer(n), _, "String"):
+        case let (.integer(n), _, "String"), let (.integer(n), _, "Decimal"):
             return .some(.text(String(n)))
+        case let (.real(x), _, _) where range(of: to) != nil:
+            guard let n = Int64(exactly: x), range(of: to)!.contains(n) else { return .some(nil) }
+            return .some(.integer(n))
+        case let (.real(x), "Float", "String"):
+            return .some(.text(Float(x).description))
+        case let (.text(text), "Decimal", "String"):
+            return .some(.text(Decimal(string: text)!.description))
+        case let (.text(text), "UUID", "String"):
+            return .some(.text(UUID(uuidString: text)!.uuidString))
         case let (.real(x), "Float", "Double"):
             return .some(.real(x))
         case let (.real(x), "Double", "String"):

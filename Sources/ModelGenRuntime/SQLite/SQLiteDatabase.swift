@@ -58,7 +58,7 @@ public final class SQLiteDatabase {
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON")
         try registerDecimalCollation()
-        try registerDoubleTextFunction()
+        try registerFloatingPointTextFunctions()
     }
 
     /// How long a statement waits for another connection's lock before it fails with "busy".

@@ -23,9 +23,9 @@ extension MigrationPlanner {
         let pg = SQLDialect.postgresql
         let q = pg.quote
         var statements = ["SET LOCAL lock_timeout = '10s';"]
-        // A `Double` becoming text is written with its shortest digits, as Swift writes it: what
-        // PostgreSQL writes whenever `extra_float_digits` is above 0 (a session may have set 0).
-        if convertsDoublesToText { statements.append("SET LOCAL extra_float_digits = 1;") }
+        // A `Double` or `Float` becoming text is written with its shortest digits, as Swift writes
+        // it: what PostgreSQL writes whenever `extra_float_digits` is above 0 (a session may have set 0).
+        if convertsFloatingPointToText { statements.append("SET LOCAL extra_float_digits = 1;") }
         // 1. Checks, before anything changes.
         for check in plan.checks where check.kind == .refusal || !allowDataLoss {
             let sql = check.countSQL
@@ -192,13 +192,14 @@ extension MigrationPlanner {
         return statements
     }
 
-    /// Whether some attribute changes from `Double` to `String`.
-    private var convertsDoublesToText: Bool {
+    /// Whether some attribute changes from `Double` or `Float` to `String`.
+    private var convertsFloatingPointToText: Bool {
         new.entities.contains { entity in
             guard let oldEntity = old.entities.first(where: { entityNames[$0.name] == entity.name }) else { return false }
             return entity.storedAttributes.contains { attribute in
-                attribute.type == .scalar(.string)
-                    && oldEntity.storedAttributes.contains { newMemberName(oldEntity.name, $0.name) == attribute.name && $0.type == .scalar(.double) }
+                attribute.type == .scalar(.string) && oldEntity.storedAttributes.contains {
+                    newMemberName(oldEntity.name, $0.name) == attribute.name && [.scalar(.double), .scalar(.float)].contains($0.type)
+                }
             }
         }
     }

@@ -549,8 +549,24 @@ public struct MigrationPlanner {
                           check: "CASE WHEN CAST(\(source) AS double precision) >= 9223372036854775807 THEN false ELSE CAST(CAST(\(source) AS double precision) AS bigint) = \(source) END")
         case let (.scalar(from), .scalar(.string)) where integers.contains(from):
             return .exact("CAST(\(source) AS TEXT)", check: nil)
+        case let (.scalar(from), .scalar(to)) where [.double, .float].contains(from) && integers.contains(to):
+            return integer(fromFloatingPoint: source, in: Self.range(of: to))
+        case let (.scalar(from), .scalar(.decimal)) where integers.contains(from):
+            // A Decimal holds 38 digits, an Int64 19: every integer, written as Decimal writes it.
+            return .exact(dialect == .sqlite ? "CAST(\(source) AS TEXT)" : "CAST(\(source) AS numeric)", check: nil)
         case (.scalar(.double), .scalar(.string)):
-            return .exact(doubleDescription(source), check: nil)
+            return .exact(description(ofFloatingPoint: source, significandLimit: "9007199254740992", sqliteFunction: "modelgen_double_text"), check: nil)
+        case (.scalar(.float), .scalar(.string)):
+            return .exact(description(ofFloatingPoint: source, significandLimit: "16777216", sqliteFunction: "modelgen_float_text"), check: nil)
+        case (.scalar(.decimal), .scalar(.string)):
+            // Without the trailing zeros of a fraction, as Swift's description writes it (`12.5`),
+            // where PostgreSQL writes a numeric's scale (`12.50`) and another program may have.
+            let text = dialect == .sqlite ? source : "CAST(\(source) AS text)"
+            let hasFraction = dialect == .sqlite ? "instr(\(text), '.') > 0" : "strpos(\(text), '.') > 0"
+            return .exact("CASE WHEN \(hasFraction) THEN rtrim(rtrim(\(text), '0'), '.') ELSE \(text) END", check: nil)
+        case (.scalar(.uuid), .scalar(.string)):
+            // `uuidString`: upper case (PostgreSQL writes a uuid in lower case).
+            return .exact(dialect == .sqlite ? "upper(\(source))" : "upper(CAST(\(source) AS text))", check: nil)
         case (.enumeration, .scalar(.string)), (.scalar(.url), .scalar(.string)):
             return .exact(source, check: nil)
         case let (.scalar(.string), .enumeration(name)):
@@ -574,19 +590,31 @@ public struct MigrationPlanner {
         }
     }
 
-    /// Swift's `description` of the `Double` in `source`: decimal notation with at least one
-    /// fraction digit (`100.0`, `0.0001`) from 10⁻⁴ up to 2⁵³, else the shortest digits with an
-    /// exponent (`1e-05`, `1e+16`); `inf`, `-inf`, `nan`, `-0.0`. SQLite calls the function every
-    /// connection of the runtime registers (`SQLiteDatabase.doubleTextFunction`). PostgreSQL writes
-    /// a `double precision` with the same shortest digits (`extra_float_digits` above 0, which
-    /// the migration sets) and the same exponent form where Swift uses one; in decimal notation
-    /// it writes `100` or `1e+15`, which the exact `numeric` of the text spells out.
-    private func doubleDescription(_ source: String) -> String {
-        guard dialect == .postgresql else { return "modelgen_double_text(\(source))" }
+    /// The integer a `Double` or `Float` in `source` holds, when it holds one in `range`: integral,
+    /// and inside the range (whose ends, as floating-point literals, are exact; 2⁶³ is just past
+    /// `Int64`). Infinities and NaN are not integers.
+    private func integer(fromFloatingPoint source: String, in range: ClosedRange<Int64>) -> Conversion {
+        let (lower, upper) = (range.lowerBound == Int64.min ? "-9223372036854775808.0" : "\(range.lowerBound)", range.upperBound == Int64.max ? "9223372036854775808.0" : "\(range.upperBound + 1)")
+        if dialect == .sqlite {
+            return .exact("CAST(\(source) AS INTEGER)", check: "\(source) >= \(lower) AND \(source) < \(upper) AND CAST(\(source) AS INTEGER) = \(source)")
+        }
+        return .exact("CAST(\(source) AS bigint)", check: "\(source) >= CAST(\(lower) AS double precision) AND \(source) < CAST(\(upper) AS double precision) AND \(source) = trunc(\(source))")
+    }
+
+    /// Swift's `description` of the `Double` or `Float` in `source`: decimal notation with at least
+    /// one fraction digit (`100.0`, `0.0001`) from 10⁻⁴ up to the largest integer of the type's
+    /// significand (`significandLimit`: 2⁵³, 2²⁴), else the shortest digits with an exponent
+    /// (`1e-05`, `1e+16`); `inf`, `-inf`, `nan`, `-0.0`. SQLite calls a function every connection of
+    /// the runtime registers (`SQLiteDatabase.floatingPointTextFunctions`). PostgreSQL writes the
+    /// same shortest digits (with `extra_float_digits` above 0, which the migration sets) and the
+    /// same exponent form where Swift uses one; in decimal notation it writes `100` or `1e+15`,
+    /// which the exact `numeric` of the text spells out.
+    private func description(ofFloatingPoint source: String, significandLimit: String, sqliteFunction: String) -> String {
+        guard dialect == .postgresql else { return "\(sqliteFunction)(\(source))" }
         let text = "CAST(\(source) AS text)", spelledOut = "CAST(CAST(\(source) AS text) AS numeric)"
         return "CASE WHEN \(source) = 'Infinity' THEN 'inf' WHEN \(source) = '-Infinity' THEN '-inf' WHEN \(source) = 'NaN' THEN 'nan' "
             + "WHEN \(source) = 0 THEN CASE WHEN \(text) = '-0' THEN '-0.0' ELSE '0.0' END "
-            + "WHEN abs(\(source)) > 9007199254740992 OR abs(\(source)) < 0.0001 THEN \(text) "
+            + "WHEN abs(\(source)) > \(significandLimit) OR abs(\(source)) < 0.0001 THEN \(text) "
             + "WHEN \(spelledOut) = trunc(\(spelledOut)) THEN CAST(trunc(\(spelledOut)) AS text) || '.0' "
             + "ELSE CAST(\(spelledOut) AS text) END"
     }

@@ -1,0 +1,39 @@
+import CSQLite
+
+/// A migration that turns a `Double` or `Float` attribute into a `String` one writes each value as
+/// Swift's `description` of it (`1.0`, `0.1`, `1e-05`, `1e+16`, `inf`), as SPEC §6 says. SQLite's
+/// own `CAST(x AS TEXT)` keeps 15 significant digits (`0.30000000000000004` becomes `0.3`), so every
+/// connection the runtime opens registers two functions, which the migration's copy of the column
+/// calls:
+///
+///     INSERT INTO "modelgen_new_item" ("id", "score") SELECT "id", modelgen_double_text("score") FROM "item"
+///
+/// `modelgen_double_text(x)` writes the `Double`, `modelgen_float_text(x)` the `Float` (a `Float`
+/// attribute's column holds the `Double` of its value). A number (`REAL`, or an `INTEGER` another
+/// program wrote) becomes its description; `NULL` stays `NULL`; text or a blob that another program
+/// stored in the column is copied as it is.
+extension SQLiteDatabase {
+    /// The functions' names, as SQL calls them.
+    public static let floatingPointTextFunctions = (double: "modelgen_double_text", float: "modelgen_float_text")
+
+    func registerFloatingPointTextFunctions() throws {
+        try register(Self.floatingPointTextFunctions.double, asFloat: false)
+        try register(Self.floatingPointTextFunctions.float, asFloat: true)
+    }
+
+    private func register(_ name: String, asFloat: Bool) throws {
+        // Which of the two is the function's user data (nil for `Double`): the C callback captures nothing.
+        let status = sqlite3_create_function_v2(handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, asFloat ? UnsafeMutableRawPointer(bitPattern: 1) : nil, { context, _, arguments in
+            guard let context, let value = arguments?[0] else { return }
+            switch sqlite3_value_type(value) {
+            case SQLITE_INTEGER, SQLITE_FLOAT:
+                let number = sqlite3_value_double(value)
+                let text = sqlite3_user_data(context) == nil ? number.description : Float(number).description
+                sqlite3_result_text(context, text, Int32(text.utf8.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            default:
+                sqlite3_result_value(context, value)
+            }
+        }, nil, nil, nil)
+        guard status == SQLITE_OK else { throw error(status, sql: nil) }
+    }
+}
