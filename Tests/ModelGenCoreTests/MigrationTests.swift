@@ -233,6 +233,8 @@ final class MigrationTests: XCTestCase {
         XCTAssertThrowsError(try SQLiteMigrator(database: database).migrate(from: v1, to: v2)) { error in
             let refusals = (error as? MigrationRefused)?.report.refusals ?? []
             XCTAssertEqual(Set(refusals.map { "\($0.element ?? "")=\($0.rows)" }), ["code=1", "note=2", "size=2", "n=1"], "\(error)")
+            // Duplicates are named by the values of a group, a value that does not convert by itself.
+            XCTAssertEqual(Set(refusals.compactMap { finding in finding.example.map { "\(finding.element ?? ""): \($0)" } }), ["code: code = 'x' in 2 objects", "n: 70000"], "\(error)")
         }
         try database.execute("UPDATE a SET code = 'z' || id, note = 'n', size = 'small', n = 1")
         try SQLiteMigrator(database: database).migrate(from: v1, to: v2)

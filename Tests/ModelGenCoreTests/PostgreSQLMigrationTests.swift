@@ -75,6 +75,30 @@ final class PostgreSQLMigrationTests: XCTestCase {
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'mg_refused' AND table_name = 'a';").trimmingCharacters(in: .whitespacesAndNewlines), "3")
     }
 
+    /// A refusal names what is to blame: the first group of duplicates by its values (SPEC §6), the
+    /// first value that does not convert.
+    func testARefusalNamesTheFirstDuplicateGroupAndTheFirstValueThatDoesNotConvert() throws {
+        let url = try PostgresServer.requireURL()
+        let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      code: String?\n      n: Int\n")
+        let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      code: { type: String?, unique: true }\n      n: Int16\n    unique: [[code, n]]\n")
+        try PostgresServer.psql(url, schema: "mg_named", DDLGenerator(schema: v1, dialect: .postgresql).render(header: "v1")
+            + "\nINSERT INTO a (id, code, n) VALUES (1, 'it''s', 70000), (2, 'it''s', 70000), (3, 'b', 1), (4, 'b', 2), (5, NULL, 40000), (6, NULL, 40000);")
+        func refusal(_ script: String) -> String {
+            do {
+                try PostgresServer.psqlRaw(url, "SET search_path TO mg_named;\n" + script)
+                return "no refusal"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let script = self.script(from: v1, to: v2, allowDataLoss: false)
+        XCTAssertTrue(refusal(script).contains("which becomes unique (NULLs are not duplicates): 2 (for example code = 'b' in 2 objects)"), refusal(script))
+        try PostgresServer.psqlRaw(url, "UPDATE mg_named.a SET code = 'c' || id WHERE code = 'b';")
+        XCTAssertTrue(refusal(script).contains("which becomes unique (NULLs are not duplicates): 1 (for example code = 'it''s' in 2 objects)"), refusal(script))
+        try PostgresServer.psqlRaw(url, "UPDATE mg_named.a SET code = 'd' || id;")
+        XCTAssertTrue(refusal(script).contains("values of n that do not convert from Int to Int16 exactly: 4 (for example '40000')"), refusal(script))
+    }
+
     /// An index the new version has too stays as it is (renamed when its name follows a rename),
     /// rather than being dropped and built again: on a large database that would take as long as
     /// copying the table, blocking writes.

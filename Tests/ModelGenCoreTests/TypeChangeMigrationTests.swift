@@ -86,6 +86,7 @@ final class TypeChangeMigrationTests: XCTestCase {
         if refused > 0 {
             XCTAssertThrowsError(try SQLiteMigrator(database: database).migrate(from: old, to: new), pair) { error in
                 XCTAssertEqual((error as? MigrationRefused)?.report.refusals.map(\.rows), [refused], "\(pair): \(error)")
+                XCTAssertNotNil((error as? MigrationRefused)?.report.refusals.first?.example, "\(pair): the refusal names no value: \(error)")
             }
             XCTAssertEqual(try read(database, as: from), before, "\(pair): a refused migration changed the values")
             try database.execute("DELETE FROM a WHERE id IN (\(values.indices.filter { expected[$0] == nil }.map { String($0 + 1) }.joined(separator: ", ")))")
@@ -110,7 +111,7 @@ final class TypeChangeMigrationTests: XCTestCase {
         let script = (["SET search_path TO \(namespace);", "BEGIN;"] + statements + ["COMMIT;"]).joined(separator: "\n")
         if refused > 0 {
             XCTAssertThrowsError(try PostgresServer.psqlRaw(url, script), pair) { error in
-                XCTAssertTrue("\(error)".contains("that do not convert from \(from) to \(to) exactly: \(refused)\n"), "\(pair): \(error)")
+                XCTAssertTrue("\(error)".contains("that do not convert from \(from) to \(to) exactly: \(refused) (for example "), "\(pair): \(error)")
             }
             XCTAssertEqual(try read(url, namespace, as: from), before, "\(pair): a refused migration changed the values")
             try PostgresServer.psqlRaw(url, "DELETE FROM \(namespace).a WHERE id IN (\(values.indices.filter { expected[$0] == nil }.map { String($0 + 1) }.joined(separator: ", ")));")

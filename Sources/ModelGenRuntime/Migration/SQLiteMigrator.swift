@@ -9,6 +9,12 @@ public struct MigrationReport: Equatable, Sendable, CustomStringConvertible {
         public var element: String?
         public var message: String
         public var rows: Int
+        /// The values of the first of the rows to blame, where the message does not say them
+        /// (`code = 'a' in 2 objects` for duplicates, `'007'` for a value that does not convert).
+        public var example: String? = nil
+
+        /// The finding as the report lists it: `message: rows (for example …)`.
+        var line: String { "\(message): \(rows)" + (example.map { " (for example \($0))" } ?? "") }
     }
 
     /// The canonical hashes of the stored and the new schema.
@@ -30,7 +36,7 @@ public struct MigrationReport: Equatable, Sendable, CustomStringConvertible {
             lines.append("\(isDryRun ? "Would migrate" : "Migrated") from \(from) to \(to):")
         } else {
             lines.append("migration refused, nothing was changed:")
-            lines += refusals.map { "  - \($0.message): \($0.rows)" }
+            lines += refusals.map { "  - " + $0.line }
             if refusals.isEmpty {
                 lines.append("  - it would lose the data below; allow data loss to migrate anyway (modelgen migrate --allow-data-loss, ModelConfiguration(allowsMigrationDataLoss: true))")
             }
@@ -39,15 +45,15 @@ public struct MigrationReport: Equatable, Sendable, CustomStringConvertible {
         lines += operations.map { "  \($0.safety == .destructive ? "!" : "-") \($0.detail)" }
         if !dataLoss.isEmpty {
             lines.append(isRefused || isDryRun ? "Data it would lose:" : "Data lost:")
-            lines += dataLoss.map { "  - \($0.message): \($0.rows)" }
+            lines += dataLoss.map { "  - " + $0.line }
         }
         return lines.joined(separator: "\n")
     }
 
-    /// `{"from": …, "to": …, "operations": [{"kind", "entity", "element", "detail", "safety"}], "dataLoss": [{"entity", "attribute", "rows", "message"}], "refusals": […], "dryRun": bool}`.
+    /// `{"from": …, "to": …, "operations": [{"kind", "entity", "element", "detail", "safety"}], "dataLoss": [{"entity", "attribute", "rows", "message", "example"}], "refusals": […], "dryRun": bool}`.
     public var json: String {
         func finding(_ finding: Finding) -> String {
-            "{\"entity\": \(finding.entity.jsonQuoted), \"attribute\": \(finding.element.map(\.jsonQuoted) ?? "null"), \"rows\": \(finding.rows), \"message\": \(finding.message.jsonQuoted)}"
+            "{\"entity\": \(finding.entity.jsonQuoted), \"attribute\": \(finding.element.map(\.jsonQuoted) ?? "null"), \"rows\": \(finding.rows), \"message\": \(finding.message.jsonQuoted), \"example\": \(finding.example.map(\.jsonQuoted) ?? "null")}"
         }
         let operations = self.operations.map { operation in
             "{\"kind\": \(operation.kind.jsonQuoted), \"entity\": \(operation.entity.jsonQuoted), \"element\": \(operation.element.map(\.jsonQuoted) ?? "null"), \"detail\": \(operation.detail.jsonQuoted), \"safety\": \(operation.safety.rawValue.jsonQuoted)}"
@@ -154,7 +160,11 @@ public struct SQLiteMigrator {
                 for check in plan.checks {
                     let rows = Int(try database.scalar(check.countSQL))
                     guard rows > 0 else { continue }
-                    let finding = MigrationReport.Finding(entity: check.entity, element: check.element, message: check.message, rows: rows)
+                    let example = try check.exampleSQL.flatMap { sql -> String? in
+                        guard case let .text(text)? = try database.query(sql).first?.first else { return nil }
+                        return text
+                    }
+                    let finding = MigrationReport.Finding(entity: check.entity, element: check.element, message: check.message, rows: rows, example: example)
                     if check.kind == .refusal { report.refusals.append(finding) } else { report.dataLoss.append(finding) }
                 }
                 if !report.refusals.isEmpty || (!report.dataLoss.isEmpty && !allowDataLoss) {

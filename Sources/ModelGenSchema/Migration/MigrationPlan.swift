@@ -51,13 +51,17 @@ public struct MigrationPlan: Equatable, Sendable {
         public var message: String
         /// `SELECT count(*) …` on the database before the migration.
         public var countSQL: String
+        /// A query giving, as one text, the first of the counted rows' values that are to blame
+        /// (`code = 'a' in 2 objects`, `'007'`), for the report to name; nil where the message says it all.
+        public var exampleSQL: String?
 
-        public init(kind: Kind, entity: String, element: String? = nil, message: String, countSQL: String) {
+        public init(kind: Kind, entity: String, element: String? = nil, message: String, countSQL: String, exampleSQL: String? = nil) {
             self.kind = kind
             self.entity = entity
             self.element = element
             self.message = message
             self.countSQL = countSQL
+            self.exampleSQL = exampleSQL
         }
     }
 

@@ -30,8 +30,10 @@ extension MigrationPlanner {
         for check in plan.checks where check.kind == .refusal || !allowDataLoss {
             let sql = check.countSQL
             let what = check.kind == .refusal ? "" : " (would be lost; allow data loss to migrate anyway)"
+            // The count, then the first of the rows to blame where the check names one: `…: 2 (for example code = 'a' in 2 objects)`.
+            let rows = check.exampleSQL.map { "modelgen_rows || coalesce(' (for example ' || (\($0)) || ')', '')" } ?? "modelgen_rows"
             statements.append("DO $check$ DECLARE modelgen_rows bigint; BEGIN \(sql.replacingFirst("SELECT count(*)", with: "SELECT count(*) INTO modelgen_rows")); "
-                + "IF modelgen_rows > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: %\(what)', \(pg.literal(check.message)), modelgen_rows USING ERRCODE = 'check_violation'; END IF; END $check$;")
+                + "IF modelgen_rows > 0 THEN RAISE EXCEPTION 'migration refused, nothing was changed: %: %\(what)', \(pg.literal(check.message)), \(rows) USING ERRCODE = 'check_violation'; END IF; END $check$;")
         }
         // Links that change storage are read into temporary tables before any table changes.
         let moves = linkMoves()

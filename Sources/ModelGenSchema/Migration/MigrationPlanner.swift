@@ -319,7 +319,7 @@ public struct MigrationPlanner {
             if let entity, let group = entity.uniqueConstraints.first(where: { "UNIQUE (\($0.map(q).joined(separator: ", ")))" == constraint }) {
                 let oldColumns = group.compactMap { column in table.columnKeys[column].flatMap { oldColumnsByKey[$0]?.name } }
                 if oldColumns.count == group.count {
-                    plan.checks.append(duplicateCheck(table: originalTable, columns: oldColumns, entity: entity.name, element: group.joined(separator: ", ")))
+                    plan.checks.append(duplicateCheck(table: originalTable, columns: oldColumns, names: group, entity: entity.name, element: group.joined(separator: ", ")))
                 }
                 plan.operations.append(.init(kind: "changeEntity", entity: entity.name, detail: "add \(constraint)", safety: .dataDependent))
             }
@@ -406,9 +406,11 @@ public struct MigrationPlanner {
                 plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name,
                                              detail: "\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name)", safety: check == nil ? .safe : .dataDependent))
                 if let check {
+                    let unconverted = "FROM \(q(table)) WHERE \(source) IS NOT NULL AND NOT (\(check))"
                     plan.checks.append(.init(kind: .refusal, entity: entity, element: attribute.name,
                                              message: "values of \(attribute.name) that do not convert from \(oldAttribute.type.name) to \(attribute.type.name) exactly",
-                                             countSQL: "SELECT count(*) FROM \(q(table)) WHERE \(source) IS NOT NULL AND NOT (\(check))"))
+                                             countSQL: "SELECT count(*) \(unconverted)",
+                                             exampleSQL: "SELECT \(quotedValue(source)) \(unconverted) ORDER BY \(source) LIMIT 1"))
                 }
             case nil:
                 plan.unsupported.append("\(entity).\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name), which has no exact conversion; add a new attribute and copy the values in code instead")
@@ -427,19 +429,31 @@ public struct MigrationPlanner {
         }
         if attribute.isUnique, !oldAttribute.isUnique {
             plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name, detail: "\(attribute.name) becomes unique", safety: .dataDependent))
-            plan.checks.append(duplicateCheck(table: table, columns: [oldAttribute.columnName], entity: entity, element: attribute.name))
+            plan.checks.append(duplicateCheck(table: table, columns: [oldAttribute.columnName], names: [attribute.name], entity: entity, element: attribute.name))
         }
         return expression
     }
 
-    private func duplicateCheck(table: String, columns: [String], entity: String, element: String) -> MigrationPlan.Check {
+    /// Refuses when rows share values of `columns` (named `names` in the report), which become unique.
+    private func duplicateCheck(table: String, columns: [String], names: [String], entity: String, element: String) -> MigrationPlan.Check {
         let q = dialect.quote
         let list = columns.map(q).joined(separator: ", ")
         let notNull = columns.map { "\(q($0)) IS NOT NULL" }.joined(separator: " AND ")
+        let groups = "FROM \(q(table)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1"
+        // The first group in the columns' order, by its values: code = 'a', n = 1 in 2 objects.
+        let values = zip(names, columns).map { "\(dialect.literal($0.0 + " = ")) || \(quotedValue(q($0.1)))" }.joined(separator: " || ', ' || ")
         return .init(kind: .refusal, entity: entity, element: element,
                      message: "groups of \(entity) objects sharing a value of \(element), which becomes unique (NULLs are not duplicates)",
-                     countSQL: "SELECT count(*) FROM (SELECT 1 FROM \(q(table)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1) AS duplicate_groups")
+                     countSQL: "SELECT count(*) FROM (SELECT 1 \(groups)) AS duplicate_groups",
+                     exampleSQL: "SELECT \(values) || ' in ' || CAST(count(*) AS text) || ' objects' \(groups) ORDER BY \(list) LIMIT 1")
     }
+
+    /// A value as an SQL literal, for a report (`'it''s'`, `7`): SQLite's `quote`; PostgreSQL's
+    /// `quote_nullable` of its text.
+    func quotedValue(_ expression: String) -> String {
+        dialect == .sqlite ? "quote(\(expression))" : "quote_nullable(CAST(\(expression) AS text))"
+    }
+
 
     /// An element removed and another of the same kind and type added to the same entity, with
     /// no `originalName` linking them: most likely a rename the schema forgot to declare.
