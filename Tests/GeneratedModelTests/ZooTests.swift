@@ -101,6 +101,26 @@ final class ZooTests: XCTestCase {
         XCTAssertTrue(child.output.contains("ModelContext autosave: nothing was saved, the changes stay unsaved:"), child.output)
     }
 
+    /// A context with `autosaveEnabled` that goes with unsaved changes saves them first: attributes
+    /// set make no save of their own (there is no run loop), and were dropped when the context went.
+    /// What that save cannot write is dropped, and said.
+    func testAContextWithAutosaveSavesWhatItHoldsWhenItGoes() throws {
+        func renameReptiles(in container: ModelContainer, to name: String) throws {
+            let context = ModelContext(container)
+            context.autosaveEnabled = true
+            context.insert(AnimalCategory(name: "Reptile"))
+            context.insert(AnimalCategory(name: "Bird"))
+            let reptile = try XCTUnwrap(context.fetch(FetchDescriptor<AnimalCategory>(predicate: #Predicate { $0.name == "Reptile" })).first)
+            reptile.name = name
+            XCTAssertTrue(context.hasChanges)
+        }
+        let container = try container()
+        try renameReptiles(in: container, to: "Reptiles")
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<AnimalCategory>(sortBy: [SortDescriptor(\.name)])).map(\.name), ["Bird", "Reptiles"])
+        guard let child = try runInChildProcess("autosave-when-it-goes", { try renameReptiles(in: try self.container(), to: "Bird") }) else { return }
+        XCTAssertTrue(child.output.contains("ModelContext was freed with unsaved changes, which its autosave could not write and were discarded: "), child.output)
+    }
+
     func testReloadSampleDataDeletesAllCategoriesThenInserts() throws {
         let context = try container().mainContext
         let category = AnimalCategory(name: "Reptile")

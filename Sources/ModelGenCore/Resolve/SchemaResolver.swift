@@ -627,7 +627,7 @@ public struct SchemaResolver {
                 }
                 let inverse = entityPositions[relationship.target].flatMap { entities[$0].relationships.first { $0.name == inverseName } }
                 if relationship.deleteRule == .nullify, inverse?.isRequired == true {
-                    diagnostics.warning("'\(entity.name).\(relationship.name)' nullifies '\(relationship.target).\(inverseName)', which is required: deleting a '\(entity.name)' that still has \(relationship.isToMany ? "any '\(relationship.target)'" : "its '\(relationship.target)'") will be refused; use deleteRule cascade or deny, or make '\(inverseName)' optional", at: location)
+                    diagnostics.warning("'\(entity.name).\(relationship.name)' nullifies '\(relationship.target).\(inverseName)', which is required: deleting an object of '\(entity.name)' that still has \(relationship.isToMany ? "any '\(relationship.target)'" : "its '\(relationship.target)'") will be refused; use deleteRule cascade or deny, or make '\(inverseName)' optional", at: location)
                 }
             }
         }

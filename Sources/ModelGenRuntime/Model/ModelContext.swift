@@ -178,7 +178,7 @@ public final class ModelContext {
         var attribute: Int
     }
     /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
-    /// `delete` save at once.
+    /// `delete` save at once, and the context save what it holds unsaved when it goes.
     public var autosaveEnabled = false
 
     public convenience init(_ container: ModelContainer) {
@@ -196,8 +196,19 @@ public final class ModelContext {
     }
 
     /// A context that goes with unsaved changes drops them, as SwiftData's does, but says so on
-    /// standard error unless its last save threw (`PendingChanges.reportDiscarded`).
+    /// standard error unless its last save threw (`PendingChanges.reportDiscarded`). With
+    /// `autosaveEnabled` it saves them first, as SwiftData's autosave would have by then (changed
+    /// attributes make no save of their own here, which has no run loop): only what that save
+    /// cannot write is dropped, and said.
     deinit {
+        if autosaveEnabled, !pending.isEmpty {
+            do {
+                try save()
+            } catch {
+                FileHandle.standardError.write(Data("ModelContext was freed with unsaved changes, which its autosave could not write and were discarded: \(error)\n".utf8))
+            }
+        }
+        // Nothing to say once a save wrote everything, or threw (said above, or to the app).
         pending.reportDiscarded(by: "ModelContext")
         objectReference.contextDidEnd()
     }

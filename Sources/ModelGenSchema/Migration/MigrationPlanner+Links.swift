@@ -140,7 +140,7 @@ extension MigrationPlanner {
             if relationship.isRequired {
                 let table = q(oldEntity.tableName)
                 checks.append(.init(kind: .refusal, entity: move.entity, element: move.relationship,
-                                    message: "\(move.entity) objects without a \(move.relationship), which becomes a required to-one relationship",
+                                    message: "\(move.entity) objects with no \(move.relationship), which becomes a required to-one relationship",
                                     countSQL: "SELECT count(*) FROM \(table) WHERE NOT EXISTS (SELECT 1 FROM (\(move.pairsSQL)) AS links WHERE links.owner_id = \(table).id)"))
             }
         }

@@ -301,7 +301,7 @@ public struct MigrationPlanner {
                 if relationship.isRequired, !oldRelationship.isRequired {
                     plan.operations.append(.init(kind: "changeRelationship", entity: entity.name, element: relationship.name, detail: "\(relationship.name) becomes required", safety: .dataDependent))
                     plan.checks.append(.init(kind: .refusal, entity: entity.name, element: relationship.name,
-                                             message: "\(entity.name) objects without a \(relationship.name), which becomes required", countSQL: "SELECT count(*) FROM \(q(originalTable)) WHERE \(q(oldColumn.name)) IS NULL"))
+                                             message: "\(entity.name) objects with no \(relationship.name), which becomes required", countSQL: "SELECT count(*) FROM \(q(originalTable)) WHERE \(q(oldColumn.name)) IS NULL"))
                 }
                 if case .foreignKey(_, isUnique: true) = relationship.storage, case .foreignKey(_, isUnique: false) = oldRelationship.storage {
                     plan.operations.append(.init(kind: "changeRelationship", entity: entity.name, element: relationship.name, detail: "\(relationship.name) becomes one-to-one", safety: .dataDependent))
