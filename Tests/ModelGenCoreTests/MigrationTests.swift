@@ -397,7 +397,7 @@ final class MigrationTests: XCTestCase {
     // MARK: - Differential property test
 
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
-        var refusals = 0, moves = 0, typeChanges = 0
+        var refusals = 0, moves = 0, typeChanges = 0, caseChanges = 0
         for seed in UInt64(1)...150 {
             var random = RobustnessTests.Generator(state: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
@@ -412,6 +412,8 @@ final class MigrationTests: XCTestCase {
                 let operations = MigrationPlanner.plan(from: schemas[step - 1], to: schemas[step]).operations
                 moves += operations.filter { $0.kind == "moveRelationship" }.count
                 typeChanges += operations.filter { $0.detail.contains("changes type") }.count
+                let cases = { (version: EvolvingSchema) in version.enums.map { $0.cases.map { "\($0.id)=\($0.name)" } } }
+                if cases(versions[step]).count == cases(versions[step - 1]).count, cases(versions[step]) != cases(versions[step - 1]) { caseChanges += 1 }
                 guard let expected else {
                     // The links do not fit the new storage: refused, and the file is as it was.
                     try database.execute("PRAGMA wal_checkpoint")
@@ -446,6 +448,7 @@ final class MigrationTests: XCTestCase {
         // The generator must reach both outcomes, or the test proves less than it says.
         XCTAssertGreaterThan(moves, 5, "few evolutions moved links between storages")
         XCTAssertGreaterThan(typeChanges, 5, "few evolutions changed a type")
+        XCTAssertGreaterThan(caseChanges, 5, "few evolutions added, renamed or removed an enum case")
         XCTAssertGreaterThan(refusals, 0, "no evolution was refused")
     }
 }

@@ -10,7 +10,8 @@ struct EvolvingSchema {
         var id: Int
         var name: String
         var originalNames: [String] = []
-        /// `Int`, `Int16`, `String`, `Double` or `Bool`; a version may widen it (to `Int` or `String`).
+        /// `Int`, `Int16`, `String`, `Double`, `Bool` or an enumeration's name; a version may widen
+        /// an integer or a `Double` (to `Int` or `String`).
         var type: String
         var isOptional: Bool
         var defaultValue: String?
@@ -41,6 +42,19 @@ struct EvolvingSchema {
         var kind = Kind.toOne
     }
 
+    /// An enumeration whose cases are added, renamed (`originalName`) and removed.
+    struct Enumeration {
+        struct Case {
+            var id: Int
+            var name: String
+            var originalNames: [String] = []
+        }
+
+        /// Enumerations keep their names (a schema cannot rename one).
+        var name: String
+        var cases: [Case]
+    }
+
     struct Entity {
         var id: Int
         var name: String
@@ -50,6 +64,7 @@ struct EvolvingSchema {
     }
 
     var entities: [Entity] = []
+    var enums: [Enumeration] = []
     private var nextID = 0
 
     private mutating func newID() -> Int {
@@ -77,9 +92,53 @@ struct EvolvingSchema {
 
     private mutating func newAttribute(_ random: inout RobustnessTests.Generator, required: Bool) -> Attribute {
         let id = newID()
+        if random.below(5) == 0 {
+            // An enumeration: a new one now and then, else one the schema has.
+            if enums.isEmpty || random.below(3) == 0 {
+                enums.append(Enumeration(name: "K\(newID())", cases: (0..<(2 + random.below(2))).map { _ in newCase() }))
+            }
+            let enumeration = enums[random.below(enums.count)]
+            return Attribute(id: id, name: "a\(id)", type: enumeration.name, isOptional: !required,
+                             defaultValue: random.below(3) == 0 ? enumeration.cases[random.below(enumeration.cases.count)].name : nil)
+        }
         let type = ["Int", "Int16", "String", "Double", "Bool"][random.below(5)]
         let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
         return Attribute(id: id, name: "a\(id)", type: type, isOptional: !required, defaultValue: random.below(3) == 0 ? defaults[type] : nil)
+    }
+
+    private mutating func newCase() -> Enumeration.Case {
+        let id = newID()
+        return Enumeration.Case(id: id, name: "c\(id)")
+    }
+
+    /// A default for a required attribute of `type`: a case for an enumeration.
+    private func defaultValue(of type: String) -> String? {
+        if let enumeration = enums.first(where: { $0.name == type }) { return enumeration.cases.first?.name }
+        return ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"][type]
+    }
+
+    /// Adds, renames or removes a case of an enumeration (never one an attribute's default names,
+    /// nor the last one).
+    private mutating func changeCase(_ random: inout RobustnessTests.Generator) {
+        guard !enums.isEmpty else { return }
+        let e = random.below(enums.count)
+        let c = random.below(enums[e].cases.count)
+        let name = enums[e].cases[c].name
+        switch random.below(3) {
+        case 0: enums[e].cases.insert(newCase(), at: random.below(enums[e].cases.count + 1))
+        case 1:
+            let renamed = "c\(newID())"
+            enums[e].cases[c].originalNames.insert(name, at: 0)
+            enums[e].cases[c].name = renamed
+            for entity in entities.indices {
+                for a in entities[entity].attributes.indices where entities[entity].attributes[a].type == enums[e].name && entities[entity].attributes[a].defaultValue == name {
+                    entities[entity].attributes[a].defaultValue = renamed
+                }
+            }
+        default:
+            let named = entities.contains { $0.attributes.contains { $0.type == enums[e].name && $0.defaultValue == name } }
+            if enums[e].cases.count > 1, !named { enums[e].cases.remove(at: c) }
+        }
     }
 
     private mutating func addRelationship(_ random: inout RobustnessTests.Generator) {
@@ -101,11 +160,11 @@ struct EvolvingSchema {
     private mutating func change(_ random: inout RobustnessTests.Generator) {
         let e = random.below(entities.count)
         let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
-        switch random.below(15) {
+        switch random.below(16) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
             var attribute = newAttribute(&random, required: true)
-            attribute.defaultValue = defaults[attribute.type]
+            attribute.defaultValue = defaultValue(of: attribute.type)
             entities[e].attributes.append(attribute)
         case 2 where entities[e].attributes.count > 1: entities[e].attributes.remove(at: random.below(entities[e].attributes.count))
         case 3 where !entities[e].attributes.isEmpty:
@@ -123,7 +182,7 @@ struct EvolvingSchema {
             let a = random.below(entities[e].attributes.count)
             if entities[e].attributes[a].isOptional {
                 entities[e].attributes[a].isOptional = false
-                entities[e].attributes[a].defaultValue = defaults[entities[e].attributes[a].type]
+                entities[e].attributes[a].defaultValue = defaultValue(of: entities[e].attributes[a].type)
             } else {
                 entities[e].attributes[a].isOptional = true
             }
@@ -153,6 +212,7 @@ struct EvolvingSchema {
             entities[e].relationships[r].name = "r\(newID())"
             entities[e].relationships[r].inverseOriginalNames.insert(entities[e].relationships[r].inverseName, at: 0)
             entities[e].relationships[r].inverseName = "inv\(newID())"
+        case 15: changeCase(&random)
         case 14 where !entities[e].relationships.isEmpty:
             // The links change storage: a key column becomes a join table, or the other way round, or moves to the other table.
             let r = random.below(entities[e].relationships.count)
@@ -165,7 +225,15 @@ struct EvolvingSchema {
 
     var yaml: String {
         func names(_ list: [String]) -> String { list.isEmpty ? "" : ", originalName: [\(list.joined(separator: ", "))]" }
-        var lines = ["schema: Evolving", "entities:"]
+        var lines = ["schema: Evolving"]
+        if !enums.isEmpty {
+            lines.append("enums:")
+            for enumeration in enums {
+                let cases = enumeration.cases.map { $0.originalNames.isEmpty ? $0.name : "{\($0.name): {originalName: [\($0.originalNames.joined(separator: ", "))]}}" }
+                lines.append("  \(enumeration.name): [\(cases.joined(separator: ", "))]")
+            }
+        }
+        lines.append("entities:")
         for entity in entities {
             lines.append("  \(entity.name):")
             if !entity.originalNames.isEmpty { lines.append("    originalName: [\(entity.originalNames.joined(separator: ", "))]") }
@@ -211,6 +279,9 @@ struct EvolvingSchema {
                     case "Int16": values.append(String(Int(random.below(65536)) - 32768))
                     case "String": values.append("'s\(random.below(1000))''\(row)'")
                     case "Double": values.append(String(Double(random.below(1_000_000)) / 64))
+                    case let type where type.hasPrefix("K"):
+                        let cases = enums.first { $0.name == type }!.cases
+                        values.append("'\(cases[random.below(cases.count)].name)'")
                     default:
                         let flag = random.below(2) == 1
                         values.append(dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE"))
@@ -317,7 +388,9 @@ struct EvolvingSchema {
                     let key = "\(rowKey)/\(attribute.id)"
                     let kept = before.attributes.contains { $0.id == attribute.id } ? old[key] : nil
                     if let kept, kept != "NULL" || attribute.isOptional {
-                        values[key] = kept
+                        // A case is kept under its new name; one the version removes, still in use, refuses it.
+                        guard let value = sameCase(kept, of: attribute.type, in: previous) else { return nil }
+                        values[key] = value
                     } else {
                         values[key] = attribute.defaultValue.map { Self.storedDefault($0, type: attribute.type) } ?? "NULL"
                     }
@@ -334,6 +407,14 @@ struct EvolvingSchema {
             }
         }
         return values
+    }
+
+    /// The name this version gives the case `previous` names `value` in enumeration `type`: nil
+    /// when this version removed it; `value` itself when `type` is no enumeration (or for NULL).
+    private func sameCase(_ value: String, of type: String, in previous: EvolvingSchema) -> String? {
+        guard value != "NULL", let before = previous.enums.first(where: { $0.name == type }) else { return value }
+        let id = before.cases.first { $0.name == value }!.id
+        return enums.first { $0.name == type }?.cases.first { $0.id == id }?.name
     }
 
     private static func storedDefault(_ value: String, type: String) -> String {
