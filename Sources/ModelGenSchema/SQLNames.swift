@@ -16,6 +16,11 @@ public enum SQLNames {
     /// temporary tables and bookkeeping.
     public static let reservedTablePrefixes = ["pg_", "sqlite_", "modelgen_"]
 
+    /// The SQLite functions that write a `Double` and a `Float` as Swift's `description` does,
+    /// which a migration of such an attribute to a `String` calls (the runtime registers them on
+    /// every connection: `SQLiteDatabase+FloatingPointText.swift`).
+    public static let sqliteDoubleTextFunction = "modelgen_double_text", sqliteFloatTextFunction = "modelgen_float_text"
+
     /// What makes `name` unusable as a table or column name in either database, or nil.
     public static func problem(with name: String) -> String? {
         if name.isEmpty { return "is empty" }

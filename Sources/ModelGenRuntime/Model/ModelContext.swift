@@ -178,7 +178,7 @@ public final class ModelContext {
         var attribute: Int
     }
     /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
-    /// `delete` save at once, and the context save what it holds unsaved when it goes.
+    /// `delete` save at once, and the context saves what it holds unsaved before it goes.
     public var autosaveEnabled = false
 
     public convenience init(_ container: ModelContainer) {

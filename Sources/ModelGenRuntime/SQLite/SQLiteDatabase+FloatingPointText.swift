@@ -1,4 +1,5 @@
 import CSQLite
+import ModelGenSchema
 
 /// A migration that turns a `Double` or `Float` attribute into a `String` one writes each value as
 /// Swift's `description` of it (`1.0`, `0.1`, `1e-05`, `1e+16`, `inf`), as SPEC §6 says. SQLite's
@@ -13,12 +14,9 @@ import CSQLite
 /// program wrote) becomes its description; `NULL` stays `NULL`; text or a blob that another program
 /// stored in the column is copied as it is.
 extension SQLiteDatabase {
-    /// The functions' names, as SQL calls them.
-    public static let floatingPointTextFunctions = (double: "modelgen_double_text", float: "modelgen_float_text")
-
     func registerFloatingPointTextFunctions() throws {
-        try register(Self.floatingPointTextFunctions.double, asFloat: false)
-        try register(Self.floatingPointTextFunctions.float, asFloat: true)
+        try register(SQLNames.sqliteDoubleTextFunction, asFloat: false)
+        try register(SQLNames.sqliteFloatTextFunction, asFloat: true)
     }
 
     private func register(_ name: String, asFloat: Bool) throws {

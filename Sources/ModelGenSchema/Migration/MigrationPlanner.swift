@@ -454,7 +454,6 @@ public struct MigrationPlanner {
         dialect == .sqlite ? "quote(\(expression))" : "quote_nullable(CAST(\(expression) AS text))"
     }
 
-
     /// An element removed and another of the same kind and type added to the same entity, with
     /// no `originalName` linking them: most likely a rename the schema forgot to declare.
     private func undeclaredRenames(in plan: MigrationPlan) -> [MigrationPlan.Warning] {
@@ -569,9 +568,9 @@ public struct MigrationPlanner {
             // A Decimal holds 38 digits, an Int64 19: every integer, written as Decimal writes it.
             return .exact(dialect == .sqlite ? "CAST(\(source) AS TEXT)" : "CAST(\(source) AS numeric)", check: nil)
         case (.scalar(.double), .scalar(.string)):
-            return .exact(description(ofFloatingPoint: source, significandLimit: "9007199254740992", sqliteFunction: "modelgen_double_text"), check: nil)
+            return .exact(description(ofFloatingPoint: source, significandLimit: "9007199254740992", sqliteFunction: SQLNames.sqliteDoubleTextFunction), check: nil)
         case (.scalar(.float), .scalar(.string)):
-            return .exact(description(ofFloatingPoint: source, significandLimit: "16777216", sqliteFunction: "modelgen_float_text"), check: nil)
+            return .exact(description(ofFloatingPoint: source, significandLimit: "16777216", sqliteFunction: SQLNames.sqliteFloatTextFunction), check: nil)
         case (.scalar(.decimal), .scalar(.string)):
             // Without the trailing zeros of a fraction, as Swift's description writes it (`12.5`),
             // where PostgreSQL writes a numeric's scale (`12.50`) and another program may have.
@@ -619,7 +618,7 @@ public struct MigrationPlanner {
     /// one fraction digit (`100.0`, `0.0001`) from 10⁻⁴ up to the largest integer of the type's
     /// significand (`significandLimit`: 2⁵³, 2²⁴), else the shortest digits with an exponent
     /// (`1e-05`, `1e+16`); `inf`, `-inf`, `nan`, `-0.0`. SQLite calls a function every connection of
-    /// the runtime registers (`SQLiteDatabase.floatingPointTextFunctions`). PostgreSQL writes the
+    /// the runtime registers (`SQLNames.sqliteDoubleTextFunction`, `sqliteFloatTextFunction`). PostgreSQL writes the
     /// same shortest digits (with `extra_float_digits` above 0, which the migration sets) and the
     /// same exponent form where Swift uses one; in decimal notation it writes `100` or `1e+15`,
     /// which the exact `numeric` of the text spells out.
