@@ -253,9 +253,10 @@ enum TypeChange {
         case "URL": return ["https://example.com/a?b=c", "file:///tmp/x%20y"].map(Value.text)
         case "Decimal": return ["12.5", "12.50", "-0.001", "1000", "0", "0.000", "123456789012345678901234567890.5", "-99.990"].map(Value.text)
         case "UUID":
-            let randomOnes = (0..<4).map { _ in UUID(uuid: (0..<16).reduce(into: UUID().uuid) { bytes, index in
-                withUnsafeMutableBytes(of: &bytes) { $0[index] = UInt8(truncatingIfNeeded: random.next()) }
-            }).uuidString }
+            // As the runtime writes them (upper case), and one in lower case as another program may have.
+            let randomOnes = (0..<4).map { _ in
+                withUnsafeBytes(of: (random.next(), random.next())) { UUID(uuid: $0.load(as: uuid_t.self)) }.uuidString
+            }
             return (["E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "00000000-0000-0000-0000-000000000000", "e621e1f8-c36c-495a-93fc-0c247a3e6e5f"] + randomOnes).map(Value.text)
         case "Kind", "Size": return (TypeChangeMigrationTests.enumCases[type] ?? []).map(Value.text)
         default: return [.text("")]
