@@ -72,6 +72,19 @@ public final class {{swiftName}}: ModelGenRuntime.PersistentModel {
         default: return nil
         }
     }
+{{#hasRelatedProperties}}
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\{{swiftName}}.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+{{#relatedProperties}}
+        case \{{entitySwiftName}}.{{relationshipSwiftName}}?.{{swiftName}}: return ("{{relationshipName}}", {{targetSwiftName}}.self, "{{name}}")
+{{/relatedProperties}}
+        default: return nil
+        }
+    }
+{{/hasRelatedProperties}}
 }
 {{/entities}}
 

@@ -8,6 +8,9 @@ import Foundation
 /// `name`, `swiftName`, `index`, `schemaType`, `swiftType`, `parameterName`, `isTransient`, and each
 /// relationship with `name`, `swiftName`, `index`, `schemaType`, `swiftType`, `getter`, `setter`,
 /// `inverseDescription`, `deleteRule`, `bounds`; `entitySwiftName` is available inside both lists.
+/// `relatedProperties` (and the flag `hasRelatedProperties`) lists, for each to-one relationship
+/// whose key is on the entity's table, the stored attributes of its target: `name`, `swiftName`,
+/// `relationshipName`, `relationshipSwiftName`, `targetSwiftName`, `entitySwiftName`.
 public struct SwiftModelsEmitter {
     public let schema: ModelSchema
     public let sourceFile: String
@@ -85,9 +88,22 @@ public struct SwiftModelsEmitter {
                 "value": .text(attribute.defaultValue.map { SwiftTypes.literal($0, type: attribute.type) } ?? "nil"),
             ])
         }
+        // Each stored attribute of each object a to-one relationship whose key is on this entity's
+        // table refers to, for sorts through the relationship.
+        let relatedProperties = entity.relationships.flatMap { relationship -> [TemplateValue] in
+            guard case .foreignKey = relationship.storage, let target = schema.entity(named: relationship.target) else { return [] }
+            return target.attributes.filter { !$0.isTransient }.map { attribute in
+                .object([
+                    "name": .text(attribute.name), "swiftName": .text(Naming.swiftIdentifier(attribute.name)),
+                    "relationshipName": .text(relationship.name), "relationshipSwiftName": .text(Naming.swiftIdentifier(relationship.name)),
+                    "targetSwiftName": .text(Naming.swiftIdentifier(target.name)), "entitySwiftName": entitySwiftName,
+                ])
+            }
+        }
         return .object([
             "name": .text(entity.name), "swiftName": entitySwiftName,
             "attributes": .list(attributes), "relationships": .list(relationships),
+            "relatedProperties": .list(relatedProperties), "hasRelatedProperties": .bool(!relatedProperties.isEmpty),
             "initParameters": .text(parameters.joined(separator: ", ")),
             "transientDefaults": .list(transientDefaults),
         ])

@@ -76,7 +76,7 @@ public struct FetchDescriptor<Model: PersistentModel> {
         if !sortBy.isEmpty {
             let terms = try sortBy.map { descriptor -> String in
                 guard let keyPath = descriptor.keyPath, let path = PredicateTranslator<Model>.path(for: keyPath) else {
-                    throw ModelContextError.unsupportedPredicate("a sort descriptor that is not a key path to a stored attribute of \(Model.entity.name)")
+                    throw ModelContextError.invalidDescriptor("a sort descriptor that is not a key path to a stored attribute of \(Model.entity.name) or of an object a to-one relationship of it refers to (`\\.name`, `\\.category?.name`)")
                 }
                 return renderer.ordering(path, ascending: descriptor.order == .forward)
             }

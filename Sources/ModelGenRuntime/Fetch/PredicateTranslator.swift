@@ -22,10 +22,18 @@ enum PredicateTranslator<Model: PersistentModel> {
         return (sql, renderer.bindings)
     }
 
-    /// The path of a key path to a stored attribute (or to-one relationship) of `Model`.
+    /// The path of a key path to a stored attribute (or to-one relationship) of `Model`, or
+    /// through a to-one relationship to a stored attribute of its target (`\Animal.category?.name`,
+    /// which a `SortDescriptor` takes as one key path, where a `#Predicate` has its parts).
     static func path(for keyPath: AnyKeyPath) -> QueryPath? {
-        guard let name = Model.propertyName(for: keyPath) else { return nil }
-        return PredicateLowering.column(named: name, in: Model.entity, valueType: type(of: keyPath).valueType).map { QueryPath(column: $0.column, kind: $0.kind) }
+        let valueType = type(of: keyPath).valueType
+        if let name = Model.propertyName(for: keyPath) {
+            return PredicateLowering.column(named: name, in: Model.entity, valueType: valueType).map { QueryPath(column: $0.column, kind: $0.kind) }
+        }
+        guard let related = Model.relatedPropertyName(for: keyPath),
+              let key = PredicateLowering.column(named: related.relationship, in: Model.entity, valueType: Int64.self),
+              let (column, kind) = PredicateLowering.column(named: related.property, in: related.target.entity, valueType: valueType) else { return nil }
+        return QueryPath(hops: [QueryHop(foreignKey: key.column, table: related.target.entity.tableName)], column: column, kind: kind)
     }
 }
 

@@ -9,6 +9,14 @@ public protocol PersistentModel: AnyObject, Hashable {
     init(backingData: ModelBackingData)
     /// The name of the stored property a key path denotes, for `#Predicate` and `SortDescriptor`.
     static func propertyName(for keyPath: AnyKeyPath) -> String?
+    /// For a key path through a to-one relationship to a stored attribute of its target
+    /// (`\Animal.category?.name`), the relationship, the target's model and the attribute, for
+    /// `SortDescriptor`; nil for any other (the default, for models without such relationships).
+    static func relatedPropertyName(for keyPath: AnyKeyPath) -> (relationship: String, target: any PersistentModel.Type, property: String)?
+}
+
+extension PersistentModel {
+    public static func relatedPropertyName(for keyPath: AnyKeyPath) -> (relationship: String, target: any PersistentModel.Type, property: String)? { nil }
 }
 
 /// Identifies a model object: its entity and row id once saved, a temporary identity before.

@@ -145,6 +145,17 @@ public final class SDDietaryAndActivityPreferences: ModelGenRuntime.PersistentMo
         default: return nil
         }
     }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\SDDietaryAndActivityPreferences.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \SDDietaryAndActivityPreferences.userProfile?.userID: return ("userProfile", SDUserProfile.self, "userID")
+        case \SDDietaryAndActivityPreferences.userProfile?.name: return ("userProfile", SDUserProfile.self, "name")
+        case \SDDietaryAndActivityPreferences.userProfile?.createdAt: return ("userProfile", SDUserProfile.self, "createdAt")
+        default: return nil
+        }
+    }
 }
 
 /// Generated from entity `SDProgressEntry` in FitIQ.yaml.
@@ -208,6 +219,17 @@ public final class SDProgressEntry: ModelGenRuntime.PersistentModel {
         case \SDProgressEntry.value: return "value"
         case \SDProgressEntry.date: return "date"
         case \SDProgressEntry.userProfile: return "userProfile"
+        default: return nil
+        }
+    }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\SDProgressEntry.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \SDProgressEntry.userProfile?.userID: return ("userProfile", SDUserProfile.self, "userID")
+        case \SDProgressEntry.userProfile?.name: return ("userProfile", SDUserProfile.self, "name")
+        case \SDProgressEntry.userProfile?.createdAt: return ("userProfile", SDUserProfile.self, "createdAt")
         default: return nil
         }
     }
@@ -276,6 +298,17 @@ public final class SDSleepSession: ModelGenRuntime.PersistentModel {
         default: return nil
         }
     }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\SDSleepSession.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \SDSleepSession.userProfile?.userID: return ("userProfile", SDUserProfile.self, "userID")
+        case \SDSleepSession.userProfile?.name: return ("userProfile", SDUserProfile.self, "name")
+        case \SDSleepSession.userProfile?.createdAt: return ("userProfile", SDUserProfile.self, "createdAt")
+        default: return nil
+        }
+    }
 }
 
 /// Generated from entity `SDSleepStage` in FitIQ.yaml.
@@ -331,6 +364,17 @@ public final class SDSleepStage: ModelGenRuntime.PersistentModel {
         case \SDSleepStage.startDate: return "startDate"
         case \SDSleepStage.endDate: return "endDate"
         case \SDSleepStage.session: return "session"
+        default: return nil
+        }
+    }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\SDSleepStage.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \SDSleepStage.session?.startDate: return ("session", SDSleepSession.self, "startDate")
+        case \SDSleepStage.session?.endDate: return ("session", SDSleepSession.self, "endDate")
+        case \SDSleepStage.session?.quality: return ("session", SDSleepSession.self, "quality")
         default: return nil
         }
     }
@@ -392,6 +436,17 @@ public final class SDActivitySnapshot: ModelGenRuntime.PersistentModel {
         default: return nil
         }
     }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\SDActivitySnapshot.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \SDActivitySnapshot.userProfile?.userID: return ("userProfile", SDUserProfile.self, "userID")
+        case \SDActivitySnapshot.userProfile?.name: return ("userProfile", SDUserProfile.self, "name")
+        case \SDActivitySnapshot.userProfile?.createdAt: return ("userProfile", SDUserProfile.self, "createdAt")
+        default: return nil
+        }
+    }
 }
 
 /// Generated from entity `SDPhysicalAttribute` in FitIQ.yaml.
@@ -447,6 +502,17 @@ public final class SDPhysicalAttribute: ModelGenRuntime.PersistentModel {
         case \SDPhysicalAttribute.value: return "value"
         case \SDPhysicalAttribute.recordedAt: return "recordedAt"
         case \SDPhysicalAttribute.userProfile: return "userProfile"
+        default: return nil
+        }
+    }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\SDPhysicalAttribute.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \SDPhysicalAttribute.userProfile?.userID: return ("userProfile", SDUserProfile.self, "userID")
+        case \SDPhysicalAttribute.userProfile?.name: return ("userProfile", SDUserProfile.self, "name")
+        case \SDPhysicalAttribute.userProfile?.createdAt: return ("userProfile", SDUserProfile.self, "createdAt")
         default: return nil
         }
     }

@@ -126,6 +126,18 @@ public final class Select: ModelGenRuntime.PersistentModel {
         default: return nil
         }
     }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\Select.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \Select.order?.group: return ("order", Order.self, "group")
+        case \Select.order?.`class`: return ("order", Order.self, "class")
+        case \Select.order?.`default`: return ("order", Order.self, "default")
+        case \Select.order?.status: return ("order", Order.self, "status")
+        default: return nil
+        }
+    }
 }
 
 /// Generated from entity `Table` in Keywords.yaml.

@@ -65,6 +65,18 @@ public final class Author: ModelGenRuntime.PersistentModel {
         default: return nil
         }
     }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\Author.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \Author.favoriteBook?.title: return ("favoriteBook", Book.self, "title")
+        case \Author.favoriteBook?.isbn: return ("favoriteBook", Book.self, "isbn")
+        case \Author.favoriteBook?.price: return ("favoriteBook", Book.self, "price")
+        case \Author.favoriteBook?.pages: return ("favoriteBook", Book.self, "pages")
+        default: return nil
+        }
+    }
 }
 
 /// Generated from entity `Portrait` in Library.yaml.
@@ -104,6 +116,16 @@ public final class Portrait: ModelGenRuntime.PersistentModel {
         switch keyPath {
         case \Portrait.image: return "image"
         case \Portrait.author: return "author"
+        default: return nil
+        }
+    }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\Portrait.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \Portrait.author?.name: return ("author", Author.self, "name")
+        case \Portrait.author?.born: return ("author", Author.self, "born")
         default: return nil
         }
     }
@@ -208,6 +230,20 @@ public final class Book: ModelGenRuntime.PersistentModel {
         default: return nil
         }
     }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\Book.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \Book.author?.name: return ("author", Author.self, "name")
+        case \Book.author?.born: return ("author", Author.self, "born")
+        case \Book.sequel?.title: return ("sequel", Book.self, "title")
+        case \Book.sequel?.isbn: return ("sequel", Book.self, "isbn")
+        case \Book.sequel?.price: return ("sequel", Book.self, "price")
+        case \Book.sequel?.pages: return ("sequel", Book.self, "pages")
+        default: return nil
+        }
+    }
 }
 
 /// Generated from entity `Loan` in Library.yaml.
@@ -255,6 +291,18 @@ public final class Loan: ModelGenRuntime.PersistentModel {
         case \Loan.borrower: return "borrower"
         case \Loan.due: return "due"
         case \Loan.book: return "book"
+        default: return nil
+        }
+    }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\Loan.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \Loan.book?.title: return ("book", Book.self, "title")
+        case \Loan.book?.isbn: return ("book", Book.self, "isbn")
+        case \Loan.book?.price: return ("book", Book.self, "price")
+        case \Loan.book?.pages: return ("book", Book.self, "pages")
         default: return nil
         }
     }
@@ -320,6 +368,15 @@ public final class Shelf: ModelGenRuntime.PersistentModel {
         case \Shelf.books: return "books"
         case \Shelf.parent: return "parent"
         case \Shelf.children: return "children"
+        default: return nil
+        }
+    }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\Shelf.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \Shelf.parent?.label: return ("parent", Shelf.self, "label")
         default: return nil
         }
     }

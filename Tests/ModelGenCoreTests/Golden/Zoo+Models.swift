@@ -103,4 +103,13 @@ public final class Animal: ModelGenRuntime.PersistentModel {
         default: return nil
         }
     }
+
+    /// A key path through a to-one relationship to a stored attribute of the object it refers to,
+    /// for `SortDescriptor` (`\Animal.relationship?.attribute`): the relationship, its target and the attribute.
+    public static func relatedPropertyName(for keyPath: Swift.AnyKeyPath) -> (relationship: Swift.String, target: any ModelGenRuntime.PersistentModel.Type, property: Swift.String)? {
+        switch keyPath {
+        case \Animal.category?.name: return ("category", AnimalCategory.self, "name")
+        default: return nil
+        }
+    }
 }
