@@ -63,7 +63,7 @@ extension QueryExpression {
         switch self {
         case let .path(path): path.kind == .date
         case let .coalesce(value, fallback): value.isStoredDateOnGrid && (fallback.isStoredDateOnGrid || fallback.isDateConstantOnGrid)
-        case .value, .remainder: false
+        case .value, .remainder, .count: false
         }
     }
 

@@ -146,6 +146,10 @@ public struct PredicateSQLRenderer {
             return "coalesce(\(self.expression(lhs)), \(self.expression(rhs)))"
         case let .remainder(value, divisor):
             return "(\(self.expression(value)) % \(divisor))"
+        case let .count(toMany):
+            aliasCount += 1
+            let alias = "modelgen_p\(aliasCount)"
+            return "(SELECT count(*) FROM \(quote(toMany.table)) AS \(alias) WHERE \(alias).\(quote(toMany.column)) = \(quote(table)).\(quote("id")))"
         }
     }
 
@@ -169,7 +173,7 @@ public struct PredicateSQLRenderer {
         case let .path(path): return path.kind
         case let .value(_, kind): return kind
         case let .coalesce(lhs, rhs): return kind(of: lhs) ?? kind(of: rhs)
-        case .remainder: return .integer
+        case .remainder, .count: return .integer
         }
     }
 

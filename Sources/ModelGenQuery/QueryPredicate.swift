@@ -35,6 +35,20 @@ public indirect enum QueryExpression: Equatable, Sendable {
     case coalesce(QueryExpression, QueryExpression)
     /// `value % divisor` on integers.
     case remainder(QueryExpression, Int64)
+    /// How many objects a to-many relationship of the root row holds (`$0.animals.count`).
+    case count(QueryToMany)
+}
+
+/// A to-many relationship of the root row, as the rows that hold the root row's id: the rows of
+/// `table` whose `column` is it (the target's key of the inverse, or this side's column of a join table).
+public struct QueryToMany: Equatable, Sendable {
+    public var table: String
+    public var column: String
+
+    public init(table: String, column: String) {
+        self.table = table
+        self.column = column
+    }
 }
 
 /// How values of a column compare, which decides how each dialect writes a comparison.

@@ -112,6 +112,7 @@ extension QueryExpression {
         case .value: return false
         case let .coalesce(lhs, rhs): return lhs.followsRelationships || rhs.followsRelationships
         case let .remainder(expression, _): return expression.followsRelationships
+        case .count: return true
         }
     }
 }

@@ -134,6 +134,14 @@ extension PredicateExpressions.Variable: PredicateLowerable {
 
 extension PredicateExpressions.KeyPath: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        // `$0.animals.count`, `$0.animals.isEmpty`: rows counted through the to-many relationship.
+        if let objects = Root.Output.self as? any ToManyRelationshipValue.Type, keyPath == objects.countKeyPath || keyPath == objects.isEmptyKeyPath {
+            guard let relationship = root as? any ToManyReference else {
+                throw ModelContextError.unsupportedPredicate("the key path \(keyPath) applied to a computed value (only a to-many relationship of the model counts)")
+            }
+            let count = QueryExpression.count(try relationship.toMany(lowering))
+            return keyPath == objects.countKeyPath ? .value(count, target: nil) : .condition(.comparison(count, .equal, .value(.integer(0), .integer)))
+        }
         let binding: PredicateLowering.Binding
         if let variable = root as? PredicateExpressions.Variable<Root.Output>, let bound = lowering.variables[variable.key] {
             binding = bound
@@ -155,6 +163,43 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
         let relationship = model.entity.relationships.first { $0.name == name }
         let target = relationship.flatMap { relationship in ModelTypeLookup.type(named: relationship.target, from: Output.self) }
         return .value(.path(QueryPath(hops: binding.hops, column: column, kind: kind)), target: target)
+    }
+}
+
+/// The value of a to-many relationship (`[Animal]`): the key paths of its `count` and `isEmpty`,
+/// which a `#Predicate` applies to it, and its objects' model.
+protocol ToManyRelationshipValue {
+    static var countKeyPath: AnyKeyPath { get }
+    static var isEmptyKeyPath: AnyKeyPath { get }
+    static var modelType: any PersistentModel.Type { get }
+}
+
+extension Array: ToManyRelationshipValue where Element: PersistentModel {
+    static var countKeyPath: AnyKeyPath { \[Element].count }
+    static var isEmptyKeyPath: AnyKeyPath { \[Element].isEmpty }
+    static var modelType: any PersistentModel.Type { Element.self }
+}
+
+/// A key path expression that may name a to-many relationship of a predicate's root object.
+protocol ToManyReference {
+    func toMany(_ lowering: PredicateLowering) throws -> QueryToMany
+}
+
+extension PredicateExpressions.KeyPath: ToManyReference {
+    /// The rows that hold the root object's id for the to-many relationship this key path names
+    /// (`$0.animals`): the target's rows by the inverse's key, or the join table's by this side's column.
+    func toMany(_ lowering: PredicateLowering) throws -> QueryToMany {
+        guard let variable = root as? PredicateExpressions.Variable<Root.Output>, let binding = lowering.variables[variable.key], binding.hops.isEmpty,
+              let name = binding.model.propertyName(for: keyPath),
+              let relationship = binding.model.entity.relationships.first(where: { $0.name == name }),
+              let target = (Output.self as? any ToManyRelationshipValue.Type)?.modelType else {
+            throw ModelContextError.unsupportedPredicate("the count of \(keyPath) (only a to-many relationship of the predicate's own object counts)")
+        }
+        switch relationship.storage {
+        case let .inverseColumn(column): return QueryToMany(table: target.entity.tableName, column: SQLDialect.unquoted(column))
+        case let .joinTable(table, ownColumn, _): return QueryToMany(table: SQLDialect.unquoted(table), column: SQLDialect.unquoted(ownColumn))
+        case .column: throw ModelContextError.unsupportedPredicate("the count of the to-one relationship \(keyPath)")
+        }
     }
 }
 

@@ -229,7 +229,7 @@ extension ModelContext {
         return Int(try database.scalar("SELECT count(*) FROM (SELECT id FROM \(Model.entity.table)\(clauses))", bindings))
     }
 
-    /// Runs `body` with the rows of inserted and changed objects written, in a transaction then
+    /// Runs `body` with the rows (and join rows) of inserted and changed objects written, in a transaction then
     /// rolled back (the store never holds them); inserted objects are registered under their
     /// passing ids meanwhile, so a query finds them rather than new copies.
     private func withUnsavedRows<T>(_ body: () throws -> T) throws -> T {
@@ -245,6 +245,8 @@ extension ModelContext {
         }
         do {
             try writeRows(of: newObjects, assigning: &assigned)
+            // The links too, which a count through a to-many relationship reads.
+            _ = try writeJoinRows(of: [newObjects, changed].joined())
         } catch {
             throw translate(error)
         }

@@ -1,0 +1,61 @@
+import Foundation
+@_spi(Backend) import ModelGenRuntime
+import XCTest
+
+/// `#Predicate`s on the size of a to-many relationship (`$0.reports.isEmpty`, `$0.projects.count > 1`)
+/// select what Swift selects, on both backends: random employees with random managers (a to-many
+/// through the inverse's key on the same table) and random projects (a join table), saved, then
+/// with unsaved changes the fetch must see (managers and projects moved, a new employee), then
+/// saved again and read by a new context.
+extension BothBackendsTests {
+    func testPredicatesOnTheSizeOfAToManyRelationshipSelectWhatSwiftSelects() async throws {
+        try await onBothBackends(Catalog.self, seeds: UInt64(1)...4) { seed, flow in
+            var random = SeededRandom(seed: seed)
+            let context = flow.makeContext()
+            let projects = (0..<3).map { Project(code: "p\($0)") }
+            var employees = (0..<12).map { Employee(name: "e\($0 * 5 % 12)") }
+            /// The app's changes, each time: managers and projects chosen at random.
+            func reassign(_ chosen: [Employee]) {
+                for employee in chosen {
+                    employee.manager = Bool.random(using: &random) ? nil : employees.randomElement(using: &random)
+                    employee.projects = projects.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
+                }
+            }
+            for employee in employees { context.insert(employee) }
+            reassign(employees)
+            try await context.save()
+            try await assertSelected(employees, in: context, "\(flow.name) seed \(seed), saved")
+
+            reassign(employees.filter { _ in Bool.random(using: &random) })
+            let newcomer = Employee(name: "e99")
+            context.insert(newcomer)
+            employees.append(newcomer)
+            reassign([newcomer])
+            employees.randomElement(using: &random)!.manager = newcomer
+            try await assertSelected(employees, in: context, "\(flow.name) seed \(seed), unsaved")
+            try await context.save()
+            try await assertSelected(employees, in: flow.makeContext(), "\(flow.name) seed \(seed), saved again, read by a new context")
+        }
+    }
+
+    /// Fetches by each predicate and compares the names with those Swift selects on the counts the
+    /// app made (`employees` hold their managers and projects in memory; reports are the inverse).
+    private func assertSelected(_ employees: [Employee], in context: some SeedFlowContext, _ label: String) async throws {
+        let reports = Dictionary(grouping: employees.compactMap(\.manager), by: ObjectIdentifier.init).mapValues(\.count)
+        let counts = Dictionary(uniqueKeysWithValues: employees.map { ($0.name, (reports: reports[ObjectIdentifier($0)] ?? 0, projects: $0.projects.count)) })
+        let cases: [(String, Predicate<Employee>, (_ reports: Int, _ projects: Int) -> Bool)] = [
+            ("reports.isEmpty", #Predicate { $0.reports.isEmpty }, { reports, _ in reports == 0 }),
+            ("!reports.isEmpty", #Predicate { !$0.reports.isEmpty }, { reports, _ in reports != 0 }),
+            ("reports.count > 1", #Predicate { $0.reports.count > 1 }, { reports, _ in reports > 1 }),
+            ("projects.count == 2", #Predicate { $0.projects.count == 2 }, { _, projects in projects == 2 }),
+            ("projects.isEmpty && reports.count >= 1", #Predicate { $0.projects.isEmpty && $0.reports.count >= 1 }, { reports, projects in projects == 0 && reports >= 1 }),
+            ("projects.count > reports.count", #Predicate { $0.projects.count > $0.reports.count }, { reports, projects in projects > reports }),
+        ]
+        for (name, predicate, swift) in cases {
+            let fetched = try await context.fetch(FetchDescriptor<Employee>(predicate: predicate, sortBy: [SortDescriptor(\.name)])).map(\.name)
+            let expected = counts.filter { swift($0.value.reports, $0.value.projects) }.keys.sorted()
+            XCTAssertEqual(fetched, expected, "\(label): \(name)")
+            try await assertEqual(await context.fetchCount(FetchDescriptor<Employee>(predicate: predicate)), expected.count, "\(label): count of \(name)")
+        }
+    }
+}
