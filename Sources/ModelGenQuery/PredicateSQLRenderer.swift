@@ -147,8 +147,7 @@ public struct PredicateSQLRenderer {
         case let .remainder(value, divisor):
             return "(\(self.expression(value)) % \(divisor))"
         case let .count(toMany):
-            aliasCount += 1
-            let alias = "modelgen_p\(aliasCount)"
+            let alias = newAlias()
             return "(SELECT count(*) FROM \(quote(toMany.table)) AS \(alias) WHERE \(alias).\(quote(toMany.column)) = \(quote(table)).\(quote("id")))"
         }
     }
@@ -156,16 +155,19 @@ public struct PredicateSQLRenderer {
     private mutating func path(_ path: QueryPath) -> String {
         guard let first = path.hops.first else { return quote(table) + "." + quote(path.column) }
         var aliases: [String] = []
-        for _ in path.hops {
-            aliasCount += 1
-            aliases.append("modelgen_p\(aliasCount)")
-        }
+        for _ in path.hops { aliases.append(newAlias()) }
         var sql = "(SELECT \(aliases.last!).\(quote(path.column)) FROM \(quote(first.table)) AS \(aliases[0])"
         for index in path.hops.indices.dropFirst() {
             sql += " JOIN \(quote(path.hops[index].table)) AS \(aliases[index]) ON \(aliases[index]).\(quote("id")) = \(aliases[index - 1]).\(quote(path.hops[index].foreignKey))"
         }
         sql += " WHERE \(aliases[0]).\(quote("id")) = \(quote(table)).\(quote(first.foreignKey)))"
         return sql
+    }
+
+    /// A table alias no other part of the statement uses.
+    private mutating func newAlias() -> String {
+        aliasCount += 1
+        return "modelgen_p\(aliasCount)"
     }
 
     private func kind(of expression: QueryExpression) -> QueryValueKind? {

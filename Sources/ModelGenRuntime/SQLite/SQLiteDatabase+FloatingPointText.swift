@@ -27,7 +27,7 @@ extension SQLiteDatabase {
             case SQLITE_INTEGER, SQLITE_FLOAT:
                 let number = sqlite3_value_double(value)
                 let text = sqlite3_user_data(context) == nil ? number.description : Float(number).description
-                sqlite3_result_text(context, text, Int32(text.utf8.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                sqlite3_result_text(context, text, Int32(text.utf8.count), SQLiteDatabase.transientDestructor)
             default:
                 sqlite3_result_value(context, value)
             }

@@ -61,6 +61,10 @@ public final class SQLiteDatabase {
         try registerFloatingPointTextFunctions()
     }
 
+    /// `SQLITE_TRANSIENT` (a macro Swift does not import): SQLite copies the bytes it is given
+    /// before the call returns.
+    static var transientDestructor: sqlite3_destructor_type { unsafeBitCast(-1, to: sqlite3_destructor_type.self) }
+
     /// How long a statement waits for another connection's lock before it fails with "busy".
     public static let busyTimeoutMilliseconds: Int32 = 5_000
 
@@ -226,7 +230,7 @@ public final class SQLiteStatement {
     }
 
     private func bindStatus(_ value: SQLiteValue, at index: Int32) -> Int32 {
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        let transient = SQLiteDatabase.transientDestructor
         switch value {
         case .null: return sqlite3_bind_null(handle, index)
         case let .integer(number): return sqlite3_bind_int64(handle, index, number)
