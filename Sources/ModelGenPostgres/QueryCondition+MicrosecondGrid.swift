@@ -27,6 +27,8 @@ extension QueryCondition {
             return .or(conditions.map { $0.exactOnMicrosecondGrid() })
         case let .not(condition):
             return .not(condition.exactOnMicrosecondGrid())
+        case let .exists(toMany, condition):
+            return .exists(toMany, condition.exactOnMicrosecondGrid())
         case .comparison, .isTrue, .text, .constant:
             return self
         }

@@ -9,7 +9,15 @@
 /// Every identifier is double-quoted (the DDL creates unquoted names in lowercase, so the quoted
 /// form names the same table); the root table is referred to by its name, each hop by an alias of
 /// its own, so self-references resolve to the right row. A path is a scalar subquery, NULL when
-/// a relationship on the way is nil, which gives Swift's optional chaining. Rendering recurses
+/// a relationship on the way is nil, which gives Swift's optional chaining. A test on the objects
+/// of a to-many relationship is an `EXISTS` over their rows, each under an alias of its own:
+///
+///     $0.projects.contains { $0.code == "p1" }
+///     EXISTS (SELECT 1 FROM "employee_projects" AS modelgen_p1
+///        JOIN "project" AS modelgen_p2 ON modelgen_p2."id" = modelgen_p1."project_id"
+///        WHERE modelgen_p1."employee_id" = "employee"."id" AND (modelgen_p2."code" IS ?1))
+///
+/// Rendering recurses
 /// over nesting, whose depth the producers bound (`#Predicate` by the compiler, `--where` by its parser).
 public struct PredicateSQLRenderer {
     public let dialect: SQLDialect
@@ -21,11 +29,15 @@ public struct PredicateSQLRenderer {
     /// `$1::timestamptz`, and bound as that type's text).
     public private(set) var bindingKinds: [QueryValueKind] = []
     private var aliasCount = 0
+    /// How each row a path may start from is referred to: the root table, then the alias of each
+    /// enclosing `EXISTS`'s object (`QueryPath.row` indexes it).
+    private var rows: [String]
 
     /// Parameters are numbered from `firstParameter`, for statements that bind values before the condition.
     public init(dialect: SQLDialect, table: String, firstParameter: Int = 1) {
         self.dialect = dialect
         self.table = table
+        rows = [SQLDialect.quoted(table)]
         parameterOffset = firstParameter - 1
     }
 
@@ -49,6 +61,8 @@ public struct PredicateSQLRenderer {
             return textTest(test, text, part)
         case let .constant(flag):
             return "(\(constant(flag)) = \(constant(true)))"
+        case let .exists(toMany, inner):
+            return exists(toMany, inner)
         }
     }
 
@@ -148,19 +162,35 @@ public struct PredicateSQLRenderer {
             return "(\(self.expression(value)) % \(divisor))"
         case let .count(toMany):
             let alias = newAlias()
-            return "(SELECT count(*) FROM \(quote(toMany.table)) AS \(alias) WHERE \(alias).\(quote(toMany.column)) = \(quote(table)).\(quote("id")))"
+            return "(SELECT count(*) FROM \(quote(toMany.table)) AS \(alias) WHERE \(alias).\(quote(toMany.column)) = \(rows[toMany.row]).\(quote("id")))"
         }
     }
 
+    /// `EXISTS` over the rows of the related objects, with `inner` deciding on each (as its row `rows.count`).
+    private mutating func exists(_ toMany: QueryToMany, _ inner: QueryCondition) -> String {
+        let holder = newAlias()
+        var sql = "EXISTS (SELECT 1 FROM \(quote(toMany.table)) AS \(holder)"
+        var object = holder
+        if let joined = toMany.joined {
+            object = newAlias()
+            sql += " JOIN \(quote(joined.table)) AS \(object) ON \(object).\(quote("id")) = \(holder).\(quote(joined.foreignKey))"
+        }
+        sql += " WHERE \(holder).\(quote(toMany.column)) = \(rows[toMany.row]).\(quote("id")) AND "
+        rows.append(object)
+        sql += condition(inner) + ")"
+        rows.removeLast()
+        return sql
+    }
+
     private mutating func path(_ path: QueryPath) -> String {
-        guard let first = path.hops.first else { return quote(table) + "." + quote(path.column) }
+        guard let first = path.hops.first else { return rows[path.row] + "." + quote(path.column) }
         var aliases: [String] = []
         for _ in path.hops { aliases.append(newAlias()) }
         var sql = "(SELECT \(aliases.last!).\(quote(path.column)) FROM \(quote(first.table)) AS \(aliases[0])"
         for index in path.hops.indices.dropFirst() {
             sql += " JOIN \(quote(path.hops[index].table)) AS \(aliases[index]) ON \(aliases[index]).\(quote("id")) = \(aliases[index - 1]).\(quote(path.hops[index].foreignKey))"
         }
-        sql += " WHERE \(aliases[0]).\(quote("id")) = \(quote(table)).\(quote(first.foreignKey)))"
+        sql += " WHERE \(aliases[0]).\(quote("id")) = \(rows[path.row]).\(quote(first.foreignKey)))"
         return sql
     }
 

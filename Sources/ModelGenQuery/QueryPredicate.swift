@@ -15,6 +15,9 @@ public indirect enum QueryCondition: Equatable, Sendable {
     /// `text.contains(part)`, `text.hasPrefix(part)`, `text.hasSuffix(part)`, by Unicode scalars.
     case text(QueryTextTest, QueryExpression, QueryExpression)
     case constant(Bool)
+    /// Some object of a to-many relationship matches the condition (`$0.animals.contains { $0.legs > 2 }`),
+    /// whose paths read that object's row at `QueryPath.row` one deeper than the relationship's.
+    case exists(QueryToMany, QueryCondition)
 }
 
 public enum QueryComparison: Equatable, Sendable {
@@ -35,19 +38,26 @@ public indirect enum QueryExpression: Equatable, Sendable {
     case coalesce(QueryExpression, QueryExpression)
     /// `value % divisor` on integers.
     case remainder(QueryExpression, Int64)
-    /// How many objects a to-many relationship of the root row holds (`$0.animals.count`).
+    /// How many objects a to-many relationship holds (`$0.animals.count`).
     case count(QueryToMany)
 }
 
-/// A to-many relationship of the root row, as the rows that hold the root row's id: the rows of
-/// `table` whose `column` is it (the target's key of the inverse, or this side's column of a join table).
+/// A to-many relationship of a row, as the rows that hold that row's id: the rows of `table` whose
+/// `column` is it (the target's key of the inverse, or this side's column of a join table).
 public struct QueryToMany: Equatable, Sendable {
     public var table: String
     public var column: String
+    /// For a join table, its column of the related object's id and the related objects' table;
+    /// nil when the rows of `table` are the related objects themselves.
+    public var joined: QueryHop?
+    /// The row whose relationship it is (see `QueryPath.row`).
+    public var row: Int
 
-    public init(table: String, column: String) {
+    public init(table: String, column: String, joined: QueryHop? = nil, row: Int = 0) {
         self.table = table
         self.column = column
+        self.joined = joined
+        self.row = row
     }
 }
 
@@ -67,11 +77,15 @@ public struct QueryPath: Equatable, Sendable {
     /// The column read at the end of the path (`id` for the key itself).
     public var column: String
     public var kind: QueryValueKind
+    /// The row the path starts from: 0 for the root row, n for the object of the n-th nested
+    /// `exists` around the path (`$0.animals.contains { $0.legs > 2 }` reads `legs` of row 1).
+    public var row: Int
 
-    public init(hops: [QueryHop] = [], column: String, kind: QueryValueKind) {
+    public init(hops: [QueryHop] = [], column: String, kind: QueryValueKind, row: Int = 0) {
         self.hops = hops
         self.column = column
         self.kind = kind
+        self.row = row
     }
 }
 

@@ -101,6 +101,7 @@ extension QueryCondition {
         case let .isTrue(expression): return expression.followsRelationships
         case let .text(_, lhs, rhs): return lhs.followsRelationships || rhs.followsRelationships
         case .constant: return false
+        case .exists: return true
         }
     }
 }

@@ -6,12 +6,13 @@ import Foundation
 /// Supported: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, `nil` checks, `??`, `!`
 /// unwrapping, `contains` and `starts(with:)` on strings, comparisons with a saved model object,
 /// `persistentModelID` compared with a saved object's identifier,
-/// and key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
-/// Swift's optional semantics. Anything else throws `ModelContextError.unsupportedPredicate`
+/// key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
+/// Swift's optional semantics, and on a to-many relationship its `count` and `isEmpty`,
+/// `contains(where:)` and `allSatisfy`. Anything else throws `ModelContextError.unsupportedPredicate`
 /// naming the construct.
 enum PredicateTranslator<Model: PersistentModel> {
     static func condition(_ predicate: Predicate<Model>) throws -> QueryCondition {
-        var lowering = PredicateLowering(variables: [predicate.variable.key: .init(model: Model.self, hops: [])])
+        var lowering = PredicateLowering(variables: [predicate.variable.key: .init(model: Model.self, hops: [], row: 0)])
         return try lowering.condition(predicate.expression)
     }
 
@@ -50,13 +51,18 @@ protocol PredicateLowerable {
 }
 
 struct PredicateLowering {
-    /// A predicate variable: the model it ranges over and the relationships followed to reach it.
+    /// A predicate variable: the model it ranges over, the row it starts from (`QueryPath.row`)
+    /// and the relationships followed from there to reach it.
     struct Binding {
         var model: any PersistentModel.Type
         var hops: [QueryHop]
+        var row: Int
     }
 
     var variables: [PredicateExpressions.VariableID: Binding]
+    /// How many tests on the objects of a to-many relationship enclose what is being lowered:
+    /// the row of the innermost one's object.
+    var depth = 0
 
     mutating func lower(_ expression: Any) throws -> LoweredPredicate {
         guard let lowerable = expression as? PredicateLowerable else {
@@ -139,7 +145,7 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
             guard let relationship = root as? any ToManyReference else {
                 throw ModelContextError.unsupportedPredicate("the key path \(keyPath) applied to a computed value (only a to-many relationship of the model counts)")
             }
-            let count = QueryExpression.count(try relationship.toMany(lowering))
+            let count = QueryExpression.count(try relationship.toMany(lowering, for: "the count of").rows)
             return keyPath == objects.countKeyPath ? .value(count, target: nil) : .condition(.comparison(count, .equal, .value(.integer(0), .integer)))
         }
         let binding: PredicateLowering.Binding
@@ -147,14 +153,14 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
             binding = bound
         } else if case let .value(.path(path), target?) = try lowering.lower(root) {
             // `$0.category!.name`: through a force-unwrapped relationship.
-            binding = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)])
+            binding = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
         } else {
             throw ModelContextError.unsupportedPredicate("the key path \(keyPath) applied to a computed value (only the model's stored properties translate)")
         }
         let model = binding.model
         if Output.self == PersistentIdentifier.self {
             // `$0.persistentModelID`: the row's key.
-            return .value(.path(QueryPath(hops: binding.hops, column: "id", kind: .integer)), target: nil)
+            return .value(.path(QueryPath(hops: binding.hops, column: "id", kind: .integer, row: binding.row)), target: nil)
         }
         guard let name = model.propertyName(for: keyPath),
               let (column, kind) = PredicateLowering.column(named: name, in: model.entity, valueType: Output.self) else {
@@ -162,7 +168,7 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
         }
         let relationship = model.entity.relationships.first { $0.name == name }
         let target = relationship.flatMap { relationship in ModelTypeLookup.type(named: relationship.target, from: Output.self) }
-        return .value(.path(QueryPath(hops: binding.hops, column: column, kind: kind)), target: target)
+        return .value(.path(QueryPath(hops: binding.hops, column: column, kind: kind, row: binding.row)), target: target)
     }
 }
 
@@ -180,26 +186,62 @@ extension Array: ToManyRelationshipValue where Element: PersistentModel {
     static var modelType: any PersistentModel.Type { Element.self }
 }
 
-/// A key path expression that may name a to-many relationship of a predicate's root object.
+/// A key path expression that may name a to-many relationship of a predicate's object.
 protocol ToManyReference {
-    func toMany(_ lowering: PredicateLowering) throws -> QueryToMany
+    /// The rows that hold the object's id for the to-many relationship, and the model of its
+    /// objects; `use` names what is done with it, for the error when it cannot be.
+    func toMany(_ lowering: PredicateLowering, for use: String) throws -> (rows: QueryToMany, model: any PersistentModel.Type)
 }
 
 extension PredicateExpressions.KeyPath: ToManyReference {
-    /// The rows that hold the root object's id for the to-many relationship this key path names
-    /// (`$0.animals`): the target's rows by the inverse's key, or the join table's by this side's column.
-    func toMany(_ lowering: PredicateLowering) throws -> QueryToMany {
+    /// The rows that hold the object's id for the to-many relationship this key path names
+    /// (`$0.animals`): the target's rows by the inverse's key, or the join table's by this side's
+    /// column (joined to the target's rows).
+    func toMany(_ lowering: PredicateLowering, for use: String) throws -> (rows: QueryToMany, model: any PersistentModel.Type) {
         guard let variable = root as? PredicateExpressions.Variable<Root.Output>, let binding = lowering.variables[variable.key], binding.hops.isEmpty,
               let name = binding.model.propertyName(for: keyPath),
               let relationship = binding.model.entity.relationships.first(where: { $0.name == name }),
               let target = (Output.self as? any ToManyRelationshipValue.Type)?.modelType else {
-            throw ModelContextError.unsupportedPredicate("the count of \(keyPath) (only a to-many relationship of the predicate's own object counts)")
+            throw ModelContextError.unsupportedPredicate("\(use) \(keyPath) (only a to-many relationship of the predicate's object, or of an object a test on one ranges over, translates)")
         }
         switch relationship.storage {
-        case let .inverseColumn(column): return QueryToMany(table: target.entity.tableName, column: SQLDialect.unquoted(column))
-        case let .joinTable(table, ownColumn, _): return QueryToMany(table: SQLDialect.unquoted(table), column: SQLDialect.unquoted(ownColumn))
-        case .column: throw ModelContextError.unsupportedPredicate("the count of the to-one relationship \(keyPath)")
+        case let .inverseColumn(column):
+            return (QueryToMany(table: target.entity.tableName, column: SQLDialect.unquoted(column), row: binding.row), target)
+        case let .joinTable(table, ownColumn, targetColumn):
+            let joined = QueryHop(foreignKey: SQLDialect.unquoted(targetColumn), table: target.entity.tableName)
+            return (QueryToMany(table: SQLDialect.unquoted(table), column: SQLDialect.unquoted(ownColumn), joined: joined, row: binding.row), target)
+        case .column:
+            throw ModelContextError.unsupportedPredicate("\(use) the to-one relationship \(keyPath)")
         }
+    }
+}
+
+extension PredicateLowering {
+    /// `$0.animals.contains { … }` (`negated` false) or `$0.animals.allSatisfy { … }` (true): some
+    /// object's row for which `test` holds, or none for which it does not. The test's variable
+    /// ranges over the objects' rows, one level deeper than the relationship's row.
+    mutating func exists(_ sequence: Any, _ variable: PredicateExpressions.VariableID, _ test: Any, negated: Bool, use: String) throws -> LoweredPredicate {
+        guard let relationship = sequence as? any ToManyReference else {
+            throw ModelContextError.unsupportedPredicate("\(use) a value that is not a to-many relationship of the model")
+        }
+        let (rows, model) = try relationship.toMany(self, for: use)
+        depth += 1
+        defer { depth -= 1 }
+        variables[variable] = Binding(model: model, hops: [], row: depth)
+        let inner = try condition(test)
+        return .condition(negated ? .not(.exists(rows, .not(inner))) : .exists(rows, inner))
+    }
+}
+
+extension PredicateExpressions.SequenceContainsWhere: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        try lowering.exists(sequence, variable.key, test, negated: false, use: "'contains(where:)' on")
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        try lowering.exists(sequence, variable.key, test, negated: true, use: "'allSatisfy' on")
     }
 }
 
@@ -326,7 +368,7 @@ extension PredicateExpressions.OptionalFlatMap: PredicateLowerable {
         guard case let .value(.path(path), target?) = try lowering.lower(wrapped) else {
             throw ModelContextError.unsupportedPredicate("optional chaining on something other than a to-one relationship")
         }
-        lowering.variables[variable.key] = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)])
+        lowering.variables[variable.key] = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
         let inner = try lowering.lower(transform)
         guard case .value = inner else {
             throw ModelContextError.unsupportedPredicate("a condition inside optional chaining (compare the chained value instead)")
