@@ -11,6 +11,7 @@ extension QueryCondition {
     ///     date >  c  →  date >  the largest grid value ≤ c     date >= c  →  date >= the smallest ≥ c
     ///     date <  c  →  date <  the smallest grid value ≥ c    date <= c  →  date <= the largest ≤ c
     ///     date == c  →  false, when c is off the grid          date != c  →  true, when c is off it
+    ///     [c, d].contains(date)  →  the same list without the values off the grid
     ///
     /// A stored date with a default on the grid (`($0.due ?? .distantFuture) < now`) is made exact
     /// alike. Dates so far from 2001 (beyond about 136 years) that a `Double` does not hold every
@@ -29,7 +30,17 @@ extension QueryCondition {
             return .not(condition.exactOnMicrosecondGrid())
         case let .exists(toMany, condition):
             return .exists(toMany, condition.exactOnMicrosecondGrid())
-        case .comparison, .isTrue, .text, .constant:
+        case let .oneOf(date, values, .date) where date.isStoredDateOnGrid:
+            // Each value as `date == value`, made exact: one off the grid is none.
+            return .oneOf(date, values.compactMap { value in
+                guard case let .real(seconds) = value else { return value }
+                switch Self.exact(date, .equal, seconds) {
+                case let .comparison(_, _, .value(onGrid, _))?: return onGrid
+                case .constant?: return nil
+                default: return value
+                }
+            }, .date)
+        case .comparison, .isTrue, .text, .constant, .oneOf:
             return self
         }
     }

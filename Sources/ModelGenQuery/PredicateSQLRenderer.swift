@@ -63,6 +63,8 @@ public struct PredicateSQLRenderer {
             return "(\(constant(flag)) = \(constant(true)))"
         case let .exists(toMany, inner):
             return exists(toMany, inner)
+        case let .oneOf(value, values, kind):
+            return oneOf(value, values, kind)
         }
     }
 
@@ -164,6 +166,21 @@ public struct PredicateSQLRenderer {
             let alias = newAlias()
             return "(SELECT count(*) FROM \(quote(toMany.table)) AS \(alias) WHERE \(alias).\(quote(toMany.column)) = \(rows[toMany.row]).\(quote("id")))"
         }
+    }
+
+    /// `value IN (?1, ?2, …)`, with `OR value IS NULL` when nil is one of them (`IN` never finds NULL).
+    private mutating func oneOf(_ value: QueryExpression, _ values: [SQLValue], _ kind: QueryValueKind) -> String {
+        let present = values.filter { $0 != .null }
+        let subject = expression(value)
+        var terms: [String] = []
+        if !present.isEmpty {
+            let list = present.map { expression(.value($0, kind)) }.joined(separator: ", ")
+            // Equality needs a collation only for SQLite's Decimal digits (see `collation(comparing:)`).
+            let collation = dialect == .sqlite ? self.collation(comparing: kind) : ""
+            terms.append("(\(subject)\(collation) IN (\(list)))")
+        }
+        if present.count < values.count { terms.append("(\(subject) IS NULL)") }
+        return terms.isEmpty ? condition(.constant(false)) : "(" + terms.joined(separator: " OR ") + ")"
     }
 
     /// `EXISTS` over the rows of the related objects, with `inner` deciding on each (as its row `rows.count`).

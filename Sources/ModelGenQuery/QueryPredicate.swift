@@ -15,6 +15,8 @@ public indirect enum QueryCondition: Equatable, Sendable {
     /// `text.contains(part)`, `text.hasPrefix(part)`, `text.hasSuffix(part)`, by Unicode scalars.
     case text(QueryTextTest, QueryExpression, QueryExpression)
     case constant(Bool)
+    /// The value equals one of `values` (Swift's `[a, b].contains(value)`), nil one of them too.
+    case oneOf(QueryExpression, [SQLValue], QueryValueKind)
     /// Some object of a to-many relationship matches the condition (`$0.animals.contains { $0.legs > 2 }`),
     /// whose paths read that object's row at `QueryPath.row` one deeper than the relationship's.
     case exists(QueryToMany, QueryCondition)

@@ -322,6 +322,28 @@ extension Sample {
             ("text starts", #Predicate { $0.text.starts(with: text) }),
             ("!flag", #Predicate { !$0.flag }),
             ("flag || int", #Predicate { $0.flag || !($0.int < int) }),
+        ] + membershipPredicates(around: pivot)
+    }
+
+    /// `collection.contains($0.attribute)` on lists of values of `pivot` and edge values, nil, an
+    /// empty `Data`, a date between two microseconds (PostgreSQL holds none such) and an empty list.
+    static func membershipPredicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
+        let texts = [pivot.text, pivot.note ?? "", ""], notes = [pivot.note, nil], nothing: [String] = []
+        let (ints, int16s, int64s) = ([pivot.int, 0, -1], [pivot.int16, 1], [pivot.int64, .min])
+        let (doubles, floats) = ([pivot.double, 0, .infinity], [pivot.float, -0.0])
+        let dates = [pivot.date, pivot.date.addingTimeInterval(0.000_000_4), Date(timeIntervalSinceReferenceDate: 0)]
+        let (amounts, tiers, prices) = ([pivot.amount, 1], [pivot.tier, .gold], [pivot.price, nil])
+        let (bytes, uuids, links) = ([pivot.bytes, Data()], [pivot.uuid], [pivot.link])
+        return [
+            ("texts.contains", #Predicate { texts.contains($0.text) }), ("!texts.contains", #Predicate { !texts.contains($0.text) }),
+            ("notes.contains", #Predicate { notes.contains($0.note) }), ("[].contains", #Predicate { nothing.contains($0.text) }),
+            ("ints.contains", #Predicate { ints.contains($0.int) }), ("int16s.contains", #Predicate { int16s.contains($0.int16) }),
+            ("int64s.contains", #Predicate { int64s.contains($0.int64) }), ("doubles.contains", #Predicate { doubles.contains($0.double) }),
+            ("floats.contains", #Predicate { floats.contains($0.float) }), ("dates.contains", #Predicate { dates.contains($0.date) }),
+            ("amounts.contains", #Predicate { amounts.contains($0.amount) }), ("tiers.contains", #Predicate { tiers.contains($0.tier) }),
+            ("prices.contains", #Predicate { prices.contains($0.price) }), ("bytes.contains", #Predicate { bytes.contains($0.bytes) }),
+            ("uuids.contains", #Predicate { uuids.contains($0.uuid) }), ("links.contains", #Predicate { links.contains($0.link) }),
+            ("ints.contains || flag", #Predicate { ints.contains($0.int) || $0.flag }),
         ]
     }
 

@@ -111,6 +111,8 @@ extension BothBackendsTests {
             boss.projects.contains { project in project.members.contains { member in member.level == boss.level && member.name != boss.name } }
         }
         let projectID = project.persistentModelID
+        // Identifiers of two employees and of a project (whose row id an employee may have too).
+        let someIDs = [employees[0].persistentModelID, employees[3].persistentModelID, projectID]
         let cases: [(String, Predicate<Employee>)] = [
             ("projects.contains { code == p1 }", #Predicate { $0.projects.contains { $0.code == "p1" } }),
             ("!projects.contains { code == p0 }", #Predicate { !$0.projects.contains { $0.code == "p0" } }),
@@ -123,6 +125,9 @@ extension BothBackendsTests {
             ("reports.contains { level > boss.level }", #Predicate<Employee> { boss in boss.reports.contains { $0.level ?? 0 > boss.level ?? 0 } }),
             ("projects.contains { members.contains { a peer at boss.level } }", sharesAProjectWithAPeer),
             ("projects.contains { persistentModelID == p1's }", #Predicate { $0.projects.contains { $0.persistentModelID == projectID } }),
+            ("someIDs.contains(persistentModelID)", #Predicate { someIDs.contains($0.persistentModelID) }),
+            ("persistentModelID == a project's", #Predicate { $0.persistentModelID == projectID }),
+            ("persistentModelID != a project's", #Predicate { $0.persistentModelID != projectID }),
             ("reports.count >= 1 && reports.contains { level == nil }", #Predicate { $0.reports.count >= 1 && $0.reports.contains { $0.level == nil } }),
         ]
         for (name, predicate) in cases {

@@ -102,6 +102,7 @@ extension QueryCondition {
         case let .text(_, lhs, rhs): return lhs.followsRelationships || rhs.followsRelationships
         case .constant: return false
         case .exists: return true
+        case let .oneOf(value, _, _): return value.followsRelationships
         }
     }
 }

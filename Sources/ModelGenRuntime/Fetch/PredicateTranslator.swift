@@ -43,6 +43,9 @@ enum LoweredPredicate {
     case condition(QueryCondition)
     /// A value; `target` is the model a to-one relationship's key refers to, for chaining through it.
     case value(QueryExpression, target: (any PersistentModel.Type)?)
+    /// `$0.persistentModelID`: the row id of an object of `entity`, which a captured identifier
+    /// equals only when it is one of that entity's.
+    case identifier(QueryExpression, entity: String)
 }
 
 /// Expression types the lowering understands.
@@ -76,18 +79,57 @@ struct PredicateLowering {
         switch try lower(expression) {
         case let .condition(condition): return condition
         case let .value(value, _): return .isTrue(value)
+        case .identifier: throw ModelContextError.unsupportedPredicate("an identifier used as a condition")
         }
     }
 
     mutating func value(_ expression: Any) throws -> QueryExpression {
-        switch try lower(expression) {
-        case let .value(value, _): return value
+        try Self.value(of: try lower(expression))
+    }
+
+    mutating func compare(_ lhs: Any, _ comparison: QueryComparison, _ rhs: Any) throws -> LoweredPredicate {
+        let (left, right) = (try lower(lhs), try lower(rhs))
+        // An identifier of another entity equals no object of this one (Swift compares both parts).
+        for (side, other) in [(left, rhs), (right, lhs)] {
+            if case let .identifier(_, entity) = side, let captured = other as? PredicateExpressions.Value<PersistentIdentifier>,
+               captured.value.entity != entity, comparison == .equal || comparison == .notEqual {
+                return .condition(.constant(comparison == .notEqual))
+            }
+        }
+        return .condition(.comparison(try Self.value(of: left), comparison, try Self.value(of: right)))
+    }
+
+    static func value(of lowered: LoweredPredicate) throws -> QueryExpression {
+        switch lowered {
+        case let .value(value, _), let .identifier(value, _): return value
         case .condition: throw ModelContextError.unsupportedPredicate("a condition used as a value")
         }
     }
 
-    mutating func compare(_ lhs: Any, _ comparison: QueryComparison, _ rhs: Any) throws -> LoweredPredicate {
-        .condition(.comparison(try value(lhs), comparison, try value(rhs)))
+    /// A value the predicate captures, as SQL binds it (a saved object or its identifier as its row id).
+    static func constant(_ value: Any, of type: Any.Type) throws -> SQLValue {
+        if let persistent = value as? PersistentValue {
+            // Swift's NaN compares false with every value (`!=` true); SQLite binds it as NULL and
+            // PostgreSQL orders it above every number: no SQL says what Swift does.
+            if case let .real(number) = persistent.sqliteValue, number.isNaN {
+                throw ModelContextError.unsupportedPredicate("a comparison with NaN, which no stored value can be (a save refuses it); compare with a number")
+            }
+            return persistent.sqliteValue
+        }
+        if let identifier = value as? PersistentIdentifier {
+            guard let id = identifier.id else {
+                throw ModelContextError.unsupportedPredicate("the identifier of a model object that has not been saved (save the context first)")
+            }
+            return .integer(id)
+        }
+        if let model = value as? any PersistentModel {
+            guard let id = model.persistentBackingData.id else {
+                throw ModelContextError.unsupportedPredicate("a model object that has not been saved (it has no identifier yet; save the context first)")
+            }
+            return .integer(id)
+        }
+        if let optional = value as? any OptionalType, optional.isNone { return .null }
+        throw ModelContextError.unsupportedPredicate("a value of type \(type)")
     }
 
     /// The column and value kind of a stored attribute or to-one relationship named `name`.
@@ -160,7 +202,7 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
         let model = binding.model
         if Output.self == PersistentIdentifier.self {
             // `$0.persistentModelID`: the row's key.
-            return .value(.path(QueryPath(hops: binding.hops, column: "id", kind: .integer, row: binding.row)), target: nil)
+            return .identifier(.path(QueryPath(hops: binding.hops, column: "id", kind: .integer, row: binding.row)), entity: model.entity.name)
         }
         guard let name = model.propertyName(for: keyPath),
               let (column, kind) = PredicateLowering.column(named: name, in: model.entity, valueType: Output.self) else {
@@ -245,6 +287,46 @@ extension PredicateExpressions.SequenceAllSatisfy: PredicateLowerable {
     }
 }
 
+/// A collection a `#Predicate` captures (`names` in `names.contains($0.name)`): its elements.
+protocol CapturedCollection {
+    var elements: [Any] { get }
+    static var elementType: Any.Type { get }
+}
+
+extension PredicateExpressions.Value: CapturedCollection where Output: Sequence {
+    var elements: [Any] { value.map { $0 } }
+    static var elementType: Any.Type { Output.Element.self }
+}
+
+extension PredicateExpressions.SequenceContains: PredicateLowerable {
+    /// `names.contains($0.name)`, `ids.contains($0.persistentModelID)`: the value is one of the
+    /// captured elements (an `IN` list; identifiers of other entities are none of this one's).
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        guard let collection = sequence as? any CapturedCollection else {
+            throw ModelContextError.unsupportedPredicate("'contains' on \(LHS.Output.self) (only on strings, and on a collection the predicate captures, as in names.contains($0.name))")
+        }
+        let elementType = type(of: collection).elementType
+        var elements = collection.elements
+        let subject = try lowering.lower(element)
+        if case let .identifier(_, entity) = subject {
+            elements.removeAll { ($0 as? PersistentIdentifier)?.entity != entity }
+        }
+        let values = try elements.map { try PredicateLowering.constant($0, of: elementType) }
+        guard values.count <= PredicateLowering.largestCapturedCollection else {
+            throw ModelContextError.unsupportedPredicate("'contains' on a collection of \(values.count) values (at most \(PredicateLowering.largestCapturedCollection), which SQL binds as parameters; split it, or fetch by a condition the values share)")
+        }
+        let subjectValue = try PredicateLowering.value(of: subject)
+        let kind: QueryValueKind = if case let .path(path) = subjectValue { path.kind } else { .of(elementType) }
+        return .condition(.oneOf(subjectValue, values, kind))
+    }
+}
+
+extension PredicateLowering {
+    /// The most values a captured collection may hold: each is a parameter, and SQLite takes at
+    /// most 32,766 in a statement (PostgreSQL 65,535).
+    static let largestCapturedCollection = 30_000
+}
+
 /// The model class a relationship's key path leads to, read from the key path's value type.
 enum ModelTypeLookup {
     static func type(named name: String, from valueType: Any.Type) -> (any PersistentModel.Type)? {
@@ -256,30 +338,8 @@ enum ModelTypeLookup {
 
 extension PredicateExpressions.Value: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
-        if let persistent = value as? PersistentValue {
-            // Swift's NaN compares false with every value (`!=` true); SQLite binds it as NULL and
-            // PostgreSQL orders it above every number: no SQL says what Swift does.
-            if case let .real(number) = persistent.sqliteValue, number.isNaN {
-                throw ModelContextError.unsupportedPredicate("a comparison with NaN, which no stored value can be (a save refuses it); compare with a number")
-            }
-            return .value(.value(persistent.sqliteValue, QueryValueKind.of(Output.self)), target: nil)
-        }
-        if let identifier = value as? PersistentIdentifier {
-            guard let id = identifier.id else {
-                throw ModelContextError.unsupportedPredicate("the identifier of a model object that has not been saved (save the context first)")
-            }
-            return .value(.value(.integer(id), .integer), target: nil)
-        }
-        if let model = value as? any PersistentModel {
-            guard let id = model.persistentBackingData.id else {
-                throw ModelContextError.unsupportedPredicate("a model object that has not been saved (it has no identifier yet; save the context first)")
-            }
-            return .value(.value(.integer(id), .integer), target: nil)
-        }
-        if let optional = value as? any OptionalType, optional.isNone {
-            return .value(.value(.null, .integer), target: nil)
-        }
-        throw ModelContextError.unsupportedPredicate("a value of type \(Output.self)")
+        let constant = try PredicateLowering.constant(value, of: Output.self)
+        return .value(.value(constant, constant == .null ? .integer : QueryValueKind.of(Output.self)), target: nil)
     }
 }
 
