@@ -326,7 +326,8 @@ extension Sample {
     }
 
     /// `collection.contains($0.attribute)` on lists of values of `pivot` and edge values, nil, an
-    /// empty `Data`, a date between two microseconds (PostgreSQL holds none such) and an empty list.
+    /// empty `Data`, a date between two microseconds (PostgreSQL holds none such) and an empty
+    /// list; `range.contains` on captured and built ranges around them; `isEmpty`.
     static func membershipPredicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
         let texts = [pivot.text, pivot.note ?? "", ""], notes = [pivot.note, nil], nothing: [String] = []
         let (ints, int16s, int64s) = ([pivot.int, 0, -1], [pivot.int16, 1], [pivot.int64, .min])
@@ -344,6 +345,20 @@ extension Sample {
             ("prices.contains", #Predicate { prices.contains($0.price) }), ("bytes.contains", #Predicate { bytes.contains($0.bytes) }),
             ("uuids.contains", #Predicate { uuids.contains($0.uuid) }), ("links.contains", #Predicate { links.contains($0.link) }),
             ("ints.contains || flag", #Predicate { ints.contains($0.int) || $0.flag }),
+        ] + rangePredicates(around: pivot)
+    }
+
+    static func rangePredicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
+        let (intRange, amountRange) = (min(pivot.int, 0)...max(pivot.int, 0), min(pivot.amount, 1)..<max(pivot.amount, 1))
+        let hour = pivot.date..<pivot.date.addingTimeInterval(3600)
+        let (start, end) = (pivot.date.addingTimeInterval(0.000_000_4), pivot.date.addingTimeInterval(86_400))
+        let (low, high) = (min(pivot.double, -1), max(pivot.double, 1)), (small, large) = (min(pivot.int16, 0), max(pivot.int16, 0))
+        return [
+            ("intRange.contains", #Predicate { intRange.contains($0.int) }), ("amountRange.contains", #Predicate { amountRange.contains($0.amount) }),
+            ("hour.contains", #Predicate { hour.contains($0.date) }), ("(start...end).contains", #Predicate { (start...end).contains($0.date) }),
+            ("(low..<high).contains", #Predicate { (low..<high).contains($0.double) }),
+            ("!(small...large).contains", #Predicate { !(small...large).contains($0.int16) }),
+            ("text.isEmpty", #Predicate { $0.text.isEmpty }), ("!bytes.isEmpty", #Predicate { !$0.bytes.isEmpty }),
         ]
     }
 

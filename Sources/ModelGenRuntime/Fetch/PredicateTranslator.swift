@@ -7,7 +7,8 @@ import Foundation
 /// unwrapping, `contains` and `starts(with:)` on strings, comparisons with a saved model object,
 /// `persistentModelID` compared with a saved object's identifier,
 /// key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
-/// Swift's optional semantics, and on a to-many relationship its `count` and `isEmpty`,
+/// Swift's optional semantics, `isEmpty` of a text or bytes, `contains` of a value in a captured
+/// collection or in a range, and on a to-many relationship its `count` and `isEmpty`,
 /// `contains(where:)` and `allSatisfy`. Anything else throws `ModelContextError.unsupportedPredicate`
 /// naming the construct.
 enum PredicateTranslator<Model: PersistentModel> {
@@ -193,11 +194,17 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
         let binding: PredicateLowering.Binding
         if let variable = root as? PredicateExpressions.Variable<Root.Output>, let bound = lowering.variables[variable.key] {
             binding = bound
-        } else if case let .value(.path(path), target?) = try lowering.lower(root) {
-            // `$0.category!.name`: through a force-unwrapped relationship.
-            binding = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
         } else {
-            throw ModelContextError.unsupportedPredicate("the key path \(keyPath) applied to a computed value (only the model's stored properties translate)")
+            let lowered = try lowering.lower(root)
+            if case let .value(.path(path), target?) = lowered {
+                // `$0.category!.name`: through a force-unwrapped relationship.
+                binding = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
+            } else if case let .value(value, nil) = lowered, let empty = Self.emptyValue(testedBy: keyPath) {
+                // `$0.name.isEmpty`, `$0.photo.isEmpty`: equal to the empty text or bytes.
+                return .condition(.comparison(value, .equal, .value(empty.value, empty.kind)))
+            } else {
+                throw ModelContextError.unsupportedPredicate("the key path \(keyPath) applied to a computed value (only the model's stored properties translate)")
+            }
         }
         let model = binding.model
         if Output.self == PersistentIdentifier.self {
@@ -211,6 +218,15 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
         let relationship = model.entity.relationships.first { $0.name == name }
         let target = relationship.flatMap { relationship in ModelTypeLookup.type(named: relationship.target, from: Output.self) }
         return .value(.path(QueryPath(hops: binding.hops, column: column, kind: kind, row: binding.row)), target: target)
+    }
+}
+
+extension PredicateExpressions.KeyPath {
+    /// The empty value `isEmpty` tests a stored `String` or `Data` for, when `keyPath` is that test.
+    static func emptyValue(testedBy keyPath: AnyKeyPath) -> (value: SQLValue, kind: QueryValueKind)? {
+        if keyPath == \String.isEmpty { return (.text(""), .text) }
+        if keyPath == \Data.isEmpty { return (.blob([]), .blob) }
+        return nil
     }
 }
 
@@ -284,6 +300,63 @@ extension PredicateExpressions.SequenceContainsWhere: PredicateLowerable {
 extension PredicateExpressions.SequenceAllSatisfy: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
         try lowering.exists(sequence, variable.key, test, negated: true, use: "'allSatisfy' on")
+    }
+}
+
+/// A range a `#Predicate` captures (`range` in `range.contains($0.date)`): its bounds.
+protocol CapturedRange {
+    var bounds: (lower: Any, upper: Any, closed: Bool) { get }
+    static var boundType: Any.Type { get }
+}
+
+extension PredicateExpressions.Value: CapturedRange where Output: RangeBounds {
+    var bounds: (lower: Any, upper: Any, closed: Bool) { (value.lowerBound, value.upperBound, Output.isClosed) }
+    static var boundType: Any.Type { Output.Bound.self }
+}
+
+/// `Range` and `ClosedRange`, whose bounds a captured range is read by.
+protocol RangeBounds {
+    associatedtype Bound
+    var lowerBound: Bound { get }
+    var upperBound: Bound { get }
+    static var isClosed: Bool { get }
+}
+
+extension Range: RangeBounds { static var isClosed: Bool { false } }
+extension ClosedRange: RangeBounds { static var isClosed: Bool { true } }
+
+/// A range a `#Predicate` builds from values (`(start..<end).contains($0.date)`): its bound expressions.
+protocol BuiltRange {
+    var boundExpressions: (lower: Any, upper: Any, closed: Bool) { get }
+}
+
+extension PredicateExpressions.Range: BuiltRange {
+    var boundExpressions: (lower: Any, upper: Any, closed: Bool) { (lower, upper, false) }
+}
+
+extension PredicateExpressions.ClosedRange: BuiltRange {
+    var boundExpressions: (lower: Any, upper: Any, closed: Bool) { (lower, upper, true) }
+}
+
+extension PredicateExpressions.RangeExpressionContains: PredicateLowerable {
+    /// `(start..<end).contains($0.date)`, `range.contains($0.score)`: at least the lower bound and
+    /// below the upper one (at most it, for a closed range).
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        let lower: QueryExpression, upper: QueryExpression, closed: Bool
+        let subject = try lowering.value(element)
+        let kind: QueryValueKind = if case let .path(path) = subject { path.kind } else { .of(Element.Output.self) }
+        if let captured = range as? any CapturedRange {
+            let bounds = captured.bounds, boundType = type(of: captured).boundType
+            lower = .value(try PredicateLowering.constant(bounds.lower, of: boundType), kind)
+            upper = .value(try PredicateLowering.constant(bounds.upper, of: boundType), kind)
+            closed = bounds.closed
+        } else if let built = range as? any BuiltRange {
+            let bounds = built.boundExpressions
+            (lower, upper, closed) = (try lowering.value(bounds.lower), try lowering.value(bounds.upper), bounds.closed)
+        } else {
+            throw ModelContextError.unsupportedPredicate("'contains' on a range of type \(RangeExpression.Output.self) (only a Range or ClosedRange)")
+        }
+        return .condition(.and([.comparison(subject, .greaterOrEqual, lower), .comparison(subject, closed ? .lessOrEqual : .less, upper)]))
     }
 }
 
