@@ -128,6 +128,7 @@ extension BothBackendsTests {
             ("someIDs.contains(persistentModelID)", #Predicate { someIDs.contains($0.persistentModelID) }),
             ("persistentModelID == a project's", #Predicate { $0.persistentModelID == projectID }),
             ("persistentModelID != a project's", #Predicate { $0.persistentModelID != projectID }),
+            ("manager?.persistentModelID == a project's", #Predicate { $0.manager?.persistentModelID == projectID }),
             ("reports.count >= 1 && reports.contains { level == nil }", #Predicate { $0.reports.count >= 1 && $0.reports.contains { $0.level == nil } }),
         ]
         for (name, predicate) in cases {

@@ -92,12 +92,17 @@ struct PredicateLowering {
         let (left, right) = (try lower(lhs), try lower(rhs))
         // An identifier of another entity equals no object of this one (Swift compares both parts).
         for (side, other) in [(left, rhs), (right, lhs)] {
-            if case let .identifier(_, entity) = side, let captured = other as? PredicateExpressions.Value<PersistentIdentifier>,
-               captured.value.entity != entity, comparison == .equal || comparison == .notEqual {
+            if case let .identifier(_, entity) = side, let captured = Self.capturedIdentifier(other),
+               captured.entity != entity, comparison == .equal || comparison == .notEqual {
                 return .condition(.constant(comparison == .notEqual))
             }
         }
         return .condition(.comparison(try Self.value(of: left), comparison, try Self.value(of: right)))
+    }
+
+    /// The identifier `expression` captures (`id` in `$0.persistentModelID == id`), if it does.
+    private static func capturedIdentifier(_ expression: Any) -> PersistentIdentifier? {
+        (expression as? PredicateExpressions.Value<PersistentIdentifier>)?.value ?? (expression as? PredicateExpressions.Value<PersistentIdentifier?>)?.value
     }
 
     static func value(of lowered: LoweredPredicate) throws -> QueryExpression {
@@ -503,7 +508,7 @@ extension PredicateExpressions.OptionalFlatMap: PredicateLowerable {
         }
         lowering.variables[variable.key] = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
         let inner = try lowering.lower(transform)
-        guard case .value = inner else {
+        if case .condition = inner {
             throw ModelContextError.unsupportedPredicate("a condition inside optional chaining (compare the chained value instead)")
         }
         return inner
