@@ -1,0 +1,243 @@
+import Foundation
+@_spi(Backend) import ModelGenRuntime
+import XCTest
+
+/// Random predicates over Catalog employees, built at run time from Foundation's own
+/// `PredicateExpressions` (the types `#Predicate` expands to): comparisons of text, optional
+/// integers and values through optional to-one relationships, text tests, membership in captured
+/// lists and ranges, sizes of to-many relationships, `contains(where:)` and `allSatisfy` nested
+/// over reports and projects (whose tests may read an enclosing employee), under `&&`, `||` and `!`.
+/// Each must select, on both backends, what Foundation's evaluation of the same predicate selects
+/// on the app's objects: saved, with unsaved changes, and read by a new context.
+extension BothBackendsTests {
+    func testRandomPredicatesSelectWhatSwiftSelects() async throws {
+        try await onBothBackends(Catalog.self, seeds: UInt64(1)...3) { seed, flow in
+            var random = SeededRandom(seed: seed)
+            let context = flow.makeContext()
+            let projects = (0..<3).map { Project(code: "p\($0)") }
+            let departments = [Department(title: "d0"), Department(title: nil), Department(title: "")]
+            var employees = (0..<14).map { Employee(name: "e\($0 * 5 % 14)") }
+            func reassign(_ chosen: [Employee]) {
+                for employee in chosen {
+                    employee.manager = Int.random(in: 0..<3, using: &random) == 0 ? nil : employees.randomElement(using: &random)
+                    employee.projects = projects.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
+                    employee.department = Bool.random(using: &random) ? nil : departments.randomElement(using: &random)
+                    employee.level = Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0...3, using: &random)
+                }
+            }
+            for employee in employees { context.insert(employee) }
+            for project in projects { context.insert(project) }
+            for department in departments { context.insert(department) }
+            reassign(employees)
+            try await context.save()
+            try await assertRandomPredicatesAgree(employees, in: context, &random, "\(flow.name) seed \(seed), saved")
+
+            reassign(employees.filter { _ in Int.random(in: 0..<3, using: &random) == 0 })
+            let newcomer = Employee(name: "e99")
+            context.insert(newcomer)
+            employees.append(newcomer)
+            reassign([newcomer])
+            employees.randomElement(using: &random)!.manager = newcomer
+            try await assertRandomPredicatesAgree(employees, in: context, &random, "\(flow.name) seed \(seed), unsaved")
+            try await context.save()
+            try await assertRandomPredicatesAgree(employees, in: flow.makeContext(), &random, "\(flow.name) seed \(seed), read by a new context")
+        }
+    }
+
+    private func assertRandomPredicatesAgree(_ employees: [Employee], in context: some SeedFlowContext, _ random: inout SeededRandom, _ label: String) async throws {
+        for _ in 0..<40 {
+            let test = EmployeeTest.random(&random, depth: 0, outer: 0)
+            let predicate = Predicate<Employee> { test.expression($0, outer: []) }
+            let expected = try employees.filter { try predicate.evaluate($0) }.map(\.name).sorted()
+            let fetched = try await context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.name)])).map(\.name)
+            XCTAssertEqual(fetched, expected, "\(label): \(test)")
+            try await assertEqual(await context.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, "\(label), count: \(test)")
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+    }
+}
+
+typealias BoolExpression = any StandardPredicateExpression<Bool>
+
+/// A random test of an employee, as a tree, so the same expression can be built again for each
+/// variable it is given (a `contains(where:)` builds its test inside a closure).
+indirect enum EmployeeTest: CustomStringConvertible {
+    case and(EmployeeTest, EmployeeTest), or(EmployeeTest, EmployeeTest), not(EmployeeTest)
+    case nameEquals(String), nameBefore(String), nameContains(String), nameStartsWith(String), nameIn([String])
+    case levelEquals(Int?), levelAtLeast(Int), levelIn(ClosedRange<Int>)
+    /// `level == the level of the n-th enclosing employee` (0: the outermost).
+    case levelEqualsOuter(Int)
+    case managerNameEquals(String?), departmentTitleEquals(String?)
+    case reportsMoreThan(Int), reportsEmpty
+    case reports(all: Bool, EmployeeTest)
+    case projects(all: Bool, ProjectTest)
+
+    static func random(_ random: inout SeededRandom, depth: Int, outer: Int) -> EmployeeTest {
+        let names = ["e1", "e10", "e5", "", "e99", "f"]
+        if depth < 3, Int.random(in: 0..<(depth + 2), using: &random) == 0 {
+            switch Int.random(in: 0..<6, using: &random) {
+            case 0: return .and(Self.random(&random, depth: depth + 1, outer: outer), Self.random(&random, depth: depth + 1, outer: outer))
+            case 1: return .or(Self.random(&random, depth: depth + 1, outer: outer), Self.random(&random, depth: depth + 1, outer: outer))
+            case 2: return .not(Self.random(&random, depth: depth + 1, outer: outer))
+            case 3, 4: return .reports(all: Bool.random(using: &random), Self.random(&random, depth: depth + 1, outer: outer + 1))
+            default: return .projects(all: Bool.random(using: &random), ProjectTest.random(&random, depth: depth + 1, outer: outer + 1))
+            }
+        }
+        let level: Int? = Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0...3, using: &random)
+        let low = Int.random(in: 0...3, using: &random)
+        switch Int.random(in: 0..<(outer > 0 ? 14 : 13), using: &random) {
+        case 0: return .nameEquals(names.randomElement(using: &random)!)
+        case 1: return .nameBefore(names.randomElement(using: &random)!)
+        case 2: return .nameContains(["1", "", "e", "9"].randomElement(using: &random)!)
+        case 3: return .nameStartsWith(names.randomElement(using: &random)!)
+        case 4: return .nameIn((0..<Int.random(in: 0...3, using: &random)).map { _ in names.randomElement(using: &random)! })
+        case 5: return .levelEquals(level)
+        case 6: return .levelAtLeast(low)
+        case 7: return .levelIn(low...Int.random(in: low...3, using: &random))
+        case 8: return .managerNameEquals(Bool.random(using: &random) ? nil : names.randomElement(using: &random)!)
+        case 9: return .departmentTitleEquals([nil, "d0", ""].randomElement(using: &random)!)
+        case 10: return .reportsMoreThan(Int.random(in: 0...2, using: &random))
+        case 11: return .reportsEmpty
+        case 12: return .not(.levelEquals(level))
+        default: return .levelEqualsOuter(Int.random(in: 0..<outer, using: &random))
+        }
+    }
+
+    /// The test of the employee `employee`, inside tests of the employees `outer` (outermost first).
+    func expression(_ employee: PredicateExpressions.Variable<Employee>, outer: [PredicateExpressions.Variable<Employee>]) -> BoolExpression {
+        let name = PredicateExpressions.build_KeyPath(root: employee, keyPath: \.name)
+        let level = PredicateExpressions.build_KeyPath(root: employee, keyPath: \.level)
+        let levelOrZero = PredicateExpressions.build_NilCoalesce(lhs: level, rhs: PredicateExpressions.build_Arg(0))
+        let reports = PredicateExpressions.build_KeyPath(root: employee, keyPath: \.reports)
+        switch self {
+        case let .and(lhs, rhs): return conjunction(lhs.expression(employee, outer: outer), rhs.expression(employee, outer: outer))
+        case let .or(lhs, rhs): return disjunction(lhs.expression(employee, outer: outer), rhs.expression(employee, outer: outer))
+        case let .not(test): return negation(test.expression(employee, outer: outer))
+        case let .nameEquals(text): return PredicateExpressions.build_Equal(lhs: name, rhs: PredicateExpressions.build_Arg(text))
+        case let .nameBefore(text): return PredicateExpressions.build_Comparison(lhs: name, rhs: PredicateExpressions.build_Arg(text), op: .lessThan)
+        case let .nameContains(text): return PredicateExpressions.build_contains(name, PredicateExpressions.build_Arg(text))
+        case let .nameStartsWith(text): return PredicateExpressions.build_starts(name, with: PredicateExpressions.build_Arg(text))
+        case let .nameIn(texts): return PredicateExpressions.build_contains(PredicateExpressions.build_Arg(texts), name)
+        case let .levelEquals(value): return PredicateExpressions.build_Equal(lhs: level, rhs: PredicateExpressions.build_Arg(value))
+        case let .levelAtLeast(value): return PredicateExpressions.build_Comparison(lhs: levelOrZero, rhs: PredicateExpressions.build_Arg(value), op: .greaterThanOrEqual)
+        case let .levelIn(range): return PredicateExpressions.build_contains(PredicateExpressions.build_Arg(range), levelOrZero)
+        case let .levelEqualsOuter(index):
+            return PredicateExpressions.build_Equal(lhs: level, rhs: PredicateExpressions.build_KeyPath(root: outer[index], keyPath: \.level))
+        case let .managerNameEquals(text):
+            let managerName = PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.manager)) {
+                PredicateExpressions.build_KeyPath(root: $0, keyPath: \.name)
+            }
+            return PredicateExpressions.build_Equal(lhs: managerName, rhs: PredicateExpressions.build_Arg(text))
+        case let .departmentTitleEquals(text):
+            let title = PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.department)) {
+                PredicateExpressions.build_KeyPath(root: $0, keyPath: \.title)
+            }
+            return PredicateExpressions.build_Equal(lhs: title, rhs: PredicateExpressions.build_Arg(text))
+        case let .reportsMoreThan(count):
+            let size = PredicateExpressions.build_KeyPath(root: reports, keyPath: \.count)
+            return PredicateExpressions.build_Comparison(lhs: size, rhs: PredicateExpressions.build_Arg(count), op: .greaterThan)
+        case .reportsEmpty:
+            return PredicateExpressions.build_KeyPath(root: reports, keyPath: \.isEmpty)
+        case let .reports(all, test):
+            return objectsTest(reports, all: all) { test.expression($0, outer: outer + [employee]) }
+        case let .projects(all, test):
+            return objectsTest(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.projects), all: all) { test.expression($0, outer: outer + [employee]) }
+        }
+    }
+
+    var description: String {
+        switch self {
+        case let .and(lhs, rhs): "(\(lhs) && \(rhs))"
+        case let .or(lhs, rhs): "(\(lhs) || \(rhs))"
+        case let .not(test): "!\(test)"
+        case let .nameEquals(text): "name == \(text.debugDescription)"
+        case let .nameBefore(text): "name < \(text.debugDescription)"
+        case let .nameContains(text): "name.contains(\(text.debugDescription))"
+        case let .nameStartsWith(text): "name.starts(with: \(text.debugDescription))"
+        case let .nameIn(texts): "\(texts).contains(name)"
+        case let .levelEquals(value): "level == \(value.map(String.init) ?? "nil")"
+        case let .levelAtLeast(value): "(level ?? 0) >= \(value)"
+        case let .levelIn(range): "(\(range)).contains(level ?? 0)"
+        case let .levelEqualsOuter(index): "level == outer[\(index)].level"
+        case let .managerNameEquals(text): "manager?.name == \(text?.debugDescription ?? "nil")"
+        case let .departmentTitleEquals(text): "department?.title == \(text?.debugDescription ?? "nil")"
+        case let .reportsMoreThan(count): "reports.count > \(count)"
+        case .reportsEmpty: "reports.isEmpty"
+        case let .reports(all, test): "reports.\(all ? "allSatisfy" : "contains") { \(test) }"
+        case let .projects(all, test): "projects.\(all ? "allSatisfy" : "contains") { \(test) }"
+        }
+    }
+}
+
+/// A random test of a project, inside tests of employees.
+indirect enum ProjectTest: CustomStringConvertible {
+    case and(ProjectTest, ProjectTest), not(ProjectTest)
+    case codeEquals(String), membersMoreThan(Int)
+    case members(all: Bool, EmployeeTest)
+
+    static func random(_ random: inout SeededRandom, depth: Int, outer: Int) -> ProjectTest {
+        switch Int.random(in: 0..<(depth < 3 ? 6 : 3), using: &random) {
+        case 0, 1: return .codeEquals(["p0", "p1", "p9"].randomElement(using: &random)!)
+        case 2: return .membersMoreThan(Int.random(in: 1...4, using: &random))
+        case 3: return .and(Self.random(&random, depth: depth + 1, outer: outer), Self.random(&random, depth: depth + 1, outer: outer))
+        case 4: return .not(Self.random(&random, depth: depth + 1, outer: outer))
+        default: return .members(all: Bool.random(using: &random), EmployeeTest.random(&random, depth: depth + 1, outer: outer))
+        }
+    }
+
+    func expression(_ project: PredicateExpressions.Variable<Project>, outer: [PredicateExpressions.Variable<Employee>]) -> BoolExpression {
+        let members = PredicateExpressions.build_KeyPath(root: project, keyPath: \.members)
+        switch self {
+        case let .and(lhs, rhs): return conjunction(lhs.expression(project, outer: outer), rhs.expression(project, outer: outer))
+        case let .not(test): return negation(test.expression(project, outer: outer))
+        case let .codeEquals(code):
+            return PredicateExpressions.build_Equal(lhs: PredicateExpressions.build_KeyPath(root: project, keyPath: \.code), rhs: PredicateExpressions.build_Arg(code))
+        case let .membersMoreThan(count):
+            let size = PredicateExpressions.build_KeyPath(root: members, keyPath: \.count)
+            return PredicateExpressions.build_Comparison(lhs: size, rhs: PredicateExpressions.build_Arg(count), op: .greaterThan)
+        case let .members(all, test):
+            return objectsTest(members, all: all) { test.expression($0, outer: outer) }
+        }
+    }
+
+    var description: String {
+        switch self {
+        case let .and(lhs, rhs): "(\(lhs) && \(rhs))"
+        case let .not(test): "!\(test)"
+        case let .codeEquals(code): "code == \(code.debugDescription)"
+        case let .membersMoreThan(count): "members.count > \(count)"
+        case let .members(all, test): "members.\(all ? "allSatisfy" : "contains") { \(test) }"
+        }
+    }
+}
+
+private func conjunction(_ lhs: BoolExpression, _ rhs: BoolExpression) -> BoolExpression {
+    func build<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ lhs: L, _ rhs: R) -> BoolExpression {
+        PredicateExpressions.build_Conjunction(lhs: lhs, rhs: rhs)
+    }
+    return build(lhs, rhs)
+}
+
+private func disjunction(_ lhs: BoolExpression, _ rhs: BoolExpression) -> BoolExpression {
+    func build<L: StandardPredicateExpression<Bool>, R: StandardPredicateExpression<Bool>>(_ lhs: L, _ rhs: R) -> BoolExpression {
+        PredicateExpressions.build_Disjunction(lhs: lhs, rhs: rhs)
+    }
+    return build(lhs, rhs)
+}
+
+private func negation(_ test: BoolExpression) -> BoolExpression {
+    func build<T: StandardPredicateExpression<Bool>>(_ test: T) -> BoolExpression { PredicateExpressions.build_Negation(test) }
+    return build(test)
+}
+
+/// `objects.contains { test }` or `objects.allSatisfy { test }`. The closure's expression type must
+/// be known before the closure runs: the test is built once for a variable of its own to learn it,
+/// then again for the variable the closure is given (the same tree gives the same type).
+private func objectsTest<Objects: StandardPredicateExpression, Object>(
+    _ objects: Objects, all: Bool, _ test: @escaping (PredicateExpressions.Variable<Object>) -> BoolExpression
+) -> BoolExpression where Objects.Output == [Object] {
+    func build<Test: StandardPredicateExpression<Bool>>(_: Test) -> BoolExpression {
+        all ? PredicateExpressions.build_allSatisfy(objects) { test($0) as! Test } : PredicateExpressions.build_contains(objects) { test($0) as! Test }
+    }
+    return build(test(PredicateExpressions.Variable()))
+}
