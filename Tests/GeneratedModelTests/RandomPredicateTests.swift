@@ -8,7 +8,9 @@ import XCTest
 /// lists and ranges, sizes of to-many relationships, `contains(where:)` and `allSatisfy` nested
 /// over reports and projects (whose tests may read an enclosing employee), under `&&`, `||` and `!`.
 /// Each must select, on both backends, what Foundation's evaluation of the same predicate selects
-/// on the app's objects: saved, with unsaved changes, and read by a new context.
+/// on the app's objects, in the order Foundation's `SortDescriptor`s give (random ones, through
+/// to-one relationships too, ties in id order), with a random offset and limit: saved, with
+/// unsaved changes, and read by a new context.
 extension BothBackendsTests {
     func testRandomPredicatesSelectWhatSwiftSelects() async throws {
         try await onBothBackends(Catalog.self, seeds: UInt64(1)...3) { seed, flow in
@@ -45,13 +47,38 @@ extension BothBackendsTests {
     }
 
     private func assertRandomPredicatesAgree(_ employees: [Employee], in context: some SeedFlowContext, _ random: inout SeededRandom, _ label: String) async throws {
+        let sorts: [(String, SortDescriptor<Employee>)] = [
+            ("name", SortDescriptor(\.name)), ("name reversed", SortDescriptor(\.name, order: .reverse)),
+            ("level", SortDescriptor(\.level)), ("level reversed", SortDescriptor(\.level, order: .reverse)),
+            ("manager?.name", SortDescriptor(\.manager?.name)), ("manager?.level reversed", SortDescriptor(\.manager?.level, order: .reverse)),
+            ("department?.title", SortDescriptor(\.department?.title)), ("department?.title reversed", SortDescriptor(\.department?.title, order: .reverse)),
+        ]
         for _ in 0..<40 {
             let test = EmployeeTest.random(&random, depth: 0, outer: 0)
             let predicate = Predicate<Employee> { test.expression($0, outer: []) }
-            let expected = try employees.filter { try predicate.evaluate($0) }.map(\.name).sorted()
-            let fetched = try await context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.name)])).map(\.name)
-            XCTAssertEqual(fetched, expected, "\(label): \(test)")
-            try await assertEqual(await context.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, "\(label), count: \(test)")
+            let order = (0..<Int.random(in: 0...3, using: &random)).map { _ in sorts.randomElement(using: &random)! }
+            var descriptor = FetchDescriptor(predicate: predicate, sortBy: order.map(\.1))
+            // Swift's order: by each descriptor in turn, then as the objects were inserted (their ids' order).
+            let matching = try employees.enumerated().filter { try predicate.evaluate($0.element) }.sorted { a, b in
+                for (_, sort) in order {
+                    switch sort.compare(a.element, b.element) {
+                    case .orderedAscending: return true
+                    case .orderedDescending: return false
+                    case .orderedSame: continue
+                    }
+                }
+                return a.offset < b.offset
+            }.map(\.element.name)
+            var expected = matching
+            if Bool.random(using: &random) {
+                let (offset, limit) = (Int.random(in: 0...3, using: &random), Int.random(in: 0...5, using: &random))
+                (descriptor.fetchOffset, descriptor.fetchLimit) = (offset, limit)
+                expected = Array(matching.dropFirst(offset).prefix(limit))
+            }
+            let label = "\(label): \(test), sorted by \(order.map(\.0)), offset \(descriptor.fetchOffset.map(String.init) ?? "none"), limit \(descriptor.fetchLimit.map(String.init) ?? "none")"
+            try await assertEqual(await context.fetch(descriptor).map(\.name), expected, label)
+            try await assertEqual(await context.fetchCount(descriptor), expected.count, "\(label), count")
+            try await assertEqual(await context.fetchCount(FetchDescriptor(predicate: predicate)), matching.count, "\(label), count of all")
             if testRun?.failureCount ?? 0 > 0 { return }
         }
     }
