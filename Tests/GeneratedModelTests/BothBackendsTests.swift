@@ -544,8 +544,8 @@ final class BothBackendsTests: XCTestCase {
     }
 
     /// SQL's keywords as the names of tables, columns, key columns and a join table
-    /// (Keywords.yaml): saves, fetches of unsaved and saved objects (predicates, sorts,
-    /// prefetching), counts, a unique violation and a safe delete, on both backends.
+    /// (Keywords.yaml): saves, fetches of unsaved and saved objects (predicates, through to-many
+    /// relationships too, sorts, prefetching), counts, a unique violation and a safe delete, on both backends.
     func testSQLKeywordsAsTableAndColumnNamesWork() async throws {
         try await onBothBackends(Keywords.self) { flow in
             let context = flow.makeContext()
@@ -564,6 +564,11 @@ final class BothBackendsTests: XCTestCase {
                 try await assertEqual(await context.fetch(FetchDescriptor<Order>(sortBy: [SortDescriptor(\.group)])).map(\.select), [2, 1], label)
                 try await assertEqual(await context.fetchCount(FetchDescriptor<Order>(predicate: #Predicate { ($0.where ?? 0) > 1 && $0.group.contains("b") })), 1, label)
                 try await assertEqual(await context.fetchCount(FetchDescriptor<Offset>(predicate: #Predicate { $0.check && $0.table.starts(with: "t") })), 1, label)
+                // Through the key column, the join table and the related table, by name.
+                try await assertEqual(await context.fetchCount(FetchDescriptor<Order>(predicate: #Predicate { $0.values.contains { $0.table == "t" } })), 2, label)
+                try await assertEqual(await context.fetch(FetchDescriptor<Order>(predicate: #Predicate { $0.limit.isEmpty })).map(\.select), [2], label)
+                try await assertEqual(await context.fetchCount(FetchDescriptor<Order>(predicate: #Predicate { $0.limit.allSatisfy { $0.check } && [group].contains($0.group) })), 1, label)
+                try await assertEqual(await context.fetch(FetchDescriptor<Offset>(sortBy: [SortDescriptor(\.order?.group)])).map(\.table), ["t"], label)
                 if !saved { try await context.save() }
             }
 
