@@ -18,8 +18,13 @@ public enum SQLNames {
 
     /// The SQLite functions that write a `Double` and a `Float` as Swift's `description` does,
     /// which a migration of such an attribute to a `String` calls (the runtime registers them on
-    /// every connection: `SQLiteDatabase+FloatingPointText.swift`).
+    /// every connection: `SQLiteDatabase+FloatingPointFunctions.swift`).
     public static let sqliteDoubleTextFunction = "modelgen_double_text", sqliteFloatTextFunction = "modelgen_float_text"
+
+    /// The SQLite function that gives the `Float` a number is exactly (as `Float(exactly:)`), or
+    /// NULL, which a migration of an integer or `Double` attribute to a `Float` calls (registered
+    /// beside the two above).
+    public static let sqliteExactFloatFunction = "modelgen_exact_float"
 
     /// What makes `name` unusable as a table or column name in either database, or nil.
     public static func problem(with name: String) -> String? {

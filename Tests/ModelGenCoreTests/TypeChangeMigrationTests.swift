@@ -128,6 +128,7 @@ final class TypeChangeMigrationTests: XCTestCase {
             switch row[0] {
             case .null: nil
             case let .integer(value) where TypeChange.isReal(type): .real(Double(value))
+            case let .integer(value) where type == "Bool": .bool(value != 0)
             case let .integer(value): .integer(value)
             case let .real(value): .real(value)
             case let .text(value) where type == "Decimal": .text(Decimal(string: value)!.description)
@@ -150,6 +151,8 @@ final class TypeChangeMigrationTests: XCTestCase {
             case "Float": return .real(Double(Float(text)!))
             case "Double": return .real(Double(text)!)
             case "Decimal": return .text(Decimal(string: text)!.description)
+            case "Bool": return .bool(text == "true")
+            case "UUID": return .text(text.uppercased())  // A uuid has no case; PostgreSQL writes it in lower case.
             default: return .text(text)
             }
         }
@@ -167,17 +170,19 @@ final class TypeChangeMigrationTests: XCTestCase {
 /// What Swift makes of a value when its attribute changes type: the oracle of the test above.
 enum TypeChange {
     /// A stored value as the app reads it: integers, `Float` and `Double` (a `Float` as the `Double`
-    /// it widens to), and text (`String`, `URL` and enumeration raw values).
+    /// it widens to), text (`String`, `URL`, `UUID` and enumeration raw values) and `Bool`.
     enum Value: Equatable, CustomStringConvertible {
         case integer(Int64)
         case real(Double)
         case text(String)
+        case bool(Bool)
 
         static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case let (.integer(a), .integer(b)): a == b
             case let (.real(a), .real(b)): a.bitPattern == b.bitPattern
             case let (.text(a), .text(b)): Array(a.unicodeScalars) == Array(b.unicodeScalars)
+            case let (.bool(a), .bool(b)): a == b
             default: false
             }
         }
@@ -187,6 +192,7 @@ enum TypeChange {
             case let .integer(value): "\(value)"
             case let .real(value): "\(value) (bits \(String(value.bitPattern, radix: 16)))"
             case let .text(value): "\"\(value)\""
+            case let .bool(value): "\(value)"
             }
         }
 
@@ -195,6 +201,7 @@ enum TypeChange {
             case let .integer(value): .integer(value)
             case let .real(value): .real(value)
             case let .text(value): .text(value)
+            case let .bool(value): .integer(value ? 1 : 0)
             }
         }
 
@@ -204,6 +211,7 @@ enum TypeChange {
             case let .real(value) where value.isInfinite: value < 0 ? "'-Infinity'" : "'Infinity'"
             case let .real(value): "'\(value)'"
             case let .text(value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+            case let .bool(value): "\(value)"
             }
         }
     }
@@ -211,8 +219,8 @@ enum TypeChange {
     /// A default of each type, as the schema writes it and as the app reads it (where a test reads it).
     static let defaults: [String: (yaml: String, value: Value?)] = [
         "Int16": ("3", .integer(3)), "Int32": ("-3", .integer(-3)), "Int": ("7", .integer(7)), "Int64": ("-7", .integer(-7)),
-        "Float": ("1.5", .real(1.5)), "Double": ("0.1", .real(0.1)), "String": ("dflt", .text("dflt")), "Bool": ("true", nil),
-        "Date": ("2024-01-31", nil), "Decimal": ("12.50", .text("12.5")), "UUID": ("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", nil), "Data": ("AAEC", nil),
+        "Float": ("1.5", .real(1.5)), "Double": ("0.1", .real(0.1)), "String": ("dflt", .text("dflt")), "Bool": ("true", .bool(true)),
+        "Date": ("2024-01-31", nil), "Decimal": ("12.50", .text("12.5")), "UUID": ("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", .text("E621E1F8-C36C-495A-93FC-0C247A3E6E5F")), "Data": ("AAEC", nil),
         "URL": ("https://example.com/", .text("https://example.com/")), "Kind": ("large", .text("large")), "Size": ("medium", .text("medium")),
     ]
 
@@ -249,7 +257,10 @@ enum TypeChange {
         case "String":
             return ["7", "007", "-0", "0", "-32768", "32767", "32768", "2147483648", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
                     "-9223372036854775809", "1000000000000000000", "99999999999999999999", "x", "", "small", "large", "medium", "1.5", " 7", "+7", "7e2",
-                    "\u{661}\u{662}", "https://example.com/a?b=c", "it's", "line\nbreak"].map(Value.text)
+                    "\u{661}\u{662}", "https://example.com/a?b=c", "it's", "line\nbreak", "true", "false", "TRUE", "1",
+                    "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "e621e1f8-c36c-495a-93fc-0c247a3e6e5f", "{E621E1F8-C36C-495A-93FC-0C247A3E6E5F}",
+                    "E621E1F8C36C495A93FC0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6E5", "G621E1F8-C36C-495A-93FC-0C247A3E6E5F",
+                    " E621E1F8-C36C-495A-93FC-0C247A3E6E5F"].map(Value.text)
         case "URL": return ["https://example.com/a?b=c", "file:///tmp/x%20y"].map(Value.text)
         case "Decimal": return ["12.5", "12.50", "-0.001", "1000", "0", "0.000", "123456789012345678901234567890.5", "-99.990"].map(Value.text)
         case "UUID":
@@ -259,6 +270,7 @@ enum TypeChange {
             }
             return (["E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "00000000-0000-0000-0000-000000000000", "e621e1f8-c36c-495a-93fc-0c247a3e6e5f"] + randomOnes).map(Value.text)
         case "Kind", "Size": return (TypeChangeMigrationTests.enumCases[type] ?? []).map(Value.text)
+        case "Bool": return [.bool(true), .bool(false)]
         default: return [.text("")]
         }
     }
@@ -267,6 +279,16 @@ enum TypeChange {
     /// nil when the change has no conversion.
     static func converted(_ value: Value, from: String, to: String) -> Value?? {
         switch (value, from, to) {
+        case let (.integer(n), _, "Float"):
+            return .some(Float(exactly: n).map { .real(Double($0)) })
+        case let (.real(x), "Double", "Float"):
+            return .some(Float(exactly: x).map { .real(Double($0)) })
+        case let (.bool(flag), "Bool", "String"):
+            return .some(.text(String(flag)))
+        case let (.text(text), "String", "Bool"):
+            return .some(Bool(text).map(Value.bool))
+        case let (.text(text), "String", "UUID"):
+            return .some(UUID(uuidString: text).map { .text($0.uuidString) })
         case let (.integer(n), _, _) where range(of: to) != nil:
             return .some(range(of: to)!.contains(n) ? .integer(n) : nil)
         case let (.integer(n), _, "Double"):

@@ -58,7 +58,7 @@ public final class SQLiteDatabase {
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON")
         try registerDecimalCollation()
-        try registerFloatingPointTextFunctions()
+        try registerFloatingPointFunctions()
     }
 
     /// `SQLITE_TRANSIENT` (a macro Swift does not import): SQLite copies the bytes it is given

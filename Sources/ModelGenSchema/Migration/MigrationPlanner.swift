@@ -598,6 +598,24 @@ public struct MigrationPlanner {
         case let (.enumeration, .enumeration(to)):
             let cases = new.enums.first { $0.name == to }?.cases ?? []
             return .exact(source, check: "\(source) IN (\(cases.map(dialect.literal).joined(separator: ", ")))")
+        case let (.scalar(from), .scalar(.float)) where integers.contains(from) || from == .double:
+            return float(fromNumber: source, isInteger: from != .double)
+        case (.scalar(.bool), .scalar(.string)):
+            // `String(flag)`: `true` or `false`.
+            let (yes, no) = dialect == .sqlite ? ("1", "0") : ("true", "false")
+            return .exact("CASE \(source) WHEN \(yes) THEN 'true' WHEN \(no) THEN 'false' END", check: nil)
+        case (.scalar(.string), .scalar(.bool)):
+            // `Bool(text)`: exactly `true` or `false`.
+            let (yes, no) = dialect == .sqlite ? ("1", "0") : ("true", "false")
+            return .exact("CASE \(source) WHEN 'true' THEN \(yes) WHEN 'false' THEN \(no) END", check: "\(source) IN ('true', 'false')")
+        case (.scalar(.string), .scalar(.uuid)):
+            // `UUID(uuidString:)`: 32 hexadecimal digits in groups of 8-4-4-4-12, in either case,
+            // stored as `uuidString` writes them (upper case; PostgreSQL's uuid has no case).
+            if dialect == .sqlite {
+                let pattern = [8, 4, 4, 4, 12].map { String(repeating: "[0-9A-Fa-f]", count: $0) }.joined(separator: "-")
+                return .exact("upper(\(source))", check: "\(source) GLOB '\(pattern)'")
+            }
+            return .exact("CAST(\(source) AS uuid)", check: "\(source) ~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'")
         default:
             return nil
         }
@@ -612,6 +630,25 @@ public struct MigrationPlanner {
             return .exact("CAST(\(source) AS INTEGER)", check: "\(source) >= \(lower) AND \(source) < \(upper) AND CAST(\(source) AS INTEGER) = \(source)")
         }
         return .exact("CAST(\(source) AS bigint)", check: "\(source) >= CAST(\(lower) AS double precision) AND \(source) < CAST(\(upper) AS double precision) AND \(source) = trunc(\(source))")
+    }
+
+    /// The `Float` an integer or a `Double` in `source` is, when it is exactly one (`Float(exactly:)`:
+    /// `16777217` and `0.1` are not; infinities are). SQLite calls a function the runtime registers
+    /// (`SQLNames.sqliteExactFloatFunction`). PostgreSQL's `real` rounds as Swift's `Float` does, and
+    /// the value must come back unchanged; the range is tested first, since a cast of a number
+    /// beyond `real`'s range (or to zero from one that is not) raises, as does a `real` of 2⁶³ cast
+    /// back to `bigint`.
+    private func float(fromNumber source: String, isInteger: Bool) -> Conversion {
+        if dialect == .sqlite {
+            let exact = "\(SQLNames.sqliteExactFloatFunction)(\(source))"
+            return .exact(exact, check: "\(exact) IS NOT NULL")
+        }
+        let float = "CAST(\(source) AS real)"
+        if isInteger {
+            return .exact(float, check: "CASE WHEN \(float) >= CAST(9223372036854775808.0 AS double precision) THEN false ELSE CAST(\(float) AS bigint) = \(source) END")
+        }
+        let outOfRange = "abs(\(source)) > CAST(3.4028234663852886e38 AS double precision) OR (\(source) <> 0 AND abs(\(source)) < CAST(1.401298464324817e-45 AS double precision))"
+        return .exact(float, check: "CASE WHEN \(source) IN ('Infinity', '-Infinity') THEN true WHEN \(outOfRange) THEN false ELSE CAST(\(float) AS double precision) = \(source) END")
     }
 
     /// Swift's `description` of the `Double` or `Float` in `source`: decimal notation with at least

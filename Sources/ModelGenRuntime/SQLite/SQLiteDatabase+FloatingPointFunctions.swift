@@ -13,10 +13,26 @@ import ModelGenSchema
 /// attribute's column holds the `Double` of its value). A number (`REAL`, or an `INTEGER` another
 /// program wrote) becomes its description; `NULL` stays `NULL`; text or a blob that another program
 /// stored in the column is copied as it is.
+///
+/// A third, `modelgen_exact_float(x)`, serves a migration to a `Float` attribute: the `Float` an
+/// integer or a `Double` is exactly (`Float(exactly:)`, as a `REAL`), or `NULL` when it is not one
+/// (`16777217`, `0.1`), which the migration counts and refuses:
+///
+///     SELECT count(*) FROM "item" WHERE "score" IS NOT NULL AND modelgen_exact_float("score") IS NULL
 extension SQLiteDatabase {
-    func registerFloatingPointTextFunctions() throws {
+    func registerFloatingPointFunctions() throws {
         try register(SQLNames.sqliteDoubleTextFunction, asFloat: false)
         try register(SQLNames.sqliteFloatTextFunction, asFloat: true)
+        let status = sqlite3_create_function_v2(handle, SQLNames.sqliteExactFloatFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, _, arguments in
+            guard let context, let value = arguments?[0] else { return }
+            let exact: Float? = switch sqlite3_value_type(value) {
+            case SQLITE_INTEGER: Float(exactly: sqlite3_value_int64(value))
+            case SQLITE_FLOAT: Float(exactly: sqlite3_value_double(value))
+            default: nil
+            }
+            if let exact { sqlite3_result_double(context, Double(exact)) } else { sqlite3_result_null(context) }
+        }, nil, nil, nil)
+        guard status == SQLITE_OK else { throw error(status, sql: nil) }
     }
 
     private func register(_ name: String, asFloat: Bool) throws {
