@@ -26,6 +26,47 @@ public enum SQLNames {
     /// beside the two above).
     public static let sqliteExactFloatFunction = "modelgen_exact_float"
 
+    /// The functions that read a `String` as a `Double` or a `Float`, as Swift's `Double(_:)` and
+    /// `Float(_:)` read it, for the decimal spellings alone (`decimalNumberPattern`: `12.5`, `-1e-3`,
+    /// `.5`, `+7`), and only to a finite number that is zero only when the text is: anything else
+    /// gives NULL, which a migration of such an attribute counts and refuses. The runtime registers
+    /// them on SQLite; a PostgreSQL migration creates them in `pg_temp` (`CAST(text AS double
+    /// precision)` reads the same spellings to the same numbers and raises where Swift gives
+    /// infinity or zero).
+    public static let textDoubleFunction = "modelgen_text_double", textFloatFunction = "modelgen_text_float"
+
+    /// The spellings of a number that a `String` → `Double` or `Float` migration reads: an optional
+    /// sign, digits with an optional point (or a point and digits), an optional exponent.
+    public static let decimalNumberPattern = "^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+    /// Nil when `text` is not spelled as `decimalNumberPattern` says; otherwise whether a digit of
+    /// its significand (before the exponent) is not zero.
+    public static func decimalNumberIsNonzero(_ text: String) -> Bool? {
+        let bytes = Array(text.utf8)
+        var index = 0
+        func skip(_ accepted: (UInt8) -> Bool) -> ArraySlice<UInt8> {
+            let start = index
+            while index < bytes.count, accepted(bytes[index]) { index += 1 }
+            return bytes[start..<index]
+        }
+        let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let isSign = { (byte: UInt8) in byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") }
+        if index < bytes.count, isSign(bytes[index]) { index += 1 }
+        var significand = skip(isDigit)
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            significand += skip(isDigit)
+        }
+        guard !significand.isEmpty else { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, isSign(bytes[index]) { index += 1 }
+            guard !skip(isDigit).isEmpty else { return nil }
+        }
+        guard index == bytes.count else { return nil }
+        return significand.contains { $0 != UInt8(ascii: "0") }
+    }
+
     /// What makes `name` unusable as a table or column name in either database, or nil.
     public static func problem(with name: String) -> String? {
         if name.isEmpty { return "is empty" }

@@ -19,6 +19,9 @@ import ModelGenSchema
 /// (`16777217`, `0.1`), which the migration counts and refuses:
 ///
 ///     SELECT count(*) FROM "item" WHERE "score" IS NOT NULL AND modelgen_exact_float("score") IS NULL
+///
+/// Two more, `modelgen_text_double(x)` and `modelgen_text_float(x)`, serve a migration of a `String`
+/// attribute to a `Double` or `Float` one: the number a decimal spelling is (see `SQLNames.textDoubleFunction`).
 extension SQLiteDatabase {
     func registerFloatingPointFunctions() throws {
         try register(SQLNames.sqliteDoubleTextFunction, asFloat: false)
@@ -31,6 +34,21 @@ extension SQLiteDatabase {
             default: nil
             }
             if let exact { sqlite3_result_double(context, Double(exact)) } else { sqlite3_result_null(context) }
+        }, nil, nil, nil)
+        guard status == SQLITE_OK else { throw error(status, sql: nil) }
+        try registerTextNumberFunction(SQLNames.textDoubleFunction, asFloat: false)
+        try registerTextNumberFunction(SQLNames.textFloatFunction, asFloat: true)
+    }
+
+    /// `modelgen_text_double(x)`, `modelgen_text_float(x)`: the number a text is (`SQLNames.textDoubleFunction`), or NULL.
+    private func registerTextNumberFunction(_ name: String, asFloat: Bool) throws {
+        let status = sqlite3_create_function_v2(handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, asFloat ? UnsafeMutableRawPointer(bitPattern: 1) : nil, { context, _, arguments in
+            guard let context, let value = arguments?[0] else { return }
+            guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else { return sqlite3_result_null(context) }
+            let text = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+            let number: Double? = sqlite3_user_data(context) == nil ? Double(text) : Float(text).map(Double.init)
+            guard let nonzero = SQLNames.decimalNumberIsNonzero(text), let number, number.isFinite, number != 0 || !nonzero else { return sqlite3_result_null(context) }
+            sqlite3_result_double(context, number)
         }, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status, sql: nil) }
     }

@@ -25,7 +25,15 @@ extension MigrationPlanner {
         var statements = ["SET LOCAL lock_timeout = '10s';"]
         // A `Double` or `Float` becoming text is written with its shortest digits, as Swift writes
         // it: what PostgreSQL writes whenever `extra_float_digits` is above 0 (a session may have set 0).
-        if convertsFloatingPointToText { statements.append("SET LOCAL extra_float_digits = 1;") }
+        if changesType(from: [.double, .float], to: [.string]) { statements.append("SET LOCAL extra_float_digits = 1;") }
+        // A `String` becoming a `Double` or `Float` is read by a function of the session (`SQLNames.textDoubleFunction`).
+        let textNumbers = [(ScalarType.double, SQLNames.textDoubleFunction, "double precision"), (.float, SQLNames.textFloatFunction, "real")]
+            .filter { changesType(from: [.string], to: [$0.0]) }
+        for (_, function, type) in textNumbers {
+            statements.append("CREATE OR REPLACE FUNCTION pg_temp.\(function)(modelgen_text text) RETURNS \(type) LANGUAGE plpgsql IMMUTABLE AS $modelgen$ BEGIN "
+                + "IF modelgen_text !~ \(pg.literal(SQLNames.decimalNumberPattern)) THEN RETURN NULL; END IF; RETURN CAST(modelgen_text AS \(type)); "
+                + "EXCEPTION WHEN numeric_value_out_of_range THEN RETURN NULL; END $modelgen$;")
+        }
         // 1. Checks, before anything changes.
         for check in plan.checks where check.kind == .refusal || !allowDataLoss {
             let sql = check.countSQL
@@ -89,6 +97,7 @@ extension MigrationPlanner {
         statements += foreignKeys
         let keptNewNames = Set(kept.map(\.new))
         statements += newIndexes.filter { !keptNewNames.contains($0.name) }.map(\.sql)
+        for (_, function, _) in textNumbers { statements.append("DROP FUNCTION pg_temp.\(function)(text);") }
         return statements
     }
 
@@ -194,13 +203,13 @@ extension MigrationPlanner {
         return statements
     }
 
-    /// Whether some attribute changes from `Double` or `Float` to `String`.
-    private var convertsFloatingPointToText: Bool {
+    /// Whether some attribute changes from one of the types `from` to one of `to`.
+    private func changesType(from: [ScalarType], to: [ScalarType]) -> Bool {
         new.entities.contains { entity in
             guard let oldEntity = old.entities.first(where: { entityNames[$0.name] == entity.name }) else { return false }
             return entity.storedAttributes.contains { attribute in
-                attribute.type == .scalar(.string) && oldEntity.storedAttributes.contains {
-                    newMemberName(oldEntity.name, $0.name) == attribute.name && [.scalar(.double), .scalar(.float)].contains($0.type)
+                to.map(AttributeType.scalar).contains(attribute.type) && oldEntity.storedAttributes.contains {
+                    newMemberName(oldEntity.name, $0.name) == attribute.name && from.map(AttributeType.scalar).contains($0.type)
                 }
             }
         }

@@ -598,6 +598,11 @@ public struct MigrationPlanner {
         case let (.enumeration, .enumeration(to)):
             let cases = new.enums.first { $0.name == to }?.cases ?? []
             return .exact(source, check: "\(source) IN (\(cases.map(dialect.literal).joined(separator: ", ")))")
+        case let (.scalar(.string), .scalar(to)) where to == .double || to == .float:
+            // `Double(text)`, `Float(text)` for the decimal spellings (`SQLNames.textDoubleFunction`).
+            let function = to == .double ? SQLNames.textDoubleFunction : SQLNames.textFloatFunction
+            let call = dialect == .sqlite ? "\(function)(\(source))" : "pg_temp.\(function)(\(source))"
+            return .exact(call, check: "\(call) IS NOT NULL")
         case let (.scalar(from), .scalar(.float)) where integers.contains(from) || from == .double:
             return float(fromNumber: source, isInteger: from != .double)
         case (.scalar(.bool), .scalar(.string)):
