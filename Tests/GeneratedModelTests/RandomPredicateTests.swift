@@ -9,40 +9,12 @@ import XCTest
 /// over reports and projects (whose tests may read an enclosing employee), under `&&`, `||` and `!`.
 /// Each must select, on both backends, what Foundation's evaluation of the same predicate selects
 /// on the app's objects, in the order Foundation's `SortDescriptor`s give (random ones, through
-/// to-one relationships too, ties in id order), with a random offset and limit: saved, with
-/// unsaved changes, and read by a new context.
+/// to-one relationships too, ties in id order), with a random offset and limit, on random staff
+/// (`onRandomStaff`): saved, with unsaved changes, and read by a new context.
 extension BothBackendsTests {
     func testRandomPredicatesSelectWhatSwiftSelects() async throws {
-        try await onBothBackends(Catalog.self, seeds: UInt64(1)...3) { seed, flow in
-            var random = SeededRandom(seed: seed)
-            let context = flow.makeContext()
-            let projects = (0..<3).map { Project(code: "p\($0)") }
-            let departments = [Department(title: "d0"), Department(title: nil), Department(title: "")]
-            var employees = (0..<14).map { Employee(name: "e\($0 * 5 % 14)") }
-            func reassign(_ chosen: [Employee]) {
-                for employee in chosen {
-                    employee.manager = Int.random(in: 0..<3, using: &random) == 0 ? nil : employees.randomElement(using: &random)
-                    employee.projects = projects.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
-                    employee.department = Bool.random(using: &random) ? nil : departments.randomElement(using: &random)
-                    employee.level = Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0...3, using: &random)
-                }
-            }
-            for employee in employees { context.insert(employee) }
-            for project in projects { context.insert(project) }
-            for department in departments { context.insert(department) }
-            reassign(employees)
-            try await context.save()
-            try await assertRandomPredicatesAgree(employees, in: context, &random, "\(flow.name) seed \(seed), saved")
-
-            reassign(employees.filter { _ in Int.random(in: 0..<3, using: &random) == 0 })
-            let newcomer = Employee(name: "e99")
-            context.insert(newcomer)
-            employees.append(newcomer)
-            reassign([newcomer])
-            employees.randomElement(using: &random)!.manager = newcomer
-            try await assertRandomPredicatesAgree(employees, in: context, &random, "\(flow.name) seed \(seed), unsaved")
-            try await context.save()
-            try await assertRandomPredicatesAgree(employees, in: flow.makeContext(), &random, "\(flow.name) seed \(seed), read by a new context")
+        try await onRandomStaff(seeds: UInt64(1)...3) { staff, random in
+            try await assertRandomPredicatesAgree(staff.employees, in: staff.context, &random, staff.label)
         }
     }
 

@@ -3,38 +3,12 @@ import Foundation
 import XCTest
 
 /// `#Predicate`s on the size of a to-many relationship (`$0.reports.isEmpty`, `$0.projects.count > 1`)
-/// select what Swift selects, on both backends: random employees with random managers (a to-many
-/// through the inverse's key on the same table) and random projects (a join table), saved, then
-/// with unsaved changes the fetch must see (managers and projects moved, a new employee), then
-/// saved again and read by a new context.
+/// select what Swift selects, on both backends, on random staff (`onRandomStaff`): saved, with
+/// unsaved changes, and read by a new context.
 extension BothBackendsTests {
     func testPredicatesOnTheSizeOfAToManyRelationshipSelectWhatSwiftSelects() async throws {
-        try await onBothBackends(Catalog.self, seeds: UInt64(1)...4) { seed, flow in
-            var random = SeededRandom(seed: seed)
-            let context = flow.makeContext()
-            let projects = (0..<3).map { Project(code: "p\($0)") }
-            var employees = (0..<12).map { Employee(name: "e\($0 * 5 % 12)") }
-            /// The app's changes, each time: managers and projects chosen at random.
-            func reassign(_ chosen: [Employee]) {
-                for employee in chosen {
-                    employee.manager = Bool.random(using: &random) ? nil : employees.randomElement(using: &random)
-                    employee.projects = projects.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
-                }
-            }
-            for employee in employees { context.insert(employee) }
-            reassign(employees)
-            try await context.save()
-            try await assertSelected(employees, in: context, "\(flow.name) seed \(seed), saved")
-
-            reassign(employees.filter { _ in Bool.random(using: &random) })
-            let newcomer = Employee(name: "e99")
-            context.insert(newcomer)
-            employees.append(newcomer)
-            reassign([newcomer])
-            employees.randomElement(using: &random)!.manager = newcomer
-            try await assertSelected(employees, in: context, "\(flow.name) seed \(seed), unsaved")
-            try await context.save()
-            try await assertSelected(employees, in: flow.makeContext(), "\(flow.name) seed \(seed), saved again, read by a new context")
+        try await onRandomStaff(seeds: UInt64(1)...4) { staff, _ in
+            try await assertSelected(staff.employees, in: staff.context, staff.label)
         }
     }
 
@@ -66,41 +40,12 @@ extension BothBackendsTests {
 }
 
 /// `#Predicate`s that test the objects of a to-many relationship (`contains(where:)`, `allSatisfy`),
-/// nested and reading the enclosing object, select what Swift's own
-/// evaluation of the same predicate selects on the app's objects, on both backends: random
-/// managers, projects, departments and levels, saved, then changed and unsaved, then read anew.
+/// nested and reading the enclosing object, select what Swift's own evaluation of the same
+/// predicate selects on the app's objects, on both backends, on random staff (`onRandomStaff`).
 extension BothBackendsTests {
     func testPredicatesOnTheObjectsOfAToManyRelationshipSelectWhatSwiftSelects() async throws {
-        try await onBothBackends(Catalog.self, seeds: UInt64(1)...4) { seed, flow in
-            var random = SeededRandom(seed: seed)
-            let context = flow.makeContext()
-            let projects = (0..<3).map { Project(code: "p\($0)") }
-            let departments = [Department(title: "d0"), Department(title: nil)]
-            var employees = (0..<12).map { Employee(name: "e\($0 * 5 % 12)") }
-            func reassign(_ chosen: [Employee]) {
-                for employee in chosen {
-                    employee.manager = Bool.random(using: &random) ? nil : employees.randomElement(using: &random)
-                    employee.projects = projects.filter { _ in Int.random(in: 0..<3, using: &random) == 0 }
-                    employee.department = Bool.random(using: &random) ? nil : departments.randomElement(using: &random)
-                    employee.level = Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 1...3, using: &random)
-                }
-            }
-            for employee in employees { context.insert(employee) }
-            for project in projects { context.insert(project) }
-            reassign(employees)
-            try await context.save()
-            let first = projects[1]
-            try await assertSelectedAsSwiftDoes(employees, in: context, first, "\(flow.name) seed \(seed), saved")
-
-            reassign(employees.filter { _ in Bool.random(using: &random) })
-            let newcomer = Employee(name: "e99")
-            context.insert(newcomer)
-            employees.append(newcomer)
-            reassign([newcomer])
-            employees.randomElement(using: &random)!.manager = newcomer
-            try await assertSelectedAsSwiftDoes(employees, in: context, first, "\(flow.name) seed \(seed), unsaved")
-            try await context.save()
-            try await assertSelectedAsSwiftDoes(employees, in: flow.makeContext(), first, "\(flow.name) seed \(seed), saved again, read by a new context")
+        try await onRandomStaff(seeds: UInt64(1)...4) { staff, _ in
+            try await assertSelectedAsSwiftDoes(staff.employees, in: staff.context, staff.projects[1], staff.label)
         }
     }
 
