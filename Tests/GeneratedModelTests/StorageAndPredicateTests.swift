@@ -118,7 +118,7 @@ final class StorageAndPredicateTests: XCTestCase {
                 ("(name == \"ann\" || manager.name == \"ann\") && department.title != nil",
                  #Predicate { ($0.name == "ann" || $0.manager?.name == "ann") && $0.department?.title != nil }),
                 ("!(name.contains(\"o\")) || manager.name.hasPrefix(\"\")", #Predicate { !$0.name.contains("o") || $0.manager?.name != nil }),
-            ]
+            ] + Self.toManyPredicates
             for (whereText, predicate) in predicates {
                 try assertAgrees(predicate, loaded, fresh, "seed \(seed), \(whereText)")
                 try assertWhereAgrees(whereText, predicate, loaded, container)
@@ -126,6 +126,20 @@ final class StorageAndPredicateTests: XCTestCase {
             try assertAgrees(#Predicate { ($0.level ?? 0) > 2 }, loaded, fresh, "seed \(seed), level ??")
         }
     }
+
+    /// Through the reports (a to-many relationship) and in lists, each as `--where` writes it.
+    private static let toManyPredicates: [(String, Predicate<Employee>)] = {
+        let (names, levels): ([String], [Int?]) = (["ann", "bob"], [nil, 3])
+        return [
+            ("reports.isEmpty", #Predicate { $0.reports.isEmpty }), ("reports.count >= 2", #Predicate { $0.reports.count >= 2 }),
+            ("reports.contains { name == \"ann\" }", #Predicate { $0.reports.contains { $0.name == "ann" } }),
+            ("!reports.allSatisfy { $0.level != nil }", #Predicate { !$0.reports.allSatisfy { $0.level != nil } }),
+            ("reports.contains { reports.contains { department.title == \"Ops\" } }",
+             #Predicate { $0.reports.contains { $0.reports.contains { $0.department?.title == "Ops" } } }),
+            ("[\"ann\", \"bob\"].contains(name) && !reports.isEmpty", #Predicate { names.contains($0.name) && !$0.reports.isEmpty }),
+            ("[nil, 3].contains(level)", #Predicate { levels.contains($0.level) }),
+        ]
+    }()
 
     // MARK: - Unsaved changes
 

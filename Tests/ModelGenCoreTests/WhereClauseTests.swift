@@ -98,6 +98,28 @@ final class WhereClauseTests: XCTestCase {
         XCTAssertEqual(try select(#"added > "2024-01-31T00:00:00Z""#, rows: rows), [2])
     }
 
+    func testToManyRelationshipsAndListsTranslate() throws {
+        let rows = """
+            INSERT INTO item (id, name, count, weight, price, added, size, parent_id) VALUES
+              (1, 'root', 0, 0, '0', 0, 'small', NULL), (2, 'a', 1, 0, '0', 0, 'large', 1), (3, 'b', 2, 0, '0', 0, 'small', 1),
+              (4, 'c', 3, 0, '0', 0, 'small', 2);
+            """
+        XCTAssertEqual(try select("children.isEmpty", rows: rows), [3, 4])
+        XCTAssertEqual(try select("children.count == 2", rows: rows), [1])
+        XCTAssertEqual(try select(#"children.contains { $0.name == "c" }"#, rows: rows), [2])
+        XCTAssertEqual(try select("children.allSatisfy { size == .small }", rows: rows), [2, 3, 4], "true for no children, as in Swift")
+        XCTAssertEqual(try select(#"children.contains { children.contains { name == "c" } }"#, rows: rows), [1])
+        XCTAssertEqual(try select(#"["a", "c", "zz"].contains(name)"#, rows: rows), [2, 4])
+        XCTAssertEqual(try select("[.large].contains(size) || [].contains(count)", rows: rows), [2])
+        XCTAssertEqual(try select("[1, -1].contains(parent)", rows: rows), [2, 3], "a relationship's key")
+        XCTAssertEqual(try failure("children.count == 1.5")?.message.contains("whole number"), true)
+        XCTAssertEqual(try failure("children == nil")?.message.contains("after a to-many relationship"), true)
+        XCTAssertEqual(try failure("parent.children.isEmpty")?.message.contains("nor a to-many one of the object itself"), true)
+        XCTAssertEqual(try failure(#"["a", 1].contains(name)"#)?.column, 7, "the literal that does not fit")
+        XCTAssertEqual(try failure("[1, 2].contains(children)")?.message.contains("not a to-many relationship"), true)
+        XCTAssertEqual(try failure("children.contains { name == 1 ")?.column, 29, "the literal that does not fit the related object's attribute")
+    }
+
     func testDeepNestingIsALocatedErrorNotACrash() throws {
         for opener in ["(", "!"] {
             let text = String(repeating: opener, count: 40_000) + "count == 1" + (opener == "(" ? String(repeating: ")", count: 40_000) : "")

@@ -8,11 +8,15 @@ import ModelGenQuery
 ///     $0.name.hasPrefix("A") && (weight > 10 || diet == .carnivorous)
 ///     category.name == "Mammal"          // through to-one relationships, any number of them
 ///     category == nil
+///     books.isEmpty                      // to-many relationships: count, isEmpty,
+///     tags.contains { $0.name == "old" } // contains and allSatisfy (nested, $0 the innermost object)
+///     ["a", "b"].contains(code)          // a value in a list of literals
 ///
 /// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a key path
 /// (optionally `% n` for integers: `id % 2 == 0`) and a literal (`12`, `1.5`, `"text"` with Swift's
 /// escapes, `true`, `false`, `nil`, `.enumCase`); `.contains`, `.hasPrefix`, `.hasSuffix` on strings;
-/// a bare Bool key path. Semantics are Swift's (see `QueryCondition`). A literal must fit the key
+/// a bare Bool key path; on a to-many relationship of the object, `.count` compared with a number,
+/// `.isEmpty`, `.contains { … }` and `.allSatisfy { … }`; `[literal, …].contains(keyPath)`. Semantics are Swift's (see `QueryCondition`). A literal must fit the key
 /// path's type exactly (an out-of-range number is an error); a `Date` is written in ISO 8601.
 /// Anything else is an error naming the construct and its column, never a silently different
 /// condition; nesting is limited to `maximumDepth` levels, so no input can exhaust the stack.
@@ -34,14 +38,16 @@ public struct WhereClauseTranslator {
     }
 
     private let schema: ModelSchema
-    private let entity: Entity
+    /// The objects a key path may start from: the entity's, then the object of each enclosing
+    /// `contains { … }` or `allSatisfy { … }` (the innermost is `$0`; `QueryPath.row` is the index).
+    private var frames: [Entity]
     private var tokens: [(token: Token, column: Int)] = []
     private var position = 0
     private var depth = 0
 
     private init(schema: ModelSchema, entity: Entity) {
         self.schema = schema
-        self.entity = entity
+        frames = [entity]
     }
 
     /// The condition `text` denotes on `entity`'s rows.
@@ -105,7 +111,7 @@ public struct WhereClauseTranslator {
                 if ["==", "!=", "<=", ">=", "&&", "||"].contains(two) {
                     result.append((.symbol(two), column))
                     index += 2
-                } else if "()<>!.,%".unicodeScalars.contains(c) {
+                } else if "()<>!.,%[]{}".unicodeScalars.contains(c) {
                     result.append((.symbol(String(c)), column))
                     index += 1
                 } else {
@@ -206,16 +212,20 @@ public struct WhereClauseTranslator {
         return inner
     }
 
-    /// A resolved key path and the schema type it denotes (nil for a relationship's key or `id`).
+    /// A resolved key path and the schema type it denotes (nil for a relationship's key or `id`),
+    /// or a to-many relationship of the object (`toMany`, with its target; `path` then unused).
     private struct KeyPath {
         var path: QueryPath
         var type: AttributeType?
+        var toMany: (rows: QueryToMany, target: Entity)?
     }
 
     private mutating func parseComparison() throws -> QueryCondition {
         let pathColumn = column
+        if current == .symbol("[") { return try parseMembership() }
         guard case .identifier = current else { throw failure("expected a key path such as 'name', found \(describe(current))") }
         let keyPath = try parseKeyPath()
+        if let toMany = keyPath.toMany { return try parseToManyTest(toMany.rows, target: toMany.target) }
         var value = QueryExpression.path(keyPath.path)
         if accept(".") {
             guard case let .identifier(method) = current, ["contains", "hasPrefix", "hasSuffix"].contains(method) else {
@@ -265,27 +275,31 @@ public struct WhereClauseTranslator {
             name = next
             advance()
         }
-        var entity = self.entity
+        let row = frames.count - 1
+        var entity = frames[row]
         var hops: [QueryHop] = []
         while true {
             if name == "id" {
-                return KeyPath(path: QueryPath(hops: hops, column: "id", kind: .integer), type: nil)
+                return KeyPath(path: QueryPath(hops: hops, column: "id", kind: .integer, row: row), type: nil)
             }
             if let attribute = entity.attributes.first(where: { $0.name == name }) {
                 guard !attribute.isTransient else { throw failure("'\(name)' is transient and not stored; it cannot be used in a predicate") }
-                return KeyPath(path: QueryPath(hops: hops, column: attribute.columnName, kind: Self.kind(of: attribute.type)), type: attribute.type)
+                return KeyPath(path: QueryPath(hops: hops, column: attribute.columnName, kind: Self.kind(of: attribute.type), row: row), type: attribute.type)
             }
             guard let relationship = entity.relationships.first(where: { $0.name == name }) else {
                 let names = ["id"] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
                 throw failure("'\(entity.name)' has no attribute or relationship '\(name)'\(NearMiss.hint(for: name, among: names))")
             }
+            if relationship.cardinality == .toMany, hops.isEmpty, let toMany = rows(of: relationship, row: row) {
+                return KeyPath(path: QueryPath(column: "id", kind: .integer), type: nil, toMany: toMany)
+            }
             guard case let .foreignKey(column, _) = relationship.storage, let target = schema.entity(named: relationship.target) else {
-                throw failure("'\(entity.name).\(name)' is not a to-one relationship stored on '\(entity.name)'; predicates can follow only those")
+                throw failure("'\(entity.name).\(name)' is not a to-one relationship stored on '\(entity.name)' (nor a to-many one of the object itself); predicates can follow only those")
             }
             // `category.name` continues into the target; `category` alone compares the key.
             guard current == .symbol("."), case let .identifier(next) = tokens[position + 1].token,
                   !["contains", "hasPrefix", "hasSuffix"].contains(next) else {
-                return KeyPath(path: QueryPath(hops: hops, column: column, kind: .integer), type: nil)
+                return KeyPath(path: QueryPath(hops: hops, column: column, kind: .integer, row: row), type: nil)
             }
             advance()
             advance()
@@ -293,6 +307,88 @@ public struct WhereClauseTranslator {
             entity = target
             name = next
         }
+    }
+
+    /// The rows holding the id of the object at `row` for a to-many relationship, and its target.
+    private func rows(of relationship: Relationship, row: Int) -> (rows: QueryToMany, target: Entity)? {
+        guard let target = schema.entity(named: relationship.target) else { return nil }
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard let inverse = target.relationships.first(where: { $0.name == relationship.inverse }),
+                  case let .foreignKey(column, _) = inverse.storage else { return nil }
+            return (QueryToMany(table: target.tableName, column: column, row: row), target)
+        case let .joinTable(name):
+            guard let table = schema.joinTables.first(where: { $0.name == name }) else { return nil }
+            // The owning side's column is `column`; the inverse side reads the table the other way.
+            let owns = table.entity == relationship.entity && table.relationship == relationship.name
+            let (own, other) = owns ? (table.column, table.targetColumn) : (table.targetColumn, table.column)
+            return (QueryToMany(table: name, column: own, joined: QueryHop(foreignKey: other, table: target.tableName), row: row), target)
+        case .foreignKey:
+            return nil
+        }
+    }
+
+    /// After a to-many relationship: `.count` compared with a whole number, `.isEmpty`,
+    /// `.contains { … }` or `.allSatisfy { … }` (whose condition reads the related object as `$0`).
+    private mutating func parseToManyTest(_ rows: QueryToMany, target: Entity) throws -> QueryCondition {
+        guard accept("."), case let .identifier(member) = current, ["count", "isEmpty", "contains", "allSatisfy"].contains(member) else {
+            throw failure("expected '.count', '.isEmpty', '.contains { … }' or '.allSatisfy { … }' after a to-many relationship, found \(describe(current))")
+        }
+        advance()
+        switch member {
+        case "isEmpty":
+            return .comparison(.count(rows), .equal, .value(.integer(0), .integer))
+        case "count":
+            let operators: [String: QueryComparison] = ["==": .equal, "!=": .notEqual, "<": .less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual]
+            guard case let .symbol(symbol) = current, let comparison = operators[symbol] else { throw failure("expected a comparison after '.count', found \(describe(current))") }
+            advance()
+            guard case let .number(text) = current, let count = Int64(text) else { throw failure("expected a whole number to compare '.count' with, found \(describe(current))") }
+            advance()
+            return .comparison(.count(rows), comparison, .value(.integer(count), .integer))
+        default:
+            guard accept("{") else { throw failure("expected '{' after '.\(member)'") }
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= Self.maximumDepth else { throw failure("the predicate nests more than \(Self.maximumDepth) levels deep") }
+            frames.append(target)
+            let inner = try parseOr()
+            frames.removeLast()
+            guard accept("}") else { throw failure("expected '}'") }
+            return member == "contains" ? .exists(rows, inner) : .not(.exists(rows, .not(inner)))
+        }
+    }
+
+    /// `[literal, …].contains(keyPath)`: the literals are read once the key path says their type.
+    private mutating func parseMembership() throws -> QueryCondition {
+        advance()
+        var elements: [Int] = []
+        while current != .symbol("]") {
+            elements.append(position)
+            guard current != .end else { throw failure("expected ']'") }
+            advance()
+            if case .symbol(".") = tokens[position - 1].token, case .identifier = current { advance() }  // `.enumCase`
+            guard accept(",") || current == .symbol("]") else { throw failure("expected ',' or ']' in the list, found \(describe(current))") }
+        }
+        advance()
+        guard accept("."), current == .identifier("contains") else { throw failure("expected '.contains(' after the list") }
+        advance()
+        guard accept("(") else { throw failure("expected '(' after 'contains'") }
+        let keyPathColumn = column
+        let keyPath = try parseKeyPath()
+        guard keyPath.toMany == nil else { throw Failure(column: keyPathColumn, message: "a list can contain an attribute's value, not a to-many relationship") }
+        guard accept(")") else { throw failure("expected ')'") }
+        let end = position
+        var values: [SQLValue] = []
+        for element in elements {
+            position = element
+            let elementColumn = column
+            guard case let .value(value, _) = try literal(for: keyPath.type, kind: keyPath.path.kind, column: elementColumn) else {
+                throw Failure(column: elementColumn, message: "expected a literal in the list")
+            }
+            values.append(value)
+        }
+        position = end
+        return .oneOf(.path(keyPath.path), values, keyPath.path.kind)
     }
 
     private static func kind(of type: AttributeType) -> QueryValueKind {
