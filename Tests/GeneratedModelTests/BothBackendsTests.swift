@@ -575,8 +575,10 @@ final class BothBackendsTests: XCTestCase {
             let other = flow.makeContext()
             var descriptor = FetchDescriptor<Order>(predicate: #Predicate { $0.select >= 1 }, sortBy: [SortDescriptor(\.from, order: .reverse)])
             descriptor.relationshipKeyPathsForPrefetching = [\.limit, \.values]
+            descriptor.propertiesToFetch = [\.select]
             let orders = try await other.fetch(descriptor)
             XCTAssertEqual(orders.map(\.select), [2, 1], flow.name)
+            XCTAssertEqual(orders.map(\.group), ["a", "b"], "\(flow.name): the attributes not named in propertiesToFetch hold their values too")
             XCTAssertEqual(orders.map { $0.limit.map(\.table) }, [[], ["t"]], flow.name)
             XCTAssertEqual(orders.map { $0.values.map(\.table) }, [["t"], ["t"]], flow.name)
 

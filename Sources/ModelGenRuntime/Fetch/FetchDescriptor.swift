@@ -12,6 +12,10 @@ public struct FetchDescriptor<Model: PersistentModel> {
     /// Whether unsaved inserts, changes and deletions of the context count (SwiftData's name and
     /// default); false fetches what the store holds.
     public var includePendingChanges = true
+    /// The attributes to read (SwiftData's name), accepted so that code written for SwiftData
+    /// compiles and runs: every stored attribute is read anyway (a row is one read), so the other
+    /// attributes of a fetched object hold their values, where SwiftData loads them on first access.
+    public var propertiesToFetch: [PartialKeyPath<Model>] = []
 
     public init(predicate: Predicate<Model>? = nil, sortBy: [SortDescriptor<Model>] = []) {
         self.predicate = predicate
