@@ -389,6 +389,10 @@ extension PredicateExpressions.SequenceContains: PredicateLowerable {
         if case let .identifier(_, entity) = subject {
             elements.removeAll { ($0 as? PersistentIdentifier)?.entity != entity }
         }
+        // NaN equals no value (and no stored value is NaN): it selects nothing, as in Swift.
+        elements.removeAll { element in
+            if case let .real(number)? = (element as? PersistentValue)?.sqliteValue { number.isNaN } else { false }
+        }
         let values = try elements.map { try PredicateLowering.constant($0, of: elementType) }
         guard values.count <= PredicateLowering.largestCapturedCollection else {
             throw ModelContextError.unsupportedPredicate("'contains' on a collection of \(values.count) values (at most \(PredicateLowering.largestCapturedCollection), which SQL binds as parameters; split it, or fetch by a condition the values share)")
