@@ -10,7 +10,8 @@ import XCTest
 /// Each must select, on both backends, what Foundation's evaluation of the same predicate selects
 /// on the app's objects, in the order Foundation's `SortDescriptor`s give (random ones, through
 /// to-one relationships too, ties in id order), with a random offset and limit, on random staff
-/// (`onRandomStaff`): saved, with unsaved changes, and read by a new context.
+/// (`onRandomStaff`): saved, with unsaved changes, and read by a new context; and, with no unsaved
+/// changes, a dry-run `delete(model:where:)` by it must count the objects it selects.
 extension BothBackendsTests {
     func testRandomPredicatesSelectWhatSwiftSelects() async throws {
         try await onRandomStaff(seeds: UInt64(1)...3) { staff, random in
@@ -51,6 +52,11 @@ extension BothBackendsTests {
             try await assertEqual(await context.fetch(descriptor).map(\.name), expected, label)
             try await assertEqual(await context.fetchCount(descriptor), expected.count, "\(label), count")
             try await assertEqual(await context.fetchCount(FetchDescriptor(predicate: predicate)), matching.count, "\(label), count of all")
+            if !context.hasChanges {
+                // A delete selects its objects by the same condition (a dry run: nothing changes).
+                let preview = try await context.delete(model: Employee.self, where: predicate, dryRun: true)
+                XCTAssertEqual(preview.deletedCount(of: "Employee"), matching.count, "\(label), dry-run delete")
+            }
             if testRun?.failureCount ?? 0 > 0 { return }
         }
     }
