@@ -168,12 +168,27 @@ public struct PredicateSQLRenderer {
         }
     }
 
+    /// The most values a list is written with one parameter each; a longer list of integers, texts
+    /// or UUIDs is bound as one parameter (`value IN (SELECT value FROM json_each(?1))` in SQLite,
+    /// `value = ANY(CAST($1::text AS bigint[]))` in PostgreSQL), so its length is not bounded by the
+    /// parameters a statement may have.
+    public static let longestListOfParameters = 100
+
+    /// Whether a list of values of `kind` of any length can be bound as one parameter.
+    public static func bindsLongListsAsOneParameter(_ kind: QueryValueKind) -> Bool {
+        kind == .integer || kind == .text || kind == .uuid
+    }
+
     /// `value IN (?1, ?2, …)`, with `OR value IS NULL` when nil is one of them (`IN` never finds NULL).
     private mutating func oneOf(_ value: QueryExpression, _ values: [SQLValue], _ kind: QueryValueKind) -> String {
         let present = values.filter { $0 != .null }
         let subject = expression(value)
         var terms: [String] = []
-        if !present.isEmpty {
+        if present.count > Self.longestListOfParameters, Self.bindsLongListsAsOneParameter(kind), let list = arrayLiteral(present) {
+            let parameter = expression(.value(.text(list), .text))
+            terms.append(dialect == .sqlite ? "(\(subject) IN (SELECT value FROM json_each(\(parameter))))"
+                                            : "(\(subject) = ANY(CAST(\(parameter) AS \(Self.postgreSQLType(of: kind))[])))")
+        } else if !present.isEmpty {
             let list = present.map { expression(.value($0, kind)) }.joined(separator: ", ")
             // Equality needs a collation only for SQLite's Decimal digits (see `collation(comparing:)`).
             let collation = dialect == .sqlite ? self.collation(comparing: kind) : ""
@@ -181,6 +196,34 @@ public struct PredicateSQLRenderer {
         }
         if present.count < values.count { terms.append("(\(subject) IS NULL)") }
         return terms.isEmpty ? condition(.constant(false)) : "(" + terms.joined(separator: " OR ") + ")"
+    }
+
+    /// The values as one literal: a JSON array for SQLite's `json_each`, an array's text for
+    /// PostgreSQL; nil when one is neither an integer nor a text, or is a text holding NUL.
+    private func arrayLiteral(_ values: [SQLValue]) -> String? {
+        var elements: [String] = []
+        for value in values {
+            switch value {
+            case let .integer(number): elements.append(String(number))
+            case let .text(text) where !text.unicodeScalars.contains("\0"):
+                // A JSON string, and PostgreSQL's quoted array element, escape the same two characters;
+                // JSON also the other control characters.
+                var quoted = "\""
+                for scalar in text.unicodeScalars {
+                    switch scalar {
+                    case "\"", "\\": quoted += "\\" + String(scalar)
+                    case _ where dialect == .sqlite && scalar.value < 0x20:
+                        let hex = String(scalar.value, radix: 16)
+                        quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    default: quoted.unicodeScalars.append(scalar)
+                    }
+                }
+                elements.append(quoted + "\"")
+            default: return nil
+            }
+        }
+        let list = elements.joined(separator: ",")
+        return dialect == .sqlite ? "[" + list + "]" : "{" + list + "}"
     }
 
     /// `EXISTS` over the rows of the related objects, with `inner` deciding on each (as its row `rows.count`).

@@ -349,6 +349,9 @@ extension Sample {
         let dates = [pivot.date, pivot.date.addingTimeInterval(0.000_000_4), Date(timeIntervalSinceReferenceDate: 0)]
         let (amounts, tiers, prices) = ([pivot.amount, 1], [pivot.tier, .gold], [pivot.price, nil])
         let (bytes, uuids, links) = ([pivot.bytes, Data()], [pivot.uuid], [pivot.link])
+        // Longer than a statement's list of parameters holds (one array parameter), with texts that JSON and PostgreSQL's arrays escape.
+        let manyTexts = [pivot.text] + (0..<150).map { "x\($0)\"\\\n\u{7}" }, manyInts = [pivot.int] + (0..<150).map { $0 - 75 }
+        let manyUUIDs = [pivot.uuid] + (0..<150).map { UUID(uuidString: String(format: "E621E1F8-C36C-495A-93FC-%012X", $0))! }
         return [
             ("texts.contains", #Predicate { texts.contains($0.text) }), ("!texts.contains", #Predicate { !texts.contains($0.text) }),
             ("notes.contains", #Predicate { notes.contains($0.note) }), ("[].contains", #Predicate { nothing.contains($0.text) }),
@@ -359,6 +362,8 @@ extension Sample {
             ("prices.contains", #Predicate { prices.contains($0.price) }), ("bytes.contains", #Predicate { bytes.contains($0.bytes) }),
             ("uuids.contains", #Predicate { uuids.contains($0.uuid) }), ("links.contains", #Predicate { links.contains($0.link) }),
             ("ints.contains || flag", #Predicate { ints.contains($0.int) || $0.flag }),
+            ("manyTexts.contains", #Predicate { manyTexts.contains($0.text) }), ("manyInts.contains", #Predicate { manyInts.contains($0.int) }),
+            ("manyUUIDs.contains", #Predicate { manyUUIDs.contains($0.uuid) }), ("!manyTexts.contains(note ?? \"\")", #Predicate { !manyTexts.contains($0.note ?? "") }),
         ] + rangePredicates(around: pivot)
     }
 

@@ -58,6 +58,8 @@ extension BothBackendsTests {
         let projectID = project.persistentModelID
         // Identifiers of two employees and of a project (whose row id an employee may have too).
         let someIDs = [employees[0].persistentModelID, employees[3].persistentModelID, projectID]
+        // More than a statement's parameters could hold, bound as one list.
+        let manyIDs = (0..<40_000).map { PersistentIdentifier(entity: "Employee", id: Int64(1_000_000 + $0)) } + someIDs
         let cases: [(String, Predicate<Employee>)] = [
             ("projects.contains { code == p1 }", #Predicate { $0.projects.contains { $0.code == "p1" } }),
             ("!projects.contains { code == p0 }", #Predicate { !$0.projects.contains { $0.code == "p0" } }),
@@ -71,6 +73,7 @@ extension BothBackendsTests {
             ("projects.contains { members.contains { a peer at boss.level } }", sharesAProjectWithAPeer),
             ("projects.contains { persistentModelID == p1's }", #Predicate { $0.projects.contains { $0.persistentModelID == projectID } }),
             ("someIDs.contains(persistentModelID)", #Predicate { someIDs.contains($0.persistentModelID) }),
+            ("manyIDs.contains(persistentModelID)", #Predicate { manyIDs.contains($0.persistentModelID) }),
             ("persistentModelID == a project's", #Predicate { $0.persistentModelID == projectID }),
             ("persistentModelID != a project's", #Predicate { $0.persistentModelID != projectID }),
             ("manager?.persistentModelID == a project's", #Predicate { $0.manager?.persistentModelID == projectID }),

@@ -394,18 +394,19 @@ extension PredicateExpressions.SequenceContains: PredicateLowerable {
             if case let .real(number)? = (element as? PersistentValue)?.sqliteValue { number.isNaN } else { false }
         }
         let values = try elements.map { try PredicateLowering.constant($0, of: elementType) }
-        guard values.count <= PredicateLowering.largestCapturedCollection else {
-            throw ModelContextError.unsupportedPredicate("'contains' on a collection of \(values.count) values (at most \(PredicateLowering.largestCapturedCollection), which SQL binds as parameters; split it, or fetch by a condition the values share)")
-        }
         let subjectValue = try PredicateLowering.value(of: subject)
         let kind: QueryValueKind = if case let .path(path) = subjectValue { path.kind } else { .of(elementType) }
+        guard values.count <= PredicateLowering.largestCapturedCollection || PredicateSQLRenderer.bindsLongListsAsOneParameter(kind) else {
+            throw ModelContextError.unsupportedPredicate("'contains' on a collection of \(values.count) values of this type (at most \(PredicateLowering.largestCapturedCollection), which SQL binds as parameters; lists of integers, texts and identifiers have no bound; split it, or fetch by a condition the values share)")
+        }
         return .condition(.oneOf(subjectValue, values, kind))
     }
 }
 
 extension PredicateLowering {
-    /// The most values a captured collection may hold: each is a parameter, and SQLite takes at
-    /// most 32,766 in a statement (PostgreSQL 65,535).
+    /// The most values a captured collection of dates, numbers that are not integers, decimals,
+    /// Booleans or bytes may hold: each is a parameter, and SQLite takes at most 32,766 in a
+    /// statement (PostgreSQL 65,535). Integers, texts and identifiers are bound as one list.
     static let largestCapturedCollection = 30_000
 }
 
