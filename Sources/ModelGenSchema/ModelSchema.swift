@@ -60,6 +60,34 @@ public struct ModelSchema: Equatable, Sendable {
     public func relationship(_ entity: String, _ name: String) -> Relationship? {
         self.entity(named: entity)?.relationships.first { $0.name == name }
     }
+
+    /// Where `relationship`'s links are, seen from the rows of its entity; nil when the schema
+    /// does not hold what its storage names (a resolved schema always does).
+    public func links(of relationship: Relationship) -> RelationshipLinks? {
+        switch relationship.storage {
+        case let .foreignKey(column, _):
+            return .column(column)
+        case .inverseForeignKey:
+            guard case let .foreignKey(column, _)? = relationship.inverse.flatMap({ self.relationship(relationship.target, $0) })?.storage else { return nil }
+            return .inverseColumn(column)
+        case let .joinTable(name):
+            guard let table = joinTable(named: name) else { return nil }
+            // The owning side's ids are in `column`; the inverse side reads the table the other way.
+            let owns = table.entity == relationship.entity && table.relationship == relationship.name
+            return owns ? .joinTable(name, ownColumn: table.column, targetColumn: table.targetColumn)
+                        : .joinTable(name, ownColumn: table.targetColumn, targetColumn: table.column)
+        }
+    }
+}
+
+/// Where a relationship's links are, seen from its entity's rows (`ModelSchema.links(of:)`).
+public enum RelationshipLinks: Equatable, Sendable {
+    /// A key column on the entity's own table.
+    case column(String)
+    /// The inverse's key column on the target's table.
+    case inverseColumn(String)
+    /// A join table: its column of the entity's ids and its column of the target's.
+    case joinTable(String, ownColumn: String, targetColumn: String)
 }
 
 /// A `String`-backed enum.

@@ -114,21 +114,15 @@ public struct DeletionPlanner: Sendable {
     static func traversal(_ relationship: Relationship, in schema: ModelSchema) -> Traversal {
         func table(_ entity: String) -> String { schema.entity(named: entity)!.tableName }
         let link: ReferenceLink
-        switch relationship.storage {
-        case let .foreignKey(column, _):
+        switch schema.links(of: relationship) {
+        case let .column(column):
             link = .subjectColumn(table: table(relationship.entity), column: column)
-        case .inverseForeignKey:
-            let inverse = relationship.inverse.flatMap { schema.relationship(relationship.target, $0) }
-            guard case let .foreignKey(column, _)? = inverse?.storage else {
-                preconditionFailure("resolver invariant: inverse foreign key of \(relationship.entity).\(relationship.name)")
-            }
+        case let .inverseColumn(column):
             link = .otherColumn(table: table(relationship.target), column: column)
-        case let .joinTable(name):
-            let joinTable = schema.joinTable(named: name)!
-            let ownsTable = joinTable.entity == relationship.entity && joinTable.relationship == relationship.name
-            link = ownsTable
-                ? .joinTable(name: name, subjectColumn: joinTable.column, otherColumn: joinTable.targetColumn)
-                : .joinTable(name: name, subjectColumn: joinTable.targetColumn, otherColumn: joinTable.column)
+        case let .joinTable(name, own, other):
+            link = .joinTable(name: name, subjectColumn: own, otherColumn: other)
+        case nil:
+            preconditionFailure("resolver invariant: the links of \(relationship.entity).\(relationship.name)")
         }
         return Traversal(subject: relationship.entity, relationship: relationship.name, other: relationship.target, link: link)
     }

@@ -312,18 +312,12 @@ public struct WhereClauseTranslator {
     /// The rows holding the id of the object at `row` for a to-many relationship, and its target.
     private func rows(of relationship: Relationship, row: Int) -> (rows: QueryToMany, target: Entity)? {
         guard let target = schema.entity(named: relationship.target) else { return nil }
-        switch relationship.storage {
-        case .inverseForeignKey:
-            guard let inverse = target.relationships.first(where: { $0.name == relationship.inverse }),
-                  case let .foreignKey(column, _) = inverse.storage else { return nil }
+        switch schema.links(of: relationship) {
+        case let .inverseColumn(column)?:
             return (QueryToMany(table: target.tableName, column: column, row: row), target)
-        case let .joinTable(name):
-            guard let table = schema.joinTables.first(where: { $0.name == name }) else { return nil }
-            // The owning side's column is `column`; the inverse side reads the table the other way.
-            let owns = table.entity == relationship.entity && table.relationship == relationship.name
-            let (own, other) = owns ? (table.column, table.targetColumn) : (table.targetColumn, table.column)
+        case let .joinTable(name, own, other)?:
             return (QueryToMany(table: name, column: own, joined: QueryHop(foreignKey: other, table: target.tableName), row: row), target)
-        case .foreignKey:
+        case .column?, nil:
             return nil
         }
     }

@@ -70,18 +70,15 @@ public struct SwiftSchemaEmitter {
 
     private func storage(_ relationship: Relationship) -> String {
         let q = SQLDialect.sqlite.quote
-        switch relationship.storage {
-        case let .foreignKey(column, _):
+        switch schema.links(of: relationship) {
+        case let .column(column):
             return ".column(\(SwiftTypes.stringLiteral(q(column))))"
-        case .inverseForeignKey:
-            let inverse = relationship.inverse.flatMap { schema.relationship(relationship.target, $0) }
-            guard case let .foreignKey(column, _)? = inverse?.storage else { return ".inverseColumn(\"\")" }
+        case let .inverseColumn(column):
             return ".inverseColumn(\(SwiftTypes.stringLiteral(q(column))))"
-        case let .joinTable(name):
-            let table = schema.joinTable(named: name)!
-            let owns = table.entity == relationship.entity && table.relationship == relationship.name
-            let (own, other) = owns ? (table.column, table.targetColumn) : (table.targetColumn, table.column)
+        case let .joinTable(name, own, other):
             return ".joinTable(\(SwiftTypes.stringLiteral(q(name))), ownColumn: \(SwiftTypes.stringLiteral(q(own))), targetColumn: \(SwiftTypes.stringLiteral(q(other))))"
+        case nil:
+            return ".inverseColumn(\"\")"
         }
     }
 }
