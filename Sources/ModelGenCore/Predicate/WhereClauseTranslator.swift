@@ -28,6 +28,9 @@ public struct WhereClauseTranslator {
         public var description: String { "predicate:1:\(column): error: \(message)" }
     }
 
+    /// The comparison each operator symbol writes.
+    private static let comparisons: [String: QueryComparison] = ["==": .equal, "!=": .notEqual, "<": .less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual]
+
     /// How deeply `!` and parentheses may nest.
     public static let maximumDepth = 200
 
@@ -251,8 +254,7 @@ public struct WhereClauseTranslator {
             value = .remainder(value, divisor)
             type = .scalar(.int64)
         }
-        let operators: [String: QueryComparison] = ["==": .equal, "!=": .notEqual, "<": .less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual]
-        guard case let .symbol(symbol) = current, let comparison = operators[symbol] else {
+        guard case let .symbol(symbol) = current, let comparison = Self.comparisons[symbol] else {
             guard type == .scalar(.bool) else {
                 throw failure("expected a comparison after the key path, found \(describe(current))")
             }
@@ -333,8 +335,7 @@ public struct WhereClauseTranslator {
         case "isEmpty":
             return .comparison(.count(rows), .equal, .value(.integer(0), .integer))
         case "count":
-            let operators: [String: QueryComparison] = ["==": .equal, "!=": .notEqual, "<": .less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual]
-            guard case let .symbol(symbol) = current, let comparison = operators[symbol] else { throw failure("expected a comparison after '.count', found \(describe(current))") }
+                guard case let .symbol(symbol) = current, let comparison = Self.comparisons[symbol] else { throw failure("expected a comparison after '.count', found \(describe(current))") }
             advance()
             guard case let .number(text) = current, let count = Int64(text) else { throw failure("expected a whole number to compare '.count' with, found \(describe(current))") }
             advance()

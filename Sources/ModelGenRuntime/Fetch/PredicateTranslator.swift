@@ -112,6 +112,12 @@ struct PredicateLowering {
         }
     }
 
+    /// How the values a stored value is compared with are bound: as the column's kind, or for
+    /// anything but a column as values of `type`.
+    static func kind(of value: QueryExpression, else type: Any.Type) -> QueryValueKind {
+        if case let .path(path) = value { path.kind } else { .of(type) }
+    }
+
     /// A value the predicate captures, as SQL binds it (a saved object or its identifier as its row id).
     static func constant(_ value: Any, of type: Any.Type) throws -> SQLValue {
         if let persistent = value as? PersistentValue {
@@ -349,7 +355,7 @@ extension PredicateExpressions.RangeExpressionContains: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
         let lower: QueryExpression, upper: QueryExpression, closed: Bool
         let subject = try lowering.value(element)
-        let kind: QueryValueKind = if case let .path(path) = subject { path.kind } else { .of(Element.Output.self) }
+        let kind = PredicateLowering.kind(of: subject, else: Element.Output.self)
         if let captured = range as? any CapturedRange {
             let bounds = captured.bounds, boundType = type(of: captured).boundType
             lower = .value(try PredicateLowering.constant(bounds.lower, of: boundType), kind)
@@ -395,7 +401,7 @@ extension PredicateExpressions.SequenceContains: PredicateLowerable {
         }
         let values = try elements.map { try PredicateLowering.constant($0, of: elementType) }
         let subjectValue = try PredicateLowering.value(of: subject)
-        let kind: QueryValueKind = if case let .path(path) = subjectValue { path.kind } else { .of(elementType) }
+        let kind = PredicateLowering.kind(of: subjectValue, else: elementType)
         guard values.count <= PredicateLowering.largestCapturedCollection || PredicateSQLRenderer.bindsLongListsAsOneParameter(kind) else {
             throw ModelContextError.unsupportedPredicate("'contains' on a collection of \(values.count) values of this type (at most \(PredicateLowering.largestCapturedCollection), which SQL binds as parameters; lists of integers, texts and identifiers have no bound; split it, or fetch by a condition the values share)")
         }

@@ -607,12 +607,10 @@ public struct MigrationPlanner {
             return float(fromNumber: source, isInteger: from != .double)
         case (.scalar(.bool), .scalar(.string)):
             // `String(flag)`: `true` or `false`.
-            let (yes, no) = dialect == .sqlite ? ("1", "0") : ("true", "false")
-            return .exact("CASE \(source) WHEN \(yes) THEN 'true' WHEN \(no) THEN 'false' END", check: nil)
+            return .exact("CASE \(source) WHEN \(dialect.literal(.bool(true))) THEN 'true' WHEN \(dialect.literal(.bool(false))) THEN 'false' END", check: nil)
         case (.scalar(.string), .scalar(.bool)):
             // `Bool(text)`: exactly `true` or `false`.
-            let (yes, no) = dialect == .sqlite ? ("1", "0") : ("true", "false")
-            return .exact("CASE \(source) WHEN 'true' THEN \(yes) WHEN 'false' THEN \(no) END", check: "\(source) IN ('true', 'false')")
+            return .exact("CASE \(source) WHEN 'true' THEN \(dialect.literal(.bool(true))) WHEN 'false' THEN \(dialect.literal(.bool(false))) END", check: "\(source) IN ('true', 'false')")
         case (.scalar(.string), .scalar(.uuid)):
             // `UUID(uuidString:)`: 32 hexadecimal digits in groups of 8-4-4-4-12, in either case,
             // stored as `uuidString` writes them (upper case; PostgreSQL's uuid has no case).
