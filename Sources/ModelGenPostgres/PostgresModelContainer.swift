@@ -12,8 +12,6 @@ public enum PostgresModelContainerError: Error, Equatable, CustomStringConvertib
     /// Migrating from the recorded version would lose data (`allowsMigrationDataLoss` is false) or
     /// the data breaks a step: the server's message names each cause with its count.
     case migrationRefused(schema: String, message: String)
-    /// Changes between the recorded version and this one that have no exact conversion.
-    case migrationUnsupported(schema: String, changes: [String])
     /// Tables of the schema exist, but the database records no schema: made by hand or by a tool.
     case tablesWithoutRecordedSchema(schema: String, tables: [String])
 
@@ -23,8 +21,6 @@ public enum PostgresModelContainerError: Error, Equatable, CustomStringConvertib
             return "the database records schema \(stored), not \(schema); nothing was changed. Connect to the database (or schema) of \(schema)"
         case let .migrationRefused(schema, message):
             return "cannot migrate the database to this version of \(schema): \(message). Fix the data, or pass allowsMigrationDataLoss: true to drop what the schema no longer has"
-        case let .migrationUnsupported(schema, changes):
-            return "cannot migrate the database to this version of \(schema), nothing was changed: " + changes.joined(separator: "; ")
         case let .tablesWithoutRecordedSchema(schema, tables):
             return "the database has tables of schema \(schema) (\(tables.joined(separator: ", "))) but records no schema (no modelgen_schema table); nothing was changed. "
                 + "Connect to an empty database (or schema), or record the schema the tables were made from"
@@ -130,8 +126,7 @@ public final class PostgresModelContainer: Sendable {
                     guard stored != json else { return }
                     let old = try ModelSchema(canonicalJSON: stored)
                     guard old.name == canonical.name else { throw PostgresModelContainerError.storeHasOtherSchema(schema: name, storedSchema: old.name) }
-                    let (statements, unsupported) = MigrationPlanner.postgresqlStatements(from: old, to: canonical, allowDataLoss: allowsMigrationDataLoss)
-                    guard unsupported.isEmpty else { throw PostgresModelContainerError.migrationUnsupported(schema: name, changes: unsupported) }
+                    let statements = MigrationPlanner.postgresqlStatements(from: old, to: canonical, allowDataLoss: allowsMigrationDataLoss)
                     do {
                         for statement in statements.flatMap(SQLScript.statements) + SQLScript.statements(functions) { try await run(statement, on: connection) }
                     } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23514" {

@@ -98,9 +98,6 @@ struct MigrateCommand: ParsableCommand {
             if json { print(refused.report.json) }
             printError("error: \(refused)")
             throw ExitCode(ExitStatus.refused)
-        } catch let unsupported as MigrationUnsupported {
-            printError("error: \(unsupported)")
-            throw ExitCode(ExitStatus.schemaError)
         } catch let error as SQLiteError {
             printError(databaseErrorMessage(error, database: database))
             throw ExitCode(ExitStatus.schemaError)
@@ -126,10 +123,6 @@ struct MigrateCommand: ParsableCommand {
         }
         let plan = MigrationPlanner.plan(from: old, to: new)
         try reportWarnings(plan.warnings, in: schemas[1])
-        guard plan.unsupported.isEmpty else {
-            printError("error: migration not possible:\n" + plan.unsupported.map { "  - " + $0 }.joined(separator: "\n"))
-            throw ExitCode(ExitStatus.schemaError)
-        }
         var lines = ["-- Migration of \(old.name) from \(plan.from) to \(plan.to), for SQLite.",
                      "-- For review: 'modelgen migrate NEW.yaml --database FILE' runs it with the checks below and refuses with counts."]
         guard !plan.isEmpty else {
@@ -152,11 +145,7 @@ struct MigrateCommand: ParsableCommand {
     /// step, then the tables change in place and the deletion functions are replaced.
     private func printPostgreSQLMigration(from old: ModelSchema, to new: ModelSchema) throws {
         try reportWarnings(MigrationPlanner.plan(from: old, to: new).warnings, in: schemas[1])
-        let (statements, unsupported) = MigrationPlanner.postgresqlStatements(from: old, to: new, allowDataLoss: allowDataLoss)
-        guard unsupported.isEmpty else {
-            printError("error: migration not possible:\n" + unsupported.map { "  - " + $0 }.joined(separator: "\n"))
-            throw ExitCode(ExitStatus.schemaError)
-        }
+        let statements = MigrationPlanner.postgresqlStatements(from: old, to: new, allowDataLoss: allowDataLoss)
         var lines = ["-- Migration of \(old.name) from \(old.canonicalHash) to \(new.canonicalHash), for PostgreSQL: run it as it is (one transaction)."]
         guard !statements.isEmpty else {
             print((lines + ["-- Nothing to do."]).joined(separator: "\n"))

@@ -6,7 +6,7 @@ struct ModelGenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "modelgen",
         abstract: "Generate SQL, Swift models and safe-deletion plans from a YAML schema.",
-        discussion: "Exit status: 0 success; 1 a refused delete or migration, or a stale --check; 2 usage or schema errors, an unsupported migration, a missing database.",
+        discussion: "Exit status: 0 success; 1 a refused delete or migration, or a stale --check; 2 usage or schema errors, a missing database.",
         version: "0.1.0",
         subcommands: [ValidateCommand.self, GenerateCommand.self, PlanCommand.self, DeleteCommand.self, MigrateCommand.self, TemplatesCommand.self]
     )

@@ -241,17 +241,27 @@ final class MigrationTests: XCTestCase {
         try assertLikeFresh(database, v2)
     }
 
-    func testWideningConvertsExactlyAndOtherTypeChangesAreUnsupported() throws {
+    func testWideningConvertsExactlyAndATypeChangeWithoutAConversionTakesOnlyNils() throws {
         let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int16\n      f: Float\n      k: Int\n")
         let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int\n      f: Double\n      k: String\n")
         let (database, _) = try store(v1, rows: "INSERT INTO a (id, n, f, k) VALUES (1, -32768, 1.5, 9223372036854775807);")
         try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
         try assertLikeFresh(database, v2)
         XCTAssertEqual(try strings(database, "SELECT n, f, k, typeof(k) FROM a"), ["-32768|1.5|9223372036854775807|text"])
-        let v3 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Date\n      f: Double\n      k: String\n")
+        // Int → Date has no conversion: refused while n holds a value (named), made once it holds none.
+        let v3 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Date?\n      f: Double\n      k: String\n")
         XCTAssertThrowsError(try SQLiteMigrator(database: database).migrate(from: v2, to: v3)) { error in
-            XCTAssertTrue("\(error)".contains("A.n changes type from Int to Date"), "\(error)")
+            XCTAssertTrue("\(error)".contains("values of n that do not convert from Int to Date, which have no exact conversion"), "\(error)")
+            XCTAssertEqual((error as? MigrationRefused)?.report.refusals.map(\.rows), [1], "\(error)")
+            XCTAssertEqual((error as? MigrationRefused)?.report.refusals.first?.example, "-32768", "\(error)")
         }
+        XCTAssertEqual(try strings(database, "SELECT n FROM a"), ["-32768"], "a refused migration changes nothing")
+        let v2Optional = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int?\n      f: Double\n      k: String\n")
+        try SQLiteMigrator(database: database).migrate(from: v2, to: v2Optional)
+        try database.execute("UPDATE a SET n = NULL")
+        try SQLiteMigrator(database: database).migrate(from: v2Optional, to: v3)
+        try assertLikeFresh(database, v3)
+        XCTAssertEqual(try strings(database, "SELECT n, f, k FROM a"), ["nil|1.5|9223372036854775807"])
     }
 
     func testTextBecomesAnIntegerOnlyWhenEveryValueIsThatIntegersSpellingInRange() throws {

@@ -69,12 +69,6 @@ public struct MigrationRefused: Error, Equatable, CustomStringConvertible {
     public var description: String { report.description }
 }
 
-/// A change a migration cannot make exactly (a type change without an exact conversion): nothing was changed.
-public struct MigrationUnsupported: Error, Equatable, CustomStringConvertible {
-    public var changes: [String]
-    public var description: String { "migration not possible, nothing was changed:\n" + changes.map { "  - " + $0 }.joined(separator: "\n") }
-}
-
 /// Runs a `MigrationPlan` on an SQLite database in one transaction, with foreign-key enforcement
 /// switched off outside it (SQLite's documented order for table rebuilds: inside a transaction
 /// the setting cannot change, and with enforcement on, dropping an old table would fire its
@@ -128,8 +122,7 @@ public struct SQLiteMigrator {
         return differences
     }
 
-    /// Migrates the store from `old` to `new`; throws `MigrationRefused` or `MigrationUnsupported`
-    /// having changed nothing.
+    /// Migrates the store from `old` to `new`; throws `MigrationRefused` having changed nothing.
     @discardableResult
     public func migrate(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool = false, dryRun: Bool = false) throws -> MigrationReport {
         try migrate(from: old, to: new, allowDataLoss: allowDataLoss, dryRun: dryRun, ifStoreRecords: nil)!
@@ -143,7 +136,6 @@ public struct SQLiteMigrator {
         let plan = MigrationPlanner.plan(from: old, to: new)
         var report = MigrationReport(from: plan.from, to: plan.to, operations: plan.operations, isDryRun: dryRun)
         guard !plan.isEmpty else { return report }
-        guard plan.unsupported.isEmpty else { throw MigrationUnsupported(changes: plan.unsupported) }
         let newJSON = new.canonicalJSON
         // The connection's settings come back whatever happens: a rebuild works best with a page
         // cache that holds the tables it copies (64 MiB at most, for the migration only).

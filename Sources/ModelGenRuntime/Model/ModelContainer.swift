@@ -98,7 +98,7 @@ public final class ModelContainer {
     /// - a store with no tables gets the schema's tables, and the schema is recorded in it;
     /// - a store that records an earlier version of the schema is migrated to this one in one
     ///   transaction (`SQLiteMigrator`), or the migration is refused (`MigrationRefused`, naming
-    ///   every cause with its count; `MigrationUnsupported`) and nothing changes;
+    ///   every cause with its count) and nothing changes;
     /// - a store built from the plain DDL must have every table and column of the schema and no
     ///   other column in them (then the schema is recorded); otherwise
     ///   `ModelContainerError.storeDoesNotMatchSchema` names the differences.

@@ -93,8 +93,6 @@ public struct MigrationPlan: Equatable, Sendable {
     public var countedTables: [String] = []
     /// Every index of the new schema; the migrator drops any other index and creates the missing ones.
     public var indexes: [DDLGenerator.IndexDefinition] = []
-    /// Changes the planner cannot make exactly: the migration is refused, naming each.
-    public var unsupported: [String] = []
     /// Likely mistakes that do not stop the migration: an element removed and another of the same
     /// type added without `originalName` ("did you mean `originalName: old`?").
     public var warnings: [Warning] = []

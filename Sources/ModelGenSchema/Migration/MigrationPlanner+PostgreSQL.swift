@@ -9,14 +9,12 @@ import ModelGenQuery
 /// the names PostgreSQL gave them. Lock waits are bounded (`lock_timeout`); foreign keys and checks
 /// are added `NOT VALID`, then validated.
 extension MigrationPlanner {
-    /// The statements from `old` to `new` (without the deletion functions, which the caller
-    /// appends), or the changes that have no exact conversion.
-    public static func postgresqlStatements(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool) -> (statements: [String], unsupported: [String]) {
+    /// The statements from `old` to `new` (without the deletion functions, which the caller appends).
+    public static func postgresqlStatements(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool) -> [String] {
         let planner = MigrationPlanner(old: old, new: new, dialect: .postgresql)
         let plan = planner.makePlan()
-        guard !plan.isEmpty else { return ([], []) }
-        guard plan.unsupported.isEmpty else { return ([], plan.unsupported) }
-        return (planner.postgresqlStatements(plan, allowDataLoss: allowDataLoss), [])
+        guard !plan.isEmpty else { return [] }
+        return planner.postgresqlStatements(plan, allowDataLoss: allowDataLoss)
     }
 
     private func postgresqlStatements(_ plan: MigrationPlan, allowDataLoss: Bool) -> [String] {
@@ -228,13 +226,15 @@ extension MigrationPlanner {
         // A column changing type loses its default first: PostgreSQL would cast the old default to
         // the new type, and refuses to where no implicit cast exists (text to bigint).
         var hasDefault = oldAttribute.defaultValue != nil
-        if attribute.type.storageType != oldAttribute.type.storageType, case let .scalar(scalar) = attribute.type.storageType,
-           case let .exact(converted, _) = conversion(from: oldAttribute.type, to: attribute.type, source: column) {
+        if attribute.type.storageType != oldAttribute.type.storageType, case let .scalar(scalar) = attribute.type.storageType {
             if hasDefault { statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) DROP DEFAULT;") }
             hasDefault = false
             // The planner's exact conversion (its checks ran first); where that is the value itself,
             // PostgreSQL's cast, which is exact for it (`smallint` to `bigint`, `real` to `double precision`).
-            let using = converted == column ? "\(column)::\(pg.columnType(scalar))" : converted
+            let using = switch conversion(from: oldAttribute.type, to: attribute.type, source: column) {
+            case let .exact(converted, _): converted == column ? "\(column)::\(pg.columnType(scalar))" : converted
+            case .nothingConverts: "CAST(NULL AS \(pg.columnType(scalar)))"
+            }
             statements.append("ALTER TABLE \(q(table)) ALTER COLUMN \(column) TYPE \(pg.columnType(scalar)) USING \(using);")
         }
         if let value = attribute.defaultValue, value != oldAttribute.defaultValue || !hasDefault {

@@ -412,8 +412,17 @@ public struct MigrationPlanner {
                                              countSQL: "SELECT count(*) \(unconverted)",
                                              exampleSQL: "SELECT \(quotedValue(source)) \(unconverted) ORDER BY \(source) LIMIT 1"))
                 }
-            case nil:
-                plan.unsupported.append("\(entity).\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name), which has no exact conversion; add a new attribute and copy the values in code instead")
+            case .nothingConverts:
+                // Only NULLs carry over: a column holding a value is refused, counted and named.
+                expression = "NULL"
+                plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name,
+                                             detail: "\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name)", safety: .dataDependent))
+                let held = "FROM \(q(table)) WHERE \(source) IS NOT NULL"
+                plan.checks.append(.init(kind: .refusal, entity: entity, element: attribute.name,
+                                         message: "values of \(attribute.name) that do not convert from \(oldAttribute.type.name) to \(attribute.type.name), which have no exact conversion "
+                                             + "(set them to nil first, or add a new attribute, copy the values in code, then remove this one)",
+                                         countSQL: "SELECT count(*) \(held)",
+                                         exampleSQL: "SELECT \(quotedValue(source)) \(held) ORDER BY \(source) LIMIT 1"))
             }
         }
         if oldAttribute.isOptional, !attribute.isOptional {
@@ -526,11 +535,16 @@ public struct MigrationPlanner {
         }
     }
 
-    /// How a stored value of one type becomes one of the other, in the planner's dialect: an
-    /// expression on `source` and, when not every value converts, a condition true for those
-    /// that do (a refusal counts the others). Nil: no exact conversion.
+    /// How a stored value of one type becomes one of the other, in the planner's dialect.
     enum Conversion {
+        /// An expression on `source` and, when not every value converts, a condition true for
+        /// those that do (a refusal counts the others).
         case exact(String, check: String?)
+        /// No value converts: Swift has no exact conversion between the types, or none that SQL
+        /// repeats exactly on both backends (`Int` → `Date`, `String` → `Decimal`). SPEC §6
+        /// refuses a change while values do not convert, so only a column holding nothing but
+        /// NULLs (or a table without rows) changes type.
+        case nothingConverts
     }
 
     /// The values an integer type holds.
@@ -542,7 +556,7 @@ public struct MigrationPlanner {
         }
     }
 
-    func conversion(from oldType: AttributeType, to newType: AttributeType, source: String) -> Conversion? {
+    func conversion(from oldType: AttributeType, to newType: AttributeType, source: String) -> Conversion {
         let integers: [ScalarType] = [.int16, .int32, .int, .int64]
         switch (oldType, newType) {
         case let (.scalar(from), .scalar(to)) where integers.contains(from) && integers.contains(to):
@@ -620,7 +634,7 @@ public struct MigrationPlanner {
             }
             return .exact("CAST(\(source) AS uuid)", check: "\(source) ~ '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$'")
         default:
-            return nil
+            return .nothingConverts
         }
     }
 
