@@ -6,7 +6,9 @@ import XCTest
 /// `PredicateExpressions` (the types `#Predicate` expands to): comparisons of text, optional
 /// integers and values through optional to-one relationships, text tests, membership in captured
 /// lists and ranges, sizes of to-many relationships, `contains(where:)` and `allSatisfy` nested
-/// over reports and projects (whose tests may read an enclosing employee), under `&&`, `||` and `!`.
+/// over reports and projects (whose tests may read an enclosing employee), text tests through
+/// optional chaining (`manager?.name.contains(…)`, `department?.title?.isEmpty`: a `Bool?` taken by
+/// `??` or compared with `true`, `false` or nil), under `&&`, `||` and `!`.
 /// Each must select, on both backends, what Foundation's evaluation of the same predicate selects
 /// on the app's objects, in the order Foundation's `SortDescriptor`s give (random ones, through
 /// to-one relationships too, ties in id order), with a random offset and limit, on random staff
@@ -63,6 +65,70 @@ extension BothBackendsTests {
 }
 
 typealias BoolExpression = any StandardPredicateExpression<Bool>
+typealias OptionalBoolExpression = any StandardPredicateExpression<Bool?>
+
+/// A test of a text: what optional chaining applies to a text that may be missing.
+enum TextTest: CustomStringConvertible {
+    case contains(String), startsWith(String), isEmpty
+
+    static func random(_ random: inout SeededRandom) -> TextTest {
+        let parts = ["", "d", "e1", "0"]
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0: return .contains(parts.randomElement(using: &random)!)
+        case 1: return .startsWith(parts.randomElement(using: &random)!)
+        default: return .isEmpty
+        }
+    }
+
+    func expression<Text: StandardPredicateExpression<String>>(_ text: Text) -> BoolExpression {
+        switch self {
+        case let .contains(part): PredicateExpressions.build_contains(text, PredicateExpressions.build_Arg(part))
+        case let .startsWith(prefix): PredicateExpressions.build_starts(text, with: PredicateExpressions.build_Arg(prefix))
+        case .isEmpty: PredicateExpressions.build_KeyPath(root: text, keyPath: \.isEmpty)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case let .contains(part): "contains(\(part.debugDescription))"
+        case let .startsWith(prefix): "starts(with: \(prefix.debugDescription))"
+        case .isEmpty: "isEmpty"
+        }
+    }
+}
+
+/// How a `Bool?` becomes a test: `?? fallback`, `== value`, `!= value`.
+enum OptionalBoolUse: CustomStringConvertible {
+    case coalesce(Bool), equal(Bool?), notEqual(Bool?)
+
+    static func random(_ random: inout SeededRandom) -> OptionalBoolUse {
+        let value = [true, false, nil].randomElement(using: &random)!
+        switch Int.random(in: 0..<3, using: &random) {
+        case 0: return .coalesce(value ?? false)
+        case 1: return .equal(value)
+        default: return .notEqual(value)
+        }
+    }
+
+    func expression(_ optional: OptionalBoolExpression) -> BoolExpression {
+        func build<Optional: StandardPredicateExpression<Bool?>>(_ optional: Optional) -> BoolExpression {
+            switch self {
+            case let .coalesce(fallback): PredicateExpressions.build_NilCoalesce(lhs: optional, rhs: PredicateExpressions.build_Arg(fallback))
+            case let .equal(value): PredicateExpressions.build_Equal(lhs: optional, rhs: PredicateExpressions.build_Arg(value))
+            case let .notEqual(value): PredicateExpressions.build_NotEqual(lhs: optional, rhs: PredicateExpressions.build_Arg(value))
+            }
+        }
+        return build(optional)
+    }
+
+    var description: String {
+        switch self {
+        case let .coalesce(fallback): "?? \(fallback)"
+        case let .equal(value): "== \(value.map(String.init) ?? "nil")"
+        case let .notEqual(value): "!= \(value.map(String.init) ?? "nil")"
+        }
+    }
+}
 
 /// A random test of an employee, as a tree, so the same expression can be built again for each
 /// variable it is given (a `contains(where:)` builds its test inside a closure).
@@ -73,6 +139,8 @@ indirect enum EmployeeTest: CustomStringConvertible {
     /// `level == the level of the n-th enclosing employee` (0: the outermost).
     case levelEqualsOuter(Int)
     case managerNameEquals(String?), departmentTitleEquals(String?)
+    /// `manager?.name.<test> <use>` and `department?.title?.<test> <use>`.
+    case managerName(TextTest, OptionalBoolUse), departmentTitle(TextTest, OptionalBoolUse)
     case reportsMoreThan(Int), reportsEmpty
     case reports(all: Bool, EmployeeTest)
     case projects(all: Bool, ProjectTest)
@@ -90,7 +158,7 @@ indirect enum EmployeeTest: CustomStringConvertible {
         }
         let level: Int? = Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0...3, using: &random)
         let low = Int.random(in: 0...3, using: &random)
-        switch Int.random(in: 0..<(outer > 0 ? 14 : 13), using: &random) {
+        switch Int.random(in: 0..<(outer > 0 ? 16 : 15), using: &random) {
         case 0: return .nameEquals(names.randomElement(using: &random)!)
         case 1: return .nameBefore(names.randomElement(using: &random)!)
         case 2: return .nameContains(["1", "", "e", "9"].randomElement(using: &random)!)
@@ -104,6 +172,8 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case 10: return .reportsMoreThan(Int.random(in: 0...2, using: &random))
         case 11: return .reportsEmpty
         case 12: return .not(.levelEquals(level))
+        case 13: return .managerName(.random(&random), .random(&random))
+        case 14: return .departmentTitle(.random(&random), .random(&random))
         default: return .levelEqualsOuter(Int.random(in: 0..<outer, using: &random))
         }
     }
@@ -143,6 +213,14 @@ indirect enum EmployeeTest: CustomStringConvertible {
             return PredicateExpressions.build_Comparison(lhs: size, rhs: PredicateExpressions.build_Arg(count), op: .greaterThan)
         case .reportsEmpty:
             return PredicateExpressions.build_KeyPath(root: reports, keyPath: \.isEmpty)
+        case let .managerName(test, use):
+            return use.expression(chained(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.manager)) { (manager: PredicateExpressions.Variable<Employee>) in
+                test.expression(PredicateExpressions.build_KeyPath(root: manager, keyPath: \.name))
+            })
+        case let .departmentTitle(test, use):
+            return use.expression(chained(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.department)) { (department: PredicateExpressions.Variable<Department>) in
+                chained(PredicateExpressions.build_KeyPath(root: department, keyPath: \.title)) { (title: PredicateExpressions.Variable<String>) in test.expression(title) }
+            })
         case let .reports(all, test):
             return objectsTest(reports, all: all) { test.expression($0, outer: outer + [employee]) }
         case let .projects(all, test):
@@ -168,6 +246,8 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case let .departmentTitleEquals(text): "department?.title == \(text?.debugDescription ?? "nil")"
         case let .reportsMoreThan(count): "reports.count > \(count)"
         case .reportsEmpty: "reports.isEmpty"
+        case let .managerName(test, use): "manager?.name.\(test) \(use)"
+        case let .departmentTitle(test, use): "department?.title?.\(test) \(use)"
         case let .reports(all, test): "reports.\(all ? "allSatisfy" : "contains") { \(test) }"
         case let .projects(all, test): "projects.\(all ? "allSatisfy" : "contains") { \(test) }"
         }
@@ -233,6 +313,26 @@ private func disjunction(_ lhs: BoolExpression, _ rhs: BoolExpression) -> BoolEx
 private func negation(_ test: BoolExpression) -> BoolExpression {
     func build<T: StandardPredicateExpression<Bool>>(_ test: T) -> BoolExpression { PredicateExpressions.build_Negation(test) }
     return build(test)
+}
+
+/// `wrapped?.…`: `test` of the value where there is one (a `Bool`), nil where there is none.
+private func chained<Wrapped: StandardPredicateExpression, Value>(
+    _ wrapped: Wrapped, _ test: @escaping (PredicateExpressions.Variable<Value>) -> BoolExpression
+) -> OptionalBoolExpression where Wrapped.Output == Value? {
+    func build<Test: StandardPredicateExpression<Bool>>(_: Test) -> OptionalBoolExpression {
+        PredicateExpressions.build_flatMap(wrapped) { test($0) as! Test }
+    }
+    return build(test(PredicateExpressions.Variable()))
+}
+
+/// `wrapped?.…` where the test of the value is itself a `Bool?` (a chain in a chain).
+private func chained<Wrapped: StandardPredicateExpression, Value>(
+    _ wrapped: Wrapped, _ test: @escaping (PredicateExpressions.Variable<Value>) -> OptionalBoolExpression
+) -> OptionalBoolExpression where Wrapped.Output == Value? {
+    func build<Test: StandardPredicateExpression<Bool?>>(_: Test) -> OptionalBoolExpression {
+        PredicateExpressions.build_flatMap(wrapped) { test($0) as! Test }
+    }
+    return build(test(PredicateExpressions.Variable()))
 }
 
 /// `objects.contains { test }` or `objects.allSatisfy { test }`. The closure's expression type must

@@ -7,7 +7,8 @@ import Foundation
 /// unwrapping, `contains` and `starts(with:)` on strings, comparisons with a saved model object,
 /// `persistentModelID` compared with a saved object's identifier,
 /// key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
-/// Swift's optional semantics, `isEmpty` of a text or bytes, `contains` of a value in a captured
+/// Swift's optional semantics, a test through optional chaining (`$0.notes?.contains("x") ?? false`,
+/// `$0.manager?.name.isEmpty == true`), `isEmpty` of a text or bytes, `contains` of a value in a captured
 /// collection or in a range, and on a to-many relationship its `count` and `isEmpty`,
 /// `contains(where:)` and `allSatisfy`. Anything else throws `ModelContextError.unsupportedPredicate`
 /// naming the construct.
@@ -47,6 +48,10 @@ enum LoweredPredicate {
     /// `$0.persistentModelID`: the row id of an object of `entity`, which a captured identifier
     /// equals only when it is one of that entity's.
     case identifier(QueryExpression, entity: String)
+    /// A `Bool?` that optional chaining makes (`$0.notes?.contains("x")`,
+    /// `$0.manager?.name.starts(with: "A")`): nil where `nilWhen` holds, else the condition's
+    /// value. What `??` and a comparison with `true`, `false` or nil take.
+    case optionalCondition(QueryCondition, nilWhen: QueryCondition)
 }
 
 /// Expression types the lowering understands.
@@ -64,6 +69,9 @@ struct PredicateLowering {
     }
 
     var variables: [PredicateExpressions.VariableID: Binding]
+    /// The variables of optional chaining on a value (`$0.notes?.contains("x")`): the value each
+    /// stands for, where it is not nil.
+    var values: [PredicateExpressions.VariableID: QueryExpression] = [:]
     /// How many tests on the objects of a to-many relationship enclose what is being lowered:
     /// the row of the innermost one's object.
     var depth = 0
@@ -81,6 +89,7 @@ struct PredicateLowering {
         case let .condition(condition): return condition
         case let .value(value, _): return .isTrue(value)
         case .identifier: throw ModelContextError.unsupportedPredicate("an identifier used as a condition")
+        case .optionalCondition: throw ModelContextError.unsupportedPredicate("an optional Bool used as a condition (write `?? false` or `== true`)")
         }
     }
 
@@ -90,6 +99,19 @@ struct PredicateLowering {
 
     mutating func compare(_ lhs: Any, _ comparison: QueryComparison, _ rhs: Any) throws -> LoweredPredicate {
         let (left, right) = (try lower(lhs), try lower(rhs))
+        // `$0.notes?.contains("x") == true`: a `Bool?` is compared with a captured Bool or nil.
+        for (side, other) in [(left, rhs), (right, lhs)] {
+            guard case let .optionalCondition(condition, isNil) = side else { continue }
+            guard comparison == .equal || comparison == .notEqual, let captured = Self.capturedBool(other) else {
+                throw ModelContextError.unsupportedPredicate("an optional Bool compared with something other than true, false or nil")
+            }
+            let equal: QueryCondition = switch captured {
+            case nil: isNil
+            case true?: .and([.not(isNil), condition])
+            case false?: .and([.not(isNil), .not(condition)])
+            }
+            return .condition(comparison == .equal ? equal : .not(equal))
+        }
         // An identifier of another entity equals no object of this one (Swift compares both parts).
         for (side, other) in [(left, rhs), (right, lhs)] {
             if case let .identifier(_, entity) = side, let captured = Self.capturedIdentifier(other),
@@ -100,6 +122,12 @@ struct PredicateLowering {
         return .condition(.comparison(try Self.value(of: left), comparison, try Self.value(of: right)))
     }
 
+    /// The `Bool` or nil `expression` captures (`true` in `$0.notes?.isEmpty == true`), if it does.
+    private static func capturedBool(_ expression: Any) -> Bool?? {
+        if let value = expression as? PredicateExpressions.Value<Bool> { return .some(value.value) }
+        return (expression as? PredicateExpressions.Value<Bool?>).map(\.value)
+    }
+
     /// The identifier `expression` captures (`id` in `$0.persistentModelID == id`), if it does.
     private static func capturedIdentifier(_ expression: Any) -> PersistentIdentifier? {
         (expression as? PredicateExpressions.Value<PersistentIdentifier>)?.value ?? (expression as? PredicateExpressions.Value<PersistentIdentifier?>)?.value
@@ -108,7 +136,7 @@ struct PredicateLowering {
     static func value(of lowered: LoweredPredicate) throws -> QueryExpression {
         switch lowered {
         case let .value(value, _), let .identifier(value, _): return value
-        case .condition: throw ModelContextError.unsupportedPredicate("a condition used as a value")
+        case .condition, .optionalCondition: throw ModelContextError.unsupportedPredicate("a condition used as a value")
         }
     }
 
@@ -188,6 +216,8 @@ extension Optional: OptionalType {
 
 extension PredicateExpressions.Variable: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        // The value optional chaining unwrapped (`$0` in `$0.notes?.contains("x")`'s transform).
+        if let value = lowering.values[key] { return .value(value, target: nil) }
         throw ModelContextError.unsupportedPredicate("a whole model object in a comparison (compare its attributes instead)")
     }
 }
@@ -489,7 +519,13 @@ extension PredicateExpressions.ForcedUnwrap: PredicateLowerable {
 
 extension PredicateExpressions.NilCoalesce: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
-        .value(.coalesce(try lowering.value(lhs), try lowering.value(rhs)), target: nil)
+        let value = try lowering.lower(lhs)
+        // `$0.notes?.contains("x") ?? false`: the fallback where the chain is nil.
+        if case let .optionalCondition(condition, isNil) = value {
+            let fallback = try lowering.condition(rhs)
+            return .condition(.or([.and([isNil, fallback]), .and([.not(isNil), condition])]))
+        }
+        return .value(.coalesce(try PredicateLowering.value(of: value), try lowering.value(rhs)), target: nil)
     }
 }
 
@@ -513,15 +549,30 @@ extension PredicateExpressions.SequenceStartsWith: PredicateLowerable {
 
 extension PredicateExpressions.OptionalFlatMap: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
-        // `$0.category?.name`: the transform reads the row the relationship's key refers to.
-        guard case let .value(.path(path), target?) = try lowering.lower(wrapped) else {
-            throw ModelContextError.unsupportedPredicate("optional chaining on something other than a to-one relationship")
+        let isNil: QueryCondition
+        switch try lowering.lower(wrapped) {
+        case let .value(.path(path), target?):
+            // `$0.category?.name`: the transform reads the row the relationship's key refers to.
+            lowering.variables[variable.key] = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
+            isNil = .comparison(.path(path), .equal, .value(.null, path.kind))
+        case let .value(value, target: nil):
+            // `$0.notes?.contains("x")`: the transform reads the value, where there is one.
+            lowering.values[variable.key] = value
+            isNil = .comparison(value, .equal, .value(.null, PredicateLowering.kind(of: value, else: Wrapped.self)))
+        default:
+            throw ModelContextError.unsupportedPredicate("optional chaining on something other than a to-one relationship or an optional value")
         }
-        lowering.variables[variable.key] = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
-        let inner = try lowering.lower(transform)
-        if case .condition = inner {
-            throw ModelContextError.unsupportedPredicate("a condition inside optional chaining (compare the chained value instead)")
+        switch try lowering.lower(transform) {
+        case let .condition(condition):
+            return .optionalCondition(condition, nilWhen: isNil)
+        case let .optionalCondition(condition, nilWhen: innerIsNil):
+            return .optionalCondition(condition, nilWhen: .or([isNil, innerIsNil]))
+        case let inner:
+            // A stored value read through the chain (or the row's key) is NULL wherever the chain is nil.
+            guard case .path = try PredicateLowering.value(of: inner) else {
+                throw ModelContextError.unsupportedPredicate("a value computed inside optional chaining (chain to a stored property, and compute outside: `($0.category?.rank ?? 0) + 1`)")
+            }
+            return inner
         }
-        return inner
     }
 }
