@@ -969,6 +969,22 @@ final class BothBackendsTests: XCTestCase {
                 guard case let .unsupportedPredicate(construct)? = error as? ModelContextError else { return XCTFail("\(flow.name): \(error)") }
                 XCTAssertTrue(construct.contains("key path") && construct.contains("computed value"), construct)
             }
+            // `$0.category.flatMap { _ in "x" } == "x"` holds only for an animal with a category:
+            // SQL would read the constant for every row, so a value computed inside a chain is refused.
+            let constantInChain = Predicate<Animal> { animal in
+                PredicateExpressions.build_Equal(
+                    lhs: PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: animal, keyPath: \.category)) { (_: PredicateExpressions.Variable<AnimalCategory>) in
+                        PredicateExpressions.build_Arg("x")
+                    },
+                    rhs: PredicateExpressions.build_Arg(Optional("x")))
+            }
+            do {
+                _ = try await flow.makeContext().fetch(FetchDescriptor<Animal>(predicate: constantInChain))
+                XCTFail("\(flow.name): a value computed inside optional chaining was run")
+            } catch {
+                guard case let .unsupportedPredicate(construct)? = error as? ModelContextError else { return XCTFail("\(flow.name): \(error)") }
+                XCTAssertTrue(construct.contains("computed inside optional chaining"), construct)
+            }
         }
     }
 }
