@@ -164,7 +164,10 @@ public struct PredicateSQLRenderer {
             return "(\(self.expression(value)) % \(divisor))"
         case let .count(toMany):
             let alias = newAlias()
-            return "(SELECT count(*) FROM \(quote(toMany.table)) AS \(alias) WHERE \(alias).\(quote(toMany.column)) = \(rows[toMany.row]).\(quote("id")))"
+            let owner = path(toMany.owner)
+            // An object reached through a to-one relationship may be missing: its count is nil then.
+            let count = toMany.owner == .id(ofRow: toMany.owner.row) ? "count(*)" : "CASE WHEN \(path(toMany.owner)) IS NULL THEN NULL ELSE count(*) END"
+            return "(SELECT \(count) FROM \(quote(toMany.table)) AS \(alias) WHERE \(alias).\(quote(toMany.column)) = \(owner))"
         }
     }
 
@@ -235,7 +238,7 @@ public struct PredicateSQLRenderer {
             object = newAlias()
             sql += " JOIN \(quote(joined.table)) AS \(object) ON \(object).\(quote("id")) = \(holder).\(quote(joined.foreignKey))"
         }
-        sql += " WHERE \(holder).\(quote(toMany.column)) = \(rows[toMany.row]).\(quote("id")) AND "
+        sql += " WHERE \(holder).\(quote(toMany.column)) = \(path(toMany.owner)) AND "
         rows.append(object)
         sql += condition(inner) + ")"
         rows.removeLast()

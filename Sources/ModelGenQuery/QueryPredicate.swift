@@ -52,14 +52,16 @@ public struct QueryToMany: Equatable, Sendable {
     /// For a join table, its column of the related object's id and the related objects' table;
     /// nil when the rows of `table` are the related objects themselves.
     public var joined: QueryHop?
-    /// The row whose relationship it is (see `QueryPath.row`).
-    public var row: Int
+    /// The id of the object whose relationship it is: the `id` of a row (`QueryPath.id(ofRow:)`),
+    /// or the key a to-one relationship that reaches the object holds (`$0.manager?.reports`: the
+    /// row's `manager_id`), NULL where there is no such object.
+    public var owner: QueryPath
 
-    public init(table: String, column: String, joined: QueryHop? = nil, row: Int = 0) {
+    public init(table: String, column: String, joined: QueryHop? = nil, owner: QueryPath = .id(ofRow: 0)) {
         self.table = table
         self.column = column
         self.joined = joined
-        self.row = row
+        self.owner = owner
     }
 }
 
@@ -88,6 +90,11 @@ public struct QueryPath: Equatable, Sendable {
         self.column = column
         self.kind = kind
         self.row = row
+    }
+
+    /// The `id` of row `row`.
+    public static func id(ofRow row: Int) -> QueryPath {
+        QueryPath(column: "id", kind: .integer, row: row)
     }
 }
 

@@ -8,7 +8,9 @@ import XCTest
 /// lists and ranges, sizes of to-many relationships, `contains(where:)` and `allSatisfy` nested
 /// over reports and projects (whose tests may read an enclosing employee), text tests through
 /// optional chaining (`manager?.name.contains(…)`, `department?.title?.isEmpty`: a `Bool?` taken by
-/// `??` or compared with `true`, `false` or nil), under `&&`, `||` and `!`.
+/// `??` or compared with `true`, `false` or nil), to-many relationships of an object a to-one
+/// reaches (`manager?.reports.count ?? 0`, `manager?.projects.count == nil`,
+/// `department?.staff.contains { … } == true`), under `&&`, `||` and `!`.
 /// Each must select, on both backends, what Foundation's evaluation of the same predicate selects
 /// on the app's objects, in the order Foundation's `SortDescriptor`s give (random ones, through
 /// to-one relationships too, ties in id order), with a random offset and limit, on random staff
@@ -141,6 +143,10 @@ indirect enum EmployeeTest: CustomStringConvertible {
     case managerNameEquals(String?), departmentTitleEquals(String?)
     /// `manager?.name.<test> <use>` and `department?.title?.<test> <use>`.
     case managerName(TextTest, OptionalBoolUse), departmentTitle(TextTest, OptionalBoolUse)
+    /// `(manager?.reports.count ?? fallback) > count`, `manager?.projects.count == count`.
+    case managerReportsMoreThan(Int, fallback: Int), managerProjectsCountEquals(Int?)
+    /// `manager?.reports.contains { … } <use>`, `department?.staff.allSatisfy { … } <use>`.
+    case managerReports(all: Bool, EmployeeTest, OptionalBoolUse), departmentStaff(all: Bool, EmployeeTest, OptionalBoolUse)
     case reportsMoreThan(Int), reportsEmpty
     case reports(all: Bool, EmployeeTest)
     case projects(all: Bool, ProjectTest)
@@ -148,17 +154,19 @@ indirect enum EmployeeTest: CustomStringConvertible {
     static func random(_ random: inout SeededRandom, depth: Int, outer: Int) -> EmployeeTest {
         let names = ["e1", "e10", "e5", "", "e99", "f"]
         if depth < 3, Int.random(in: 0..<(depth + 2), using: &random) == 0 {
-            switch Int.random(in: 0..<6, using: &random) {
+            switch Int.random(in: 0..<8, using: &random) {
             case 0: return .and(Self.random(&random, depth: depth + 1, outer: outer), Self.random(&random, depth: depth + 1, outer: outer))
             case 1: return .or(Self.random(&random, depth: depth + 1, outer: outer), Self.random(&random, depth: depth + 1, outer: outer))
             case 2: return .not(Self.random(&random, depth: depth + 1, outer: outer))
             case 3, 4: return .reports(all: Bool.random(using: &random), Self.random(&random, depth: depth + 1, outer: outer + 1))
+            case 5: return .managerReports(all: Bool.random(using: &random), Self.random(&random, depth: depth + 1, outer: outer + 1), .random(&random))
+            case 6: return .departmentStaff(all: Bool.random(using: &random), Self.random(&random, depth: depth + 1, outer: outer + 1), .random(&random))
             default: return .projects(all: Bool.random(using: &random), ProjectTest.random(&random, depth: depth + 1, outer: outer + 1))
             }
         }
         let level: Int? = Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0...3, using: &random)
         let low = Int.random(in: 0...3, using: &random)
-        switch Int.random(in: 0..<(outer > 0 ? 16 : 15), using: &random) {
+        switch Int.random(in: 0..<(outer > 0 ? 18 : 17), using: &random) {
         case 0: return .nameEquals(names.randomElement(using: &random)!)
         case 1: return .nameBefore(names.randomElement(using: &random)!)
         case 2: return .nameContains(["1", "", "e", "9"].randomElement(using: &random)!)
@@ -174,6 +182,8 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case 12: return .not(.levelEquals(level))
         case 13: return .managerName(.random(&random), .random(&random))
         case 14: return .departmentTitle(.random(&random), .random(&random))
+        case 15: return .managerReportsMoreThan(Int.random(in: 0...2, using: &random), fallback: Int.random(in: -1...1, using: &random))
+        case 16: return .managerProjectsCountEquals(Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0...2, using: &random))
         default: return .levelEqualsOuter(Int.random(in: 0..<outer, using: &random))
         }
     }
@@ -221,6 +231,25 @@ indirect enum EmployeeTest: CustomStringConvertible {
             return use.expression(chained(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.department)) { (department: PredicateExpressions.Variable<Department>) in
                 chained(PredicateExpressions.build_KeyPath(root: department, keyPath: \.title)) { (title: PredicateExpressions.Variable<String>) in test.expression(title) }
             })
+        case let .managerReportsMoreThan(count, fallback):
+            let size = PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.manager)) {
+                PredicateExpressions.build_KeyPath(root: PredicateExpressions.build_KeyPath(root: $0, keyPath: \.reports), keyPath: \.count)
+            }
+            return PredicateExpressions.build_Comparison(lhs: PredicateExpressions.build_NilCoalesce(lhs: size, rhs: PredicateExpressions.build_Arg(fallback)),
+                                                         rhs: PredicateExpressions.build_Arg(count), op: .greaterThan)
+        case let .managerProjectsCountEquals(count):
+            let size = PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.manager)) {
+                PredicateExpressions.build_KeyPath(root: PredicateExpressions.build_KeyPath(root: $0, keyPath: \.projects), keyPath: \.count)
+            }
+            return PredicateExpressions.build_Equal(lhs: size, rhs: PredicateExpressions.build_Arg(count))
+        case let .managerReports(all, test, use):
+            return use.expression(chained(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.manager)) { (manager: PredicateExpressions.Variable<Employee>) in
+                objectsTest(PredicateExpressions.build_KeyPath(root: manager, keyPath: \.reports), all: all) { test.expression($0, outer: outer + [employee]) }
+            })
+        case let .departmentStaff(all, test, use):
+            return use.expression(chained(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.department)) { (department: PredicateExpressions.Variable<Department>) in
+                objectsTest(PredicateExpressions.build_KeyPath(root: department, keyPath: \.staff), all: all) { test.expression($0, outer: outer + [employee]) }
+            })
         case let .reports(all, test):
             return objectsTest(reports, all: all) { test.expression($0, outer: outer + [employee]) }
         case let .projects(all, test):
@@ -248,6 +277,10 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case .reportsEmpty: "reports.isEmpty"
         case let .managerName(test, use): "manager?.name.\(test) \(use)"
         case let .departmentTitle(test, use): "department?.title?.\(test) \(use)"
+        case let .managerReportsMoreThan(count, fallback): "(manager?.reports.count ?? \(fallback)) > \(count)"
+        case let .managerProjectsCountEquals(count): "manager?.projects.count == \(count.map(String.init) ?? "nil")"
+        case let .managerReports(all, test, use): "manager?.reports.\(all ? "allSatisfy" : "contains") { \(test) } \(use)"
+        case let .departmentStaff(all, test, use): "department?.staff.\(all ? "allSatisfy" : "contains") { \(test) } \(use)"
         case let .reports(all, test): "reports.\(all ? "allSatisfy" : "contains") { \(test) }"
         case let .projects(all, test): "projects.\(all ? "allSatisfy" : "contains") { \(test) }"
         }

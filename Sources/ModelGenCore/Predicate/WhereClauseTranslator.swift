@@ -316,9 +316,9 @@ public struct WhereClauseTranslator {
         guard let target = schema.entity(named: relationship.target) else { return nil }
         switch schema.links(of: relationship) {
         case let .inverseColumn(column)?:
-            return (QueryToMany(table: target.tableName, column: column, row: row), target)
+            return (QueryToMany(table: target.tableName, column: column, owner: .id(ofRow: row)), target)
         case let .joinTable(name, own, other)?:
-            return (QueryToMany(table: name, column: own, joined: QueryHop(foreignKey: other, table: target.tableName), row: row), target)
+            return (QueryToMany(table: name, column: own, joined: QueryHop(foreignKey: other, table: target.tableName), owner: .id(ofRow: row)), target)
         case .column?, nil:
             return nil
         }

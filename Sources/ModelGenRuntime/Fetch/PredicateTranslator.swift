@@ -9,8 +9,8 @@ import Foundation
 /// key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
 /// Swift's optional semantics, a test through optional chaining (`$0.notes?.contains("x") ?? false`,
 /// `$0.manager?.name.isEmpty == true`), `isEmpty` of a text or bytes, `contains` of a value in a captured
-/// collection or in a range, and on a to-many relationship its `count` and `isEmpty`,
-/// `contains(where:)` and `allSatisfy`. Anything else throws `ModelContextError.unsupportedPredicate`
+/// collection or in a range, and on a to-many relationship (of the predicate's object or of one a
+/// to-one relationship reaches) its `count` and `isEmpty`, `contains(where:)` and `allSatisfy`. Anything else throws `ModelContextError.unsupportedPredicate`
 /// naming the construct.
 enum PredicateTranslator<Model: PersistentModel> {
     static func condition(_ predicate: Predicate<Model>) throws -> QueryCondition {
@@ -297,18 +297,20 @@ extension PredicateExpressions.KeyPath: ToManyReference {
     /// (`$0.animals`): the target's rows by the inverse's key, or the join table's by this side's
     /// column (joined to the target's rows).
     func toMany(_ lowering: PredicateLowering, for use: String) throws -> (rows: QueryToMany, model: any PersistentModel.Type) {
-        guard let variable = root as? PredicateExpressions.Variable<Root.Output>, let binding = lowering.variables[variable.key], binding.hops.isEmpty,
+        guard let variable = root as? PredicateExpressions.Variable<Root.Output>, let binding = lowering.variables[variable.key],
               let name = binding.model.propertyName(for: keyPath),
               let relationship = binding.model.entity.relationships.first(where: { $0.name == name }),
               let target = (Output.self as? any ToManyRelationshipValue.Type)?.modelType else {
-            throw ModelContextError.unsupportedPredicate("\(use) \(keyPath) (only a to-many relationship of the predicate's object, or of an object a test on one ranges over, translates)")
+            throw ModelContextError.unsupportedPredicate("\(use) \(keyPath) (only a to-many relationship of a model object the predicate reaches translates)")
         }
+        // The object's id: its row's, or the key of the to-one relationship that reached it.
+        let owner = binding.hops.last.map { QueryPath(hops: binding.hops.dropLast(), column: $0.foreignKey, kind: .integer, row: binding.row) } ?? .id(ofRow: binding.row)
         switch relationship.storage {
         case let .inverseColumn(column):
-            return (QueryToMany(table: target.entity.tableName, column: SQLDialect.unquoted(column), row: binding.row), target)
+            return (QueryToMany(table: target.entity.tableName, column: SQLDialect.unquoted(column), owner: owner), target)
         case let .joinTable(table, ownColumn, targetColumn):
             let joined = QueryHop(foreignKey: SQLDialect.unquoted(targetColumn), table: target.entity.tableName)
-            return (QueryToMany(table: SQLDialect.unquoted(table), column: SQLDialect.unquoted(ownColumn), joined: joined, row: binding.row), target)
+            return (QueryToMany(table: SQLDialect.unquoted(table), column: SQLDialect.unquoted(ownColumn), joined: joined, owner: owner), target)
         case .column:
             throw ModelContextError.unsupportedPredicate("\(use) the to-one relationship \(keyPath)")
         }
@@ -568,11 +570,13 @@ extension PredicateExpressions.OptionalFlatMap: PredicateLowerable {
         case let .optionalCondition(condition, nilWhen: innerIsNil):
             return .optionalCondition(condition, nilWhen: .or([isNil, innerIsNil]))
         case let inner:
-            // A stored value read through the chain (or the row's key) is NULL wherever the chain is nil.
-            guard case .path = try PredicateLowering.value(of: inner) else {
+            // A stored value read through the chain (or the row's key), or the size of a to-many
+            // relationship of the object it reaches, is NULL wherever the chain is nil.
+            switch try PredicateLowering.value(of: inner) {
+            case .path, .count: return inner
+            default:
                 throw ModelContextError.unsupportedPredicate("a value computed inside optional chaining (chain to a stored property, and compute outside: `($0.category?.rank ?? 0) + 1`)")
             }
-            return inner
         }
     }
 }
