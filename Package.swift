@@ -27,7 +27,7 @@ let package = Package(
         // The compiler: parse → resolve (validate) → plan → emit. Pure, no file I/O.
         // Yams is here for the libyaml it vendors (module CYaml): the YAML reader works on libyaml's
         // events directly, so the tool needs no system YAML library on any platform.
-        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenProgram", "ModelGenQuery", "ModelGenSchema"]),
+        .target(name: "ModelGenCore", dependencies: ["Yams", "ModelGenDeletion", "ModelGenProgram", "ModelGenQuery", "ModelGenSchema"]),
         // The executable form of deletion plans, shared by the generator and the runtime. No dependencies.
         .target(name: "ModelGenProgram"),
         // What the generator and the runtime both write as SQL: the dialects and the predicate
@@ -37,6 +37,9 @@ let package = Package(
         // DDL and the migration planner: what the generator and the runtime both need, without
         // the YAML parser.
         .target(name: "ModelGenSchema", dependencies: ["ModelGenQuery"]),
+        // The deletion planner and its SQL (SPEC §3): the generator emits the plans, and the
+        // PostgreSQL backend renders a store's deletion functions from its schema at run time.
+        .target(name: "ModelGenDeletion", dependencies: ["ModelGenProgram", "ModelGenQuery", "ModelGenSchema"]),
         // The system SQLite library (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // What generated code and the CLI run against: SQLite access and the deletion executor.
@@ -46,7 +49,7 @@ let package = Package(
         .target(
             name: "ModelGenPostgres",
             dependencies: [
-                "ModelGenRuntime", "ModelGenSchema", "ModelGenQuery",
+                "ModelGenRuntime", "ModelGenDeletion", "ModelGenSchema", "ModelGenQuery",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ModelGenDeletion
 import ModelGenQuery
 @_spi(Backend) import ModelGenRuntime
 import ModelGenSchema
@@ -110,7 +111,13 @@ public final class PostgresModelContainer: Sendable {
     private func prepare(schema: any ModelSchemaDefinition.Type, canonical: ModelSchema, allowsMigrationDataLoss: Bool) async throws {
         // The tables' plain names, as a refusal names them (`tables` holds them as SQL writes them).
         let tableNames = canonical.entities.map(\.tableName) + canonical.joinTables.map(\.name)
-        let (json, ddl, functions, name, logger) = (schema.canonicalSchema, schema.postgreSQLTables, schema.postgreSQLFunctions, schemaName, logger)
+        let (json, ddl, name, logger) = (schema.canonicalSchema, schema.postgreSQLTables, schemaName, logger)
+        // The safe-deletion functions (`<table>_safe_delete`), planned from the schema as the
+        // generator plans them (the text of `modelgen generate`'s `.postgresql.sql`), when the
+        // database needs them: created with the tables, replaced after a migration.
+        func functions() -> [String] {
+            SQLScript.statements(PostgreSQLDeletionFunctions(schema: canonical, plans: DeletionPlanner(schema: canonical).plans()).functions().joined(separator: "\n\n"))
+        }
         func run(_ sql: String, on connection: PostgresConnection) async throws {
             _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()
         }
@@ -128,7 +135,7 @@ public final class PostgresModelContainer: Sendable {
                     guard old.name == canonical.name else { throw PostgresModelContainerError.storeHasOtherSchema(schema: name, storedSchema: old.name) }
                     let statements = MigrationPlanner.postgresqlStatements(from: old, to: canonical, allowDataLoss: allowsMigrationDataLoss)
                     do {
-                        for statement in statements.flatMap(SQLScript.statements) + SQLScript.statements(functions) { try await run(statement, on: connection) }
+                        for statement in statements.flatMap(SQLScript.statements) + functions() { try await run(statement, on: connection) }
                     } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23514" {
                         throw PostgresModelContainerError.migrationRefused(schema: name, message: error.serverInfo?[.message] ?? "\(error)")
                     }
@@ -140,7 +147,7 @@ public final class PostgresModelContainer: Sendable {
                     existing.append(table)
                 }
                 guard existing.isEmpty else { throw PostgresModelContainerError.tablesWithoutRecordedSchema(schema: name, tables: existing) }
-                for statement in SQLScript.statements(ddl) + SQLScript.statements(functions) { try await run(statement, on: connection) }
+                for statement in SQLScript.statements(ddl) + functions() { try await run(statement, on: connection) }
                 try await run(ModelSchema.recordTableDefinition, on: connection)
                 _ = try await connection.query("INSERT INTO \(unescaped: record) (id, hash, schema) VALUES (1, \(canonical.canonicalHash), \(json))", logger: logger).collect()
             }

@@ -23,7 +23,7 @@ public struct SchemaResolver {
     /// named so could not be named there (`\Entity.name` for `#Predicate`, `Entity.self` in the schema's models).
     static let reservedEntityNames = [
         "entity", "persistentBackingData", "propertyName", "persistentModelID", "modelContext", "isDeleted", "hasChanges",
-        "hashValue", "hash", "models", "sqliteDDL", "postgreSQLTables", "postgreSQLFunctions", "deletionProgram", "canonicalSchema",
+        "hashValue", "hash", "models", "sqliteDDL", "postgreSQLTables", "deletionProgram", "canonicalSchema",
     ]
     /// Enum cases generated code cannot write as `Enum.case`.
     static let reservedCaseNames = ["self", "Self", "Protocol", "init"]

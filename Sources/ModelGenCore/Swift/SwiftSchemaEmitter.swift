@@ -13,7 +13,7 @@ public struct SwiftSchemaEmitter {
         self.sourceFile = sourceFile
     }
 
-    public func render(header: String, sqliteDDL: String, postgreSQLTables: String, postgreSQLFunctions: String) -> String {
+    public func render(header: String, sqliteDDL: String, postgreSQLTables: String) -> String {
         let q = SQLDialect.sqlite.quote
         var lines = ["// \(header)", "", "import ModelGenRuntime"]
         for entity in schema.entities {
@@ -50,9 +50,6 @@ public struct SwiftSchemaEmitter {
         lines.append("")
         lines.append("    /// The PostgreSQL tables and indexes (the first part of `\(schema.sourceFile).postgresql.sql`).")
         lines += SwiftTypes.rawStringLiteralLines("    public static let postgreSQLTables = ", postgreSQLTables.hasSuffix("\n") ? String(postgreSQLTables.dropLast()) : postgreSQLTables)
-        lines.append("")
-        lines.append("    /// The PostgreSQL safe-deletion functions (the rest of `\(schema.sourceFile).postgresql.sql`).")
-        lines += SwiftTypes.rawStringLiteralLines("    public static let postgreSQLFunctions = ", postgreSQLFunctions)
         lines.append("")
         lines.append("    /// The schema in canonical form, recorded in every store so that a later version can migrate it.")
         lines += SwiftTypes.rawStringLiteralLines("    public static let canonicalSchema = ", schema.canonicalJSON)

@@ -9,9 +9,6 @@ public protocol ModelSchemaDefinition {
     static var sqliteDDL: String { get }
     /// `CREATE TABLE` and `CREATE INDEX` statements for PostgreSQL, in dependency order.
     static var postgreSQLTables: String { get }
-    /// The safe-deletion functions for PostgreSQL (`<table>_safe_delete`), one per entity: created
-    /// with the tables, and again after a migration.
-    static var postgreSQLFunctions: String { get }
     /// The safe-deletion program of each entity, by entity name.
     static func deletionProgram(for entity: String) -> DeletionProgram?
     /// The schema in canonical form (`ModelSchema.canonicalJSON`), recorded in the store.

@@ -46,61 +46,6 @@ CREATE TABLE country (
 );
 """#
 
-    /// The PostgreSQL safe-deletion functions (the rest of `Countries.postgresql.sql`).
-    public static let postgreSQLFunctions = #"""
--- Safely deletes the Country objects with these ids (all of them when ids is NULL), in the
--- caller's transaction (ModelGen's plan for Country); with dry_run, reports the same and
--- changes nothing. Tables resolve in the schema the function was created in. The ids collected
--- are held in arrays while there are at most 1000 of any entity (the setting
--- modelgen.array_closure_limit changes the bound), in temporary tables past it.
-DROP FUNCTION IF EXISTS country_safe_delete(bigint[]);
-CREATE OR REPLACE FUNCTION country_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
-#variable_conflict use_column
-DECLARE
-    report jsonb;
-    changed bigint;
-    deleted jsonb := '{}'::jsonb;
-    nullified bigint := 0;
-    modelgen_array_limit integer;
-    modelgen_closure_1_id bigint[] := '{}'::bigint[];
-BEGIN
-    IF dry_run THEN
-        BEGIN
-            report := country_safe_delete($1, false);
-            RAISE EXCEPTION USING ERRCODE = 'MGDRY';
-        EXCEPTION WHEN SQLSTATE 'MGDRY' THEN
-            RETURN jsonb_set(report, '{dryRun}', 'true'::jsonb);
-        END;
-    END IF;
-    <<modelgen_small_delete>>
-    LOOP
-        IF $1 IS NULL THEN EXIT modelgen_small_delete; END IF;
-        modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
-        modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM country AS t WHERE t.id = ANY($1) ORDER BY t.id);
-        IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        DELETE FROM country WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
-        GET DIAGNOSTICS changed = ROW_COUNT;
-        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;
-        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
-        EXIT modelgen_small_delete;
-    END LOOP modelgen_small_delete;
-    IF report IS NULL THEN
-        CREATE TEMP TABLE IF NOT EXISTS pg_temp.modelgen_delete_country (id bigint PRIMARY KEY, parent_id bigint, edge integer, round integer NOT NULL DEFAULT 0) ON COMMIT DROP;
-        DELETE FROM pg_temp.modelgen_delete_country;
-        INSERT INTO pg_temp.modelgen_delete_country (id) SELECT DISTINCT t.id FROM country AS t WHERE $1 IS NULL OR t.id = ANY($1);
-        ANALYZE pg_temp.modelgen_delete_country;
-        DELETE FROM country WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_country);
-        GET DIAGNOSTICS changed = ROW_COUNT;
-        IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;
-        DELETE FROM pg_temp.modelgen_delete_country;
-        report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
-    END IF;
-    RETURN report;
-END
-$modelgen$;
-"""#
-
     /// The schema in canonical form, recorded in every store so that a later version can migrate it.
     public static let canonicalSchema = #"""
 {"entities":[{"attributes":[{"columnName":"name","isIndexed":false,"isOptional":false,"isTransient":false,"isUnique":true,"name":"name","originalNames":[],"type":{"scalar":{"_0":"String"}}},{"columnName":"visited","defaultValue":{"bool":{"_0":false}},"isIndexed":false,"isOptional":false,"isTransient":false,"isUnique":false,"name":"visited","originalNames":[],"type":{"scalar":{"_0":"Bool"}}}],"indexes":[],"name":"Country","originalNames":[],"relationships":[],"tableName":"country","uniqueConstraints":[]}],"enums":[],"joinTables":[],"name":"Countries"}

@@ -1,3 +1,5 @@
+import ModelGenSchema
+
 /// How the references of one relationship are found, from the objects of one side (the
 /// *subject*) to the objects they point at (the *other* side).
 public enum ReferenceLink: Equatable, Sendable {

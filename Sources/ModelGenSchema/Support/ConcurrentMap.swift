@@ -4,7 +4,7 @@ extension Array where Element: Sendable {
     /// `map` spread over the machine's cores. Elements are transformed independently and the
     /// results keep their positions, so the output is exactly `map`'s: generation stays
     /// deterministic however the work is scheduled.
-    func concurrentMap<Result: Sendable>(_ transform: @escaping @Sendable (Element) -> Result) -> [Result] {
+    package func concurrentMap<Result: Sendable>(_ transform: @escaping @Sendable (Element) -> Result) -> [Result] {
         guard count > 1, ProcessInfo.processInfo.activeProcessorCount > 1 else { return map(transform) }
         let elements = self
         let slots = ResultSlots<Result>(count: count)

@@ -1,11 +1,12 @@
-import ModelGenQuery
 import ModelGenProgram
+import ModelGenQuery
+import ModelGenSchema
 
 /// One PL/pgSQL function per entity, `<table>_safe_delete(ids bigint[]) RETURNS jsonb`, that runs
 /// the entity's deletion plan and returns `{"deleted": {"Entity": count, …}, "nullified": n}`.
 /// A refused delete raises `restrict_violation` naming every blocker; being one statement, the
 /// call then changes nothing.
-public struct PostgreSQLDeletionFunctions {
+public struct PostgreSQLDeletionFunctions: Sendable {
     public let schema: ModelSchema
     /// One plan per entity, in schema order (`DeletionPlanner.plans()`).
     public let plans: [DeletionPlan]
@@ -28,14 +29,14 @@ public struct PostgreSQLDeletionFunctions {
         [tables, "\n", functions, "\n"].concatenated()
     }
 
-    /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order.
+    /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order (rendered on every core).
     public func functions() -> [String] {
         let tableRenderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql)
         let arrayRenderer = DeletionSQLRenderer(schema: schema, dialect: .postgresql, closureStorage: .arrays)
         // The schema's part of every function's locked entities, found once.
         let referenced = Set(schema.foreignKeys.map(\.target) + schema.joinTables.flatMap { [$0.entity, $0.target] })
         let holdingKeys = Set(schema.foreignKeys.map(\.entity))
-        return zip(schema.entities, plans).map { entity, plan in
+        return Array(zip(schema.entities, plans)).concurrentMap { entity, plan in
             let arrays = arrayRenderer.configured(for: plan), tables = tableRenderer.configured(for: plan)
             return function(for: entity, locking: lockedEntities(plan, referenced: referenced, holdingKeys: holdingKeys),
                             small: Path(renderer: arrays, program: arrays.program(for: plan), collectionTargets: arrays.collectionTargets(of: plan),

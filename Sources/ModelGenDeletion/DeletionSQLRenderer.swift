@@ -1,5 +1,6 @@
-import ModelGenQuery
 import ModelGenProgram
+import ModelGenQuery
+import ModelGenSchema
 
 /// Renders a `DeletionPlan` as the SQL statements of a `DeletionProgram`, for SQLite (run by the
 /// runtime) or PostgreSQL (wrapped in a function by `PostgreSQLDeletionFunctions`).
@@ -8,7 +9,7 @@ import ModelGenProgram
 /// parent_id, edge)` (shortened with a hash past 63 bytes: `SQLNames.closureTable`) holding the ids to delete and, for explanations, how each was reached; the
 /// others are deleted through their keys to collected parents. On PostgreSQL's path for small
 /// deletes (`ClosureStorage.arrays`) the same columns are array variables of the function instead.
-public struct DeletionSQLRenderer {
+public struct DeletionSQLRenderer: Sendable {
     public let schema: ModelSchema
     public let dialect: SQLDialect
     /// Where the collected ids are held.
