@@ -89,19 +89,18 @@ public enum ModelGen {
         let names = outputFileNames(forSchemaFile: path)
         let plans = DeletionPlanner(schema: schema).plans()
         // The PostgreSQL functions, the longest part, on every core; then the files, which are
-        // independent of one another (+Schema.swift embeds the DDL), side by side, the slowest first.
+        // independent of one another (+Schema.swift embeds the DDL), side by side.
         let sqliteDDL = DDLGenerator(schema: schema, dialect: .sqlite).render(header: header)
         let postgreSQLTables = DDLGenerator(schema: schema, dialect: .postgresql).render(header: header)
         let functions = PostgreSQLDeletionFunctions(schema: schema, plans: plans).functions()
+        // In the order of `outputFileNames(forSchemaFile:)`, after the SQLite DDL.
         let renderers: [@Sendable () -> String] = [
-            { SwiftDeletionEmitter(schema: schema, plans: plans, sourceFile: fileName).render(header: header) },
             { PostgreSQLDeletionFunctions.file(tables: postgreSQLTables, functions: functions.concatenated(separator: "\n\n")) },
             { SwiftModelsEmitter(schema: schema, sourceFile: fileName).render(header: header, template: template) },
             { SwiftSchemaEmitter(schema: schema, sourceFile: fileName).render(header: header, sqliteDDL: sqliteDDL, postgreSQLTables: postgreSQLTables) },
+            { SwiftDeletionEmitter(schema: schema, plans: plans, sourceFile: fileName).render(header: header) },
         ]
-        let rendered = renderers.concurrentMap { $0() }
-        // In the order of `outputFileNames(forSchemaFile:)`.
-        let contents = [sqliteDDL, rendered[1], rendered[2], rendered[3], rendered[0]]
+        let contents = [sqliteDDL] + renderers.concurrentMap { $0() }
         let files = zip(names, contents).map { GeneratedFile(name: $0, contents: $1) }
         return Compilation(diagnostics: diagnostics, schema: schema, files: files)
     }

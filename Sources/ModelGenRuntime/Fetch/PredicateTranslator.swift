@@ -8,10 +8,10 @@ import Foundation
 /// `persistentModelID` compared with a saved object's identifier,
 /// key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
 /// Swift's optional semantics, a test through optional chaining (`$0.notes?.contains("x") ?? false`,
-/// `$0.manager?.name.isEmpty == true`), `isEmpty` of a text or bytes, `contains` of a value in a captured
-/// collection or in a range, and on a to-many relationship (of the predicate's object or of one a
-/// to-one relationship reaches) its `count` and `isEmpty`, `contains(where:)` and `allSatisfy`. Anything else throws `ModelContextError.unsupportedPredicate`
-/// naming the construct.
+/// `$0.manager?.name.isEmpty == true`), `isEmpty` of a text or bytes, `contains` of a value in a
+/// captured collection or in a range, and on a to-many relationship (of the predicate's object or
+/// of one a to-one relationship reaches) its `count` and `isEmpty`, `contains(where:)` and
+/// `allSatisfy`. Anything else throws `ModelContextError.unsupportedPredicate` naming the construct.
 enum PredicateTranslator<Model: PersistentModel> {
     static func condition(_ predicate: Predicate<Model>) throws -> QueryCondition {
         var lowering = PredicateLowering(variables: [predicate.variable.key: .init(model: Model.self, hops: [], row: 0)])

@@ -420,7 +420,7 @@ public struct MigrationPlanner {
                 let held = "FROM \(q(table)) WHERE \(source) IS NOT NULL"
                 plan.checks.append(.init(kind: .refusal, entity: entity, element: attribute.name,
                                          message: "values of \(attribute.name) that do not convert from \(oldAttribute.type.name) to \(attribute.type.name), which have no exact conversion "
-                                             + "(set them to nil first, or add a new attribute, copy the values in code, then remove this one)",
+                                             + "(add a new attribute, copy the values in code, then remove this one; or, if it is optional, set them to nil first)",
                                          countSQL: "SELECT count(*) \(held)",
                                          exampleSQL: "SELECT \(quotedValue(source)) \(held) ORDER BY \(source) LIMIT 1"))
             }
