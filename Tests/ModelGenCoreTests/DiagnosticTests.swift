@@ -164,6 +164,11 @@ final class DiagnosticTests: XCTestCase {
 
     func testNamesThatWouldBreakTheGeneratedCode() {
         assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      id: Int\n", "test.yaml:5:7: error: 'id' in 'A' collides with the primary key 'id', which is added for you")
+        // SwiftData models often declare `var id: UUID`: one error, which says what to do.
+        let ownID = TestSupport.compile("schema: S\nentities:\n  A:\n    attributes:\n      id: { type: UUID, unique: true }\n").diagnostics.map(\.description)
+        XCTAssertEqual(ownID, ["test.yaml:5:7: error: 'id' in 'A' collides with the primary key 'id', which is added for you (an object's identity is its persistentModelID; "
+                               + "an attribute of your own, such as a UUID, needs another name, as in 'uuid'); rename it"])
+        assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      uuid: { type: UUID, column: id }\n", "test.yaml:5:35: error: column 'id' of attribute 'A.uuid' collides with the primary key in table 'a'; set 'column' to rename it")
         assertDiagnostic("schema: S\nentities:\n  Bad-Name: {}\n", "test.yaml:3:3: error: entity name 'Bad-Name' is not a name a schema can use: use ASCII letters, digits and '_'")
         assertDiagnostic("schema: S\nentities:\n  ModelGenRuntime: {}\n", "test.yaml:3:3: error: entity name 'ModelGenRuntime' is reserved: generated code qualifies names with the modules")
         assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      self: Int\n", "test.yaml:5:7: error: 'self' in 'A' cannot be named by a Swift key path")

@@ -159,7 +159,7 @@ public struct SchemaResolver {
             if !Naming.isIdentifier(member.value) {
                 diagnostics.error("'\(member.value)' in '\(entity.name.value)' \(Self.notAnIdentifier)", at: member.location)
             } else if Self.reservedMemberNames.contains(member.value) {
-                let reason = member.value == "id" ? "collides with the primary key 'id', which is added for you"
+                let reason = member.value == "id" ? "collides with the primary key 'id', which is added for you (an object's identity is its persistentModelID; an attribute of your own, such as a UUID, needs another name, as in 'uuid')"
                     : ["self", "Self", "Type", "Protocol", "init", "deinit"].contains(member.value) ? "cannot be named by a Swift key path, which #Predicate and SortDescriptor need"
                     : "collides with a member every generated model has"
                 diagnostics.error("'\(member.value)' in '\(entity.name.value)' \(reason); rename it", at: member.location)
@@ -597,7 +597,8 @@ public struct SchemaResolver {
             for attribute in entity.storedAttributes {
                 let location = entitySyntax.attributes.first { $0.name.value == attribute.name }.map { $0.column?.location ?? $0.name.location } ?? entitySyntax.name.location
                 checkName(attribute.columnName, of: "attribute '\(entity.name).\(attribute.name)'", at: location)
-                if let other = owners[attribute.columnName.lowercased()] {
+                // An attribute named `id` is refused by its name already (a `column` would not help).
+                if let other = owners[attribute.columnName.lowercased()], attribute.name != "id" {
                     diagnostics.error("column '\(attribute.columnName)' of attribute '\(entity.name).\(attribute.name)' collides with \(other) in table '\(entity.tableName)'; set 'column' to rename it", at: location)
                 }
                 owners[attribute.columnName.lowercased()] = "attribute '\(attribute.name)'"
