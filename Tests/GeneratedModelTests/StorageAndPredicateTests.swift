@@ -105,6 +105,8 @@ final class StorageAndPredicateTests: XCTestCase {
             // front ends lower to one QueryCondition, and must select what Predicate.evaluate selects.
             let predicates: [(String, Predicate<Employee>)] = [
                 ("manager.manager.name == \"ceo\"", #Predicate { $0.manager?.manager?.name == "ceo" }),
+                ("$0.manager?.manager?.name != \"ceo\"", #Predicate { $0.manager?.manager?.name != "ceo" }),
+                ("manager?.department?.title == nil", #Predicate { $0.manager?.department?.title == nil }),
                 ("manager.manager.manager.name == \"ceo\"", #Predicate { $0.manager?.manager?.manager?.name == "ceo" }),
                 ("manager.name != \"ann\"", #Predicate { $0.manager?.name != "ann" }),
                 ("department.title != \"Ops\"", #Predicate { $0.department?.title != "Ops" }),

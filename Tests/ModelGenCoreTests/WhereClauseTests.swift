@@ -72,6 +72,10 @@ final class WhereClauseTests: XCTestCase {
         XCTAssertEqual(try select(#"parent.parent.name == "root""#, rows: rows), [3])
         XCTAssertEqual(try select("parent.parent.name == nil", rows: rows), [1, 2])
         XCTAssertEqual(try select("!(parent.note == nil)", rows: rows), [])
+        // Written with optional chaining, as in a #Predicate: the same.
+        XCTAssertEqual(try select(#"$0.parent?.parent?.name == "root""#, rows: rows), [3])
+        XCTAssertEqual(try select(#"parent?.name != "root""#, rows: rows), [1, 3])
+        XCTAssertEqual(try failure(#"parent? .name == "root""#)?.column, 7, "a '?' not followed by '.' is no optional chaining")
     }
 
     func testNumbersAreExactAndMustFitTheType() throws {

@@ -7,6 +7,7 @@ import ModelGenQuery
 ///     visited == true
 ///     $0.name.hasPrefix("A") && (weight > 10 || diet == .carnivorous)
 ///     category.name == "Mammal"          // through to-one relationships, any number of them
+///     $0.category?.name == "Mammal"      // the same, written as a #Predicate writes it
 ///     category == nil
 ///     books.isEmpty                      // to-many relationships: count, isEmpty,
 ///     tags.contains { $0.name == "old" } // contains and allSatisfy (nested, $0 the innermost object)
@@ -113,6 +114,11 @@ public struct WhereClauseTranslator {
                 let two = index + 1 < characters.count ? String(String.UnicodeScalarView([c, characters[index + 1]])) : ""
                 if ["==", "!=", "<=", ">=", "&&", "||"].contains(two) {
                     result.append((.symbol(two), column))
+                    index += 2
+                } else if two == "?." {
+                    // Optional chaining, as a `#Predicate` writes it: a key path reads nil through a
+                    // missing object whether or not it says so.
+                    result.append((.symbol("."), column))
                     index += 2
                 } else if "()<>!.,%[]{}".unicodeScalars.contains(c) {
                     result.append((.symbol(String(c)), column))
