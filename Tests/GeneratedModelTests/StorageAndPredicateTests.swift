@@ -140,6 +140,14 @@ final class StorageAndPredicateTests: XCTestCase {
              #Predicate { $0.reports.contains { $0.reports.contains { $0.department?.title == "Ops" } } }),
             ("[\"ann\", \"bob\"].contains(name) && !reports.isEmpty", #Predicate { names.contains($0.name) && !$0.reports.isEmpty }),
             ("[nil, 3].contains(level)", #Predicate { levels.contains($0.level) }),
+            // Of an object a to-one relationship reaches: as #Predicate reads it with `== true`.
+            ("manager.reports.count >= 2", #Predicate { ($0.manager?.reports.count ?? 0) >= 2 }),
+            ("manager?.reports.count != 1", #Predicate { $0.manager?.reports.count != 1 }),
+            ("manager.projects.count == 0", #Predicate { $0.manager?.projects.count == 0 }),
+            ("manager.reports.isEmpty", #Predicate { $0.manager?.reports.isEmpty == true }),
+            ("manager.reports.contains { name == \"ann\" }", #Predicate { $0.manager?.reports.contains { $0.name == "ann" } == true }),
+            ("manager.reports.allSatisfy { level == nil }", #Predicate { $0.manager?.reports.allSatisfy { $0.level == nil } == true }),
+            ("!manager.manager.reports.allSatisfy { name != \"bob\" }", #Predicate { !($0.manager?.manager?.reports.allSatisfy { $0.name != "bob" } == true) }),
         ]
     }()
 

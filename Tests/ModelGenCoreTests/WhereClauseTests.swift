@@ -118,7 +118,11 @@ final class WhereClauseTests: XCTestCase {
         XCTAssertEqual(try select("[1, -1].contains(parent)", rows: rows), [2, 3], "a relationship's key")
         XCTAssertEqual(try failure("children.count == 1.5")?.message.contains("whole number"), true)
         XCTAssertEqual(try failure("children == nil")?.message.contains("after a to-many relationship"), true)
-        XCTAssertEqual(try failure("parent.children.isEmpty")?.message.contains("nor a to-many one of the object itself"), true)
+        // Of the object a to-one relationship reaches: false where there is none (`== true` in Swift).
+        XCTAssertEqual(try select("parent.children.count == 2", rows: rows), [2, 3])
+        XCTAssertEqual(try select("parent.children.allSatisfy { size == .small }", rows: rows), [4], "false for the root, which has no parent")
+        XCTAssertEqual(try select("!parent.children.allSatisfy { size == .small }", rows: rows), [1, 2, 3])
+        XCTAssertEqual(try failure("children.children.isEmpty")?.message.contains("after a to-many relationship"), true, "no path continues past a to-many")
         XCTAssertEqual(try failure(#"["a", 1].contains(name)"#)?.column, 7, "the literal that does not fit")
         XCTAssertEqual(try failure("[1, 2].contains(children)")?.message.contains("not a to-many relationship"), true)
         XCTAssertEqual(try failure("children.contains { name == 1 ")?.column, 29, "the literal that does not fit the related object's attribute")

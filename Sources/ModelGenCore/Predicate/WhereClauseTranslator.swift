@@ -16,7 +16,8 @@ import ModelGenQuery
 /// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a key path
 /// (optionally `% n` for integers: `id % 2 == 0`) and a literal (`12`, `1.5`, `"text"` with Swift's
 /// escapes, `true`, `false`, `nil`, `.enumCase`); `.contains`, `.hasPrefix`, `.hasSuffix` on strings;
-/// a bare Bool key path; on a to-many relationship of the object, `.count` compared with a number,
+/// a bare Bool key path; on a to-many relationship of the object (or of one a to-one relationship
+/// reaches: false where there is none), `.count` compared with a number,
 /// `.isEmpty`, `.contains { … }` and `.allSatisfy { … }`; `[literal, …].contains(keyPath)`. Semantics are Swift's (see `QueryCondition`). A literal must fit the key
 /// path's type exactly (an out-of-range number is an error); a `Date` is written in ISO 8601.
 /// Anything else is an error naming the construct and its column, never a silently different
@@ -222,7 +223,8 @@ public struct WhereClauseTranslator {
     }
 
     /// A resolved key path and the schema type it denotes (nil for a relationship's key or `id`),
-    /// or a to-many relationship of the object (`toMany`, with its target; `path` then unused).
+    /// or a to-many relationship of an object it reaches (`toMany`, with its target; `path` is then
+    /// that object's id).
     private struct KeyPath {
         var path: QueryPath
         var type: AttributeType?
@@ -298,11 +300,13 @@ public struct WhereClauseTranslator {
                 let names = ["id"] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
                 throw failure("'\(entity.name)' has no attribute or relationship '\(name)'\(NearMiss.hint(for: name, among: names))")
             }
-            if relationship.cardinality == .toMany, hops.isEmpty, let toMany = rows(of: relationship, row: row) {
-                return KeyPath(path: QueryPath(column: "id", kind: .integer), type: nil, toMany: toMany)
+            // The owner's id: the row's, or the key of the to-one relationship that reached it.
+            let owner = hops.last.map { QueryPath(hops: hops.dropLast(), column: $0.foreignKey, kind: .integer, row: row) } ?? .id(ofRow: row)
+            if relationship.cardinality == .toMany, let toMany = rows(of: relationship, owner: owner) {
+                return KeyPath(path: owner, type: nil, toMany: toMany)
             }
             guard case let .foreignKey(column, _) = relationship.storage, let target = schema.entity(named: relationship.target) else {
-                throw failure("'\(entity.name).\(name)' is not a to-one relationship stored on '\(entity.name)' (nor a to-many one of the object itself); predicates can follow only those")
+                throw failure("'\(entity.name).\(name)' is not a to-one relationship stored on '\(entity.name)' nor a to-many one; predicates can follow only those")
             }
             // `category.name` continues into the target; `category` alone compares the key.
             guard current == .symbol("."), case let .identifier(next) = tokens[position + 1].token,
@@ -317,14 +321,14 @@ public struct WhereClauseTranslator {
         }
     }
 
-    /// The rows holding the id of the object at `row` for a to-many relationship, and its target.
-    private func rows(of relationship: Relationship, row: Int) -> (rows: QueryToMany, target: Entity)? {
+    /// The rows holding `owner` (an object's id) for a to-many relationship, and its target.
+    private func rows(of relationship: Relationship, owner: QueryPath) -> (rows: QueryToMany, target: Entity)? {
         guard let target = schema.entity(named: relationship.target) else { return nil }
         switch schema.links(of: relationship) {
         case let .inverseColumn(column)?:
-            return (QueryToMany(table: target.tableName, column: column, owner: .id(ofRow: row)), target)
+            return (QueryToMany(table: target.tableName, column: column, owner: owner), target)
         case let .joinTable(name, own, other)?:
-            return (QueryToMany(table: name, column: own, joined: QueryHop(foreignKey: other, table: target.tableName), owner: .id(ofRow: row)), target)
+            return (QueryToMany(table: name, column: own, joined: QueryHop(foreignKey: other, table: target.tableName), owner: owner), target)
         case .column?, nil:
             return nil
         }
@@ -332,6 +336,9 @@ public struct WhereClauseTranslator {
 
     /// After a to-many relationship: `.count` compared with a whole number, `.isEmpty`,
     /// `.contains { … }` or `.allSatisfy { … }` (whose condition reads the related object as `$0`).
+    /// Of an object reached through a to-one relationship, each is what `#Predicate` makes of it
+    /// with `== true` (`$0.manager?.reports.allSatisfy { … } == true`): false where there is no such
+    /// object, and the count nil.
     private mutating func parseToManyTest(_ rows: QueryToMany, target: Entity) throws -> QueryCondition {
         guard accept("."), case let .identifier(member) = current, ["count", "isEmpty", "contains", "allSatisfy"].contains(member) else {
             throw failure("expected '.count', '.isEmpty', '.contains { … }' or '.allSatisfy { … }' after a to-many relationship, found \(describe(current))")
@@ -355,7 +362,10 @@ public struct WhereClauseTranslator {
             let inner = try parseOr()
             frames.removeLast()
             guard accept("}") else { throw failure("expected '}'") }
-            return member == "contains" ? .exists(rows, inner) : .not(.exists(rows, .not(inner)))
+            if member == "contains" { return .exists(rows, inner) }
+            let allSatisfy = QueryCondition.not(.exists(rows, .not(inner)))
+            guard rows.owner != .id(ofRow: rows.owner.row) else { return allSatisfy }
+            return .and([.not(.comparison(.path(rows.owner), .equal, .value(.null, .integer))), allSatisfy])
         }
     }
 
