@@ -166,7 +166,7 @@ public struct PredicateSQLRenderer {
             let alias = newAlias()
             let owner = path(toMany.owner)
             // An object reached through a to-one relationship may be missing: its count is nil then.
-            let count = toMany.owner == .id(ofRow: toMany.owner.row) ? "count(*)" : "CASE WHEN \(owner) IS NULL THEN NULL ELSE count(*) END"
+            let count = toMany.ownerMayBeMissing ? "CASE WHEN \(owner) IS NULL THEN NULL ELSE count(*) END" : "count(*)"
             return "(SELECT \(count) FROM \(quote(toMany.table)) AS \(alias) WHERE \(alias).\(quote(toMany.column)) = \(owner))"
         }
     }

@@ -63,6 +63,10 @@ public struct QueryToMany: Equatable, Sendable {
         self.joined = joined
         self.owner = owner
     }
+
+    /// Whether the owner may be missing: it is reached through a to-one relationship (its key may
+    /// be NULL), not a row itself.
+    public var ownerMayBeMissing: Bool { owner != .id(ofRow: owner.row) }
 }
 
 /// How values of a column compare, which decides how each dialect writes a comparison.
@@ -95,6 +99,12 @@ public struct QueryPath: Equatable, Sendable {
     /// The `id` of row `row`.
     public static func id(ofRow row: Int) -> QueryPath {
         QueryPath(column: "id", kind: .integer, row: row)
+    }
+
+    /// The id of the object reached from row `row` through `hops`: the row's own id, or the key the
+    /// last hop follows (read through the hops before it).
+    public static func id(ofObjectReachedThrough hops: [QueryHop], fromRow row: Int) -> QueryPath {
+        hops.last.map { QueryPath(hops: Array(hops.dropLast()), column: $0.foreignKey, kind: .integer, row: row) } ?? .id(ofRow: row)
     }
 }
 

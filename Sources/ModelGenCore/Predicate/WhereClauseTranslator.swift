@@ -300,8 +300,7 @@ public struct WhereClauseTranslator {
                 let names = ["id"] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
                 throw failure("'\(entity.name)' has no attribute or relationship '\(name)'\(NearMiss.hint(for: name, among: names))")
             }
-            // The owner's id: the row's, or the key of the to-one relationship that reached it.
-            let owner = hops.last.map { QueryPath(hops: hops.dropLast(), column: $0.foreignKey, kind: .integer, row: row) } ?? .id(ofRow: row)
+            let owner = QueryPath.id(ofObjectReachedThrough: hops, fromRow: row)
             if relationship.cardinality == .toMany, let toMany = rows(of: relationship, owner: owner) {
                 return KeyPath(path: owner, type: nil, toMany: toMany)
             }
@@ -364,7 +363,7 @@ public struct WhereClauseTranslator {
             guard accept("}") else { throw failure("expected '}'") }
             if member == "contains" { return .exists(rows, inner) }
             let allSatisfy = QueryCondition.not(.exists(rows, .not(inner)))
-            guard rows.owner != .id(ofRow: rows.owner.row) else { return allSatisfy }
+            guard rows.ownerMayBeMissing else { return allSatisfy }
             return .and([.not(.comparison(.path(rows.owner), .equal, .value(.null, .integer))), allSatisfy])
         }
     }

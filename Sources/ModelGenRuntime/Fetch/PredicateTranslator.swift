@@ -66,6 +66,11 @@ struct PredicateLowering {
         var model: any PersistentModel.Type
         var hops: [QueryHop]
         var row: Int
+
+        /// The object of `target` that the to-one relationship whose key `path` reads refers to.
+        static func following(_ path: QueryPath, to target: any PersistentModel.Type) -> Binding {
+            Binding(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
+        }
     }
 
     var variables: [PredicateExpressions.VariableID: Binding]
@@ -239,7 +244,7 @@ extension PredicateExpressions.KeyPath: PredicateLowerable {
             let lowered = try lowering.lower(root)
             if case let .value(.path(path), target?) = lowered {
                 // `$0.category!.name`: through a force-unwrapped relationship.
-                binding = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
+                binding = .following(path, to: target)
             } else if case let .value(value, nil) = lowered, let empty = Self.emptyValue(testedBy: keyPath) {
                 // `$0.name.isEmpty`, `$0.photo.isEmpty`: equal to the empty text or bytes.
                 return .condition(.comparison(value, .equal, .value(empty.value, empty.kind)))
@@ -303,8 +308,7 @@ extension PredicateExpressions.KeyPath: ToManyReference {
               let target = (Output.self as? any ToManyRelationshipValue.Type)?.modelType else {
             throw ModelContextError.unsupportedPredicate("\(use) \(keyPath) (only a to-many relationship of a model object the predicate reaches translates)")
         }
-        // The object's id: its row's, or the key of the to-one relationship that reached it.
-        let owner = binding.hops.last.map { QueryPath(hops: binding.hops.dropLast(), column: $0.foreignKey, kind: .integer, row: binding.row) } ?? .id(ofRow: binding.row)
+        let owner = QueryPath.id(ofObjectReachedThrough: binding.hops, fromRow: binding.row)
         switch relationship.storage {
         case let .inverseColumn(column):
             return (QueryToMany(table: target.entity.tableName, column: SQLDialect.unquoted(column), owner: owner), target)
@@ -555,7 +559,7 @@ extension PredicateExpressions.OptionalFlatMap: PredicateLowerable {
         switch try lowering.lower(wrapped) {
         case let .value(.path(path), target?):
             // `$0.category?.name`: the transform reads the row the relationship's key refers to.
-            lowering.variables[variable.key] = .init(model: target, hops: path.hops + [QueryHop(foreignKey: path.column, table: target.entity.tableName)], row: path.row)
+            lowering.variables[variable.key] = .following(path, to: target)
             isNil = .comparison(.path(path), .equal, .value(.null, path.kind))
         case let .value(value, target: nil):
             // `$0.notes?.contains("x")`: the transform reads the value, where there is one.
