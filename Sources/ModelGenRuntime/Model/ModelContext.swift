@@ -83,12 +83,9 @@ public final class ModelContext {
     var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
     /// The `UPDATE` of each set of columns a save has written (`updateSQL(_:writing:)`).
     private var updateStatements: [UpdateShape: String] = [:]
-    /// Each entity's unique constraints (`Entity.uniqueColumnGroups`) and the columns of them a
-    /// save can set aside, by entity name, read from the schema on the first save that needs them.
-    private lazy var uniqueConstraints: [String: (groups: [[String]], vacancies: [String: UniqueVacancy])] = {
-        guard let canonical = try? ModelSchema(canonicalJSON: schema.canonicalSchema) else { return [:] }
-        return Dictionary(uniqueKeysWithValues: canonical.entities.map { ($0.name, ($0.uniqueColumnGroups, $0.uniqueVacancies)) })
-    }()
+    /// Each entity's unique constraints and the columns of them a save can set aside, by entity
+    /// name (`UniqueConstraintCatalog`), looked up on the first save that needs them.
+    private lazy var uniqueConstraints = UniqueConstraintCatalog.constraints(of: schema)
 
     /// An entity and the slots of the columns an update writes.
     private struct UpdateShape: Hashable {
