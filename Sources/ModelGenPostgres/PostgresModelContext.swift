@@ -310,7 +310,10 @@ public final class PostgresModelContext {
     /// Sets aside the unique values the save gives up, one statement per column
     /// (`UniqueValuesSetAside`), before any row is written (`setAside`).
     private func setUniqueValuesAside(inserting newObjects: [any PersistentModel], on connection: PostgresConnection) async throws {
-        let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.container.mapping(for: $0).uniqueVacancies }
+        let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted,
+                                            changedEntities: pending.changedEntities(among: container.entities)) {
+            self.container.mapping(for: $0).uniqueVacancies
+        }
         for step in setAside.steps {
             try await self.setAside(step.entity, column: step.column, vacancy: step.vacancy, ids: step.ids, taken: step.taken, on: connection)
         }

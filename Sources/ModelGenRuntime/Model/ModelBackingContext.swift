@@ -32,7 +32,8 @@
 @_spi(Backend) public final class ContextReference {
     /// The context, until it goes (its deinit calls `contextDidEnd`). Unowned and unchecked:
     /// cleared before the context is freed, and only read on the context's own thread of work.
-    @_spi(Backend) public private(set) unowned(unsafe) var context: (any ModelBackingContext)?
+    /// Exempt from dynamic exclusivity checks: read as every object of the context is freed.
+    @_spi(Backend) @exclusivity(unchecked) public private(set) unowned(unsafe) var context: (any ModelBackingContext)?
 
     /// A reference to no context yet; the context gives itself with `attach`.
     @_spi(Backend) public init() {}

@@ -10,12 +10,12 @@ extension ModelContext {
         for table in changes.tables {
             let (first, second) = table.columns
             try database.runEach("DELETE FROM \(table.name) WHERE \(first) = ? AND \(second) = ?", table.removed) { statement, pair in
-                statement.bind(.integer(pair.first), at: 1)
-                statement.bind(.integer(pair.second), at: 2)
+                try statement.bind(.integer(pair.first), at: 1)
+                try statement.bind(.integer(pair.second), at: 2)
             }
             try database.runEach("INSERT OR IGNORE INTO \(table.name) (\(first), \(second)) VALUES (?, ?)", table.added) { statement, pair in
-                statement.bind(.integer(pair.first), at: 1)
-                statement.bind(.integer(pair.second), at: 2)
+                try statement.bind(.integer(pair.first), at: 1)
+                try statement.bind(.integer(pair.second), at: 2)
             }
         }
         return changes.written

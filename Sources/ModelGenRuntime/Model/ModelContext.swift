@@ -74,15 +74,23 @@ public final class ModelContext {
     /// follows what the app keeps, not every row it ever read: entries are unowned and leave when
     /// their model goes (its backing data's deinit calls `forget`). Objects with unsaved changes
     /// are held by `changed`.
-    var registries: [ObjectIdentifier: Registry] = [:]
+    @exclusivity(unchecked) var registries: [ObjectIdentifier: Registry] = [:]
+    /// The registry `forget` used last, and its entity: objects are freed in runs of one entity,
+    /// and each would otherwise hash its entity to find its registry.
+    @exclusivity(unchecked) private var forgetting: (entity: ObjectIdentifier, registry: Unmanaged<Registry>)?
     /// The schema's model classes by entity name.
     let modelTypes: [String: any PersistentModel.Type]
     /// For each join table written, the column its rows are sorted by first (`sortColumn(of:)`).
     var joinTableSortColumns: [String: String] = [:]
     /// The query that loads each relationship, built on first use.
     var loadQueries: [RelationshipKey: (target: any PersistentModel.Type, sql: String)] = [:]
-    /// The `UPDATE` of each set of columns a save has written (`updateSQL(_:writing:)`).
-    private var updateStatements: [UpdateShape: String] = [:]
+    /// The `UPDATE` of each set of columns a save has written (`updateStatement(_:writing:)`).
+    private var updateStatements: [UpdateShape: SQLiteStatement] = [:]
+    /// The update a save ran last: changed objects come in runs of one entity with the same
+    /// changed columns, whose statement then needs no lookup.
+    private var lastUpdate: (shape: UpdateShape, statement: SQLiteStatement)?
+    /// The slots of the columns an update writes, kept from object to object (no array per object).
+    private var updateSlots: [Int] = []
     /// Each entity's unique constraints and the columns of them a save can set aside, by entity
     /// name (`UniqueConstraintCatalog`), looked up on the first save that needs them.
     private lazy var uniqueConstraints = UniqueConstraintCatalog.constraints(of: schema)
@@ -425,7 +433,10 @@ public final class ModelContext {
     /// Sets aside the unique values the save gives up, one statement per column
     /// (`UniqueValuesSetAside`), before any row is written (`setAside`).
     private func setUniqueValuesAside(inserting newObjects: [any PersistentModel]) throws {
-        let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted) { self.uniqueConstraints[$0.name]?.vacancies ?? [:] }
+        let setAside = UniqueValuesSetAside(inserted: newObjects, changed: changed, deleted: deleted,
+                                            changedEntities: pending.changedEntities(among: schema.models.map { $0.entity })) {
+            self.uniqueConstraints[$0.name]?.vacancies ?? [:]
+        }
         for step in setAside.steps {
             try self.setAside(step.entity, column: step.column, vacancy: step.vacancy, ids: step.ids, taken: step.taken)
         }
@@ -590,51 +601,60 @@ public final class ModelContext {
         if isNew {
             // Bound straight from the object, through the entity's one INSERT statement.
             try database.runEach(entity.insertSQL, CollectionOfOne(backing)) { statement, backing in
-                statement.bind(.integer(backing.id!), at: 1)
+                try statement.bind(.integer(backing.id!), at: 1)
                 var position: Int32 = 2
                 for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil {
-                    statement.bind(backing.storedValue(index), at: position)
+                    try statement.bind(backing.storedValue(index), at: position)
                     position += 1
                 }
                 for (index, _) in entity.foreignKeys {
-                    statement.bind(backing.foreignID(index).map(SQLiteValue.integer) ?? .null, at: position)
+                    try statement.bind(backing.foreignID(index).map(SQLiteValue.integer) ?? .null, at: position)
                     position += 1
                 }
             }
             return
         }
-        // The changed columns' slots (in the values' layout) and values, then the id.
-        var slots: [Int] = [], values: [SQLiteValue] = []
+        // The changed columns' slots (in the values' layout), bound straight from the object, then the id.
+        updateSlots.removeAll(keepingCapacity: true)
         for (index, attribute) in entity.attributes.enumerated() where !deleting && attribute.column != nil && backing.changedAttributes.contains(index) {
-            slots.append(index)
-            values.append(backing.storedValue(index))
+            updateSlots.append(index)
         }
-        for (index, _) in entity.foreignKeys where backing.writesKey(index) {
-            slots.append(entity.keySlots[index]!)
-            values.append(backing.foreignID(index).map(SQLiteValue.integer) ?? .null)
+        for (index, _) in entity.foreignKeys where backing.writesKey(index) { updateSlots.append(entity.keySlots[index]!) }
+        guard !updateSlots.isEmpty else { return }
+        let statement = try updateStatement(entity, writing: updateSlots)
+        let rows = try database.run(statement) { statement in
+            var position: Int32 = 1
+            for slot in updateSlots {
+                try statement.bind(backing.value(slot: slot), at: position)
+                position += 1
+            }
+            try statement.bind(.integer(backing.id!), at: position)
         }
-        guard !slots.isEmpty else { return }
-        values.append(.integer(backing.id!))
         // No row changed: another context or process deleted it since it was read, and the
         // changes would be lost without a word (unless the object is to go anyway).
-        guard try database.run(updateSQL(entity, writing: slots), values) == 1 || deleting else {
+        guard rows == 1 || deleting else {
             throw ModelContextError.deletedFromStore(entity: entity.name, id: backing.id!)
         }
     }
 
     /// The statement that writes the columns of `slots` (in the values' layout) of one row of
-    /// `entity`, made once per set of columns a save writes:
+    /// `entity`, prepared once per set of columns a save writes:
     ///
     ///     UPDATE "volume" SET "price" = ? WHERE id = ?
-    private func updateSQL(_ entity: EntityDescription, writing slots: [Int]) -> String {
+    private func updateStatement(_ entity: EntityDescription, writing slots: [Int]) throws -> SQLiteStatement {
+        if let lastUpdate, lastUpdate.shape.entity == ObjectIdentifier(entity), lastUpdate.shape.slots == slots { return lastUpdate.statement }
         let shape = UpdateShape(entity: ObjectIdentifier(entity), slots: slots)
-        if let sql = updateStatements[shape] { return sql }
+        if let statement = updateStatements[shape] {
+            lastUpdate = (shape, statement)
+            return statement
+        }
         let columns = slots.map { slot in
             slot < entity.attributes.count ? entity.attributes[slot].column! : entity.foreignKeys[slot - entity.attributes.count].column
         }
-        let sql = "UPDATE \(entity.table) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
-        updateStatements[shape] = sql
-        return sql
+        let statement = try database.statement("UPDATE \(entity.table) SET \(columns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?")
+        updateStatements[shape] = statement
+        lastUpdate = (shape, statement)
+        return statement
     }
 
     /// SQLite's constraint messages, in the schema's words.
@@ -751,6 +771,7 @@ public final class ModelContext {
         for object in inserted { object.persistentBackingData.context = nil }
         for object in registeredObjects { object.persistentBackingData.context = nil }
         registries = [:]
+        forgetting = nil
         clearPendingChanges()
     }
 
@@ -781,7 +802,13 @@ public final class ModelContext {
 
     /// A registered object's model went away: its entry goes too (unless the row has another object now).
     @_spi(Backend) public func forget(_ backing: ModelBackingData, id: Int64) {
-        registries[ObjectIdentifier(backing.entity)]?.remove(id, ifItIs: backing)
+        let entity = ObjectIdentifier(backing.entity)
+        if forgetting?.entity != entity {
+            // A registry, once made, lives as long as `registries` (until `forgetAll`, which clears this).
+            guard let registry = registries[entity] else { return }
+            forgetting = (entity, .passUnretained(registry))
+        }
+        forgetting!.registry._withUnsafeGuaranteedRef { $0.remove(id, ifItIs: backing) }
     }
 
     /// The object this context has registered for the identifier, if any (SwiftData's

@@ -53,6 +53,11 @@ import Foundation
         return true
     }
 
+    /// The entities of `entities` that objects in `changed` belong to.
+    public func changedEntities(among entities: [EntityDescription]) -> [EntityDescription] {
+        entities.filter { changedCounts[ObjectIdentifier($0)] != nil }
+    }
+
     /// Adds an object to delete at the save.
     public mutating func delete(_ model: any PersistentModel) {
         deleted.append(model)

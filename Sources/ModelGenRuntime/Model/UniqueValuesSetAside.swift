@@ -22,10 +22,13 @@ import ModelGenSchema
     /// In a fixed order: entities by name, columns by name, ids ascending.
     @_spi(Backend) public private(set) var steps: [Step] = []
 
-    /// The steps for a save of `inserted`, `changed` and `deleted` objects; `vacancies` gives an
-    /// entity's unique columns that can be set aside (unquoted names, as `Entity.uniqueVacancies`).
+    /// The steps for a save of `inserted`, `changed` and `deleted` objects, where `changedEntities`
+    /// are the entities of the changed objects (`PendingChanges.changedEntities(among:)`); `vacancies`
+    /// gives an entity's unique columns that can be set aside (unquoted names, as
+    /// `Entity.uniqueVacancies`). The changed objects are looked at only when one of their entities
+    /// has such a column: a save that changes prices reads no object here.
     @_spi(Backend) public init(inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel],
-                               vacancies: (EntityDescription) -> [String: UniqueVacancy]) {
+                               changedEntities: [EntityDescription], vacancies: (EntityDescription) -> [String: UniqueVacancy]) {
         // Only changed and deleted rows give values up: a save of new objects alone has none.
         guard !changed.isEmpty || !deleted.isEmpty else { return }
         /// One unique column of one entity: the rows giving up a value and the values given up
@@ -55,6 +58,8 @@ import ModelGenSchema
             slots[ObjectIdentifier(entity)] = entitySlots
             return entitySlots
         }
+        let changesGiveUp = changedEntities.contains { !settable($0).isEmpty }
+        guard changesGiveUp || !deleted.isEmpty else { return }
         for object in inserted {
             let backing = object.persistentBackingData
             for (slot, column) in settable(backing.entity) {
@@ -62,7 +67,7 @@ import ModelGenSchema
             }
         }
         // A changed object that is also deleted counts once, as deleted: it gives up every value.
-        for object in changed.filter({ !$0.persistentBackingData.isMarkedDeleted }) + deleted {
+        for object in (changesGiveUp ? changed.filter { !$0.persistentBackingData.isMarkedDeleted } : []) + deleted {
             let backing = object.persistentBackingData
             guard let id = backing.id else { continue }
             for (slot, column) in settable(backing.entity) where backing.isMarkedDeleted || backing.changes(slot: slot) {

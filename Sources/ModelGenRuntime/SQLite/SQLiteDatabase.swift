@@ -145,15 +145,27 @@ public final class SQLiteDatabase {
         return changes
     }
 
+    /// Runs `statement` (one `statement(_:)` made) once with what `bind` binds
+    /// (`SQLiteStatement.bind(_:at:)`), and returns how many rows it changed: no array of values,
+    /// no lookup of the statement's text.
+    public func run(_ statement: SQLiteStatement, bind: (SQLiteStatement) throws -> Void) throws -> Int {
+        statementsExecuted += 1
+        statement.reset()
+        defer { statement.reset() }
+        try bind(statement)
+        while try statement.step() {}
+        return changes
+    }
+
     /// Runs one statement, compiled once, for each element of `rows`, whose values `bind` binds
     /// (`SQLiteStatement.bind(_:at:)`): no array of values per row. Each run counts as one statement.
-    public func runEach<Rows: Sequence>(_ sql: String, _ rows: Rows, bind: (SQLiteStatement, Rows.Element) -> Void) throws {
+    public func runEach<Rows: Sequence>(_ sql: String, _ rows: Rows, bind: (SQLiteStatement, Rows.Element) throws -> Void) throws {
         var iterator = rows.makeIterator()
         guard var row = iterator.next() else { return }
         let statement = try statement(sql)
         defer { statement.reset() }
         while true {
-            bind(statement, row)
+            try bind(statement, row)
             statementsExecuted += 1
             while try statement.step() {}
             statement.reset()
@@ -223,10 +235,10 @@ public final class SQLiteStatement {
         }
     }
 
-    /// Binds a value to parameter `position` (1-based), which the statement must have.
-    public func bind(_ value: SQLiteValue, at position: Int32) {
-        let status = bindStatus(value, at: position)
-        precondition(status == SQLITE_OK, "\(sql) has no parameter \(position)")
+    /// Binds a value to parameter `position` (1-based); throws SQLite's error for a value it does
+    /// not take (longer than its limit, `SQLITE_TOOBIG`).
+    public func bind(_ value: SQLiteValue, at position: Int32) throws {
+        guard bindStatus(value, at: position) == SQLITE_OK else { throw SQLiteError(connection: connection, sql: sql) }
     }
 
     private func bindStatus(_ value: SQLiteValue, at index: Int32) -> Int32 {
@@ -239,12 +251,14 @@ public final class SQLiteStatement {
         // empty value, not through a null pointer (which SQLite would store as NULL).
         case var .text(text):
             return text.withUTF8 { bytes in
+                // 64-bit lengths: a value past SQLite's limit is refused (SQLITE_TOOBIG), never cut.
                 bytes.isEmpty ? sqlite3_bind_text(handle, index, "", 0, transient)
-                    : sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+                    : sqlite3_bind_text64(handle, index, UnsafeRawPointer(bytes.baseAddress!).assumingMemoryBound(to: CChar.self),
+                                          sqlite3_uint64(bytes.count), transient, UInt8(SQLITE_UTF8))
             }
         case let .blob(bytes):
             return bytes.isEmpty ? sqlite3_bind_zeroblob(handle, index, 0)
-                : bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transient) }
+                : bytes.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), transient) }
         }
     }
 
