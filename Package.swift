@@ -91,7 +91,7 @@ let package = Package(
         // Compiles the plugin-generated code of the example schemas and runs the seeds' flows on SQLite.
         .testTarget(
             name: "GeneratedModelTests",
-            dependencies: ["ModelGenRuntime", "ModelGenCore", "ModelGenPostgres", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["ModelGenRuntime", "ModelGenCore", "ModelGenPostgres", "CSQLite", .product(name: "PostgresNIO", package: "postgres-nio")],
             exclude: ["Schemas"],
             plugins: ["ModelGenPlugin"]
         ),

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 @testable import ModelGenRuntime
 import XCTest
@@ -473,5 +474,33 @@ final class ContextBookkeepingTests: XCTestCase {
                 if testRun?.failureCount ?? 0 > 0 { return }
             }
         }
+    }
+
+    /// A text or `Data` value longer than the store takes is refused, naming its attribute, whether
+    /// its object is new or changed, and the save writes nothing; the connection's length limit is
+    /// lowered to 1,000 bytes here, to stand for SQLite's billion.
+    func testAValueLongerThanTheStoreTakesIsRefusedNamingItsAttribute() throws {
+        let container = try container()
+        sqlite3_limit(container.database.handle, SQLITE_LIMIT_LENGTH, 1_000)
+        let context = container.mainContext
+        var random = SeededRandom(seed: 11)
+        let kept = Sample.random(&random)
+        (kept.text, kept.bytes, kept.note, kept.link) = ("kept", Data(count: 10), nil, URL(string: "https://example.com")!)
+        context.insert(kept)
+        try context.save()
+        let reason = "the value is longer than the store takes (1000 bytes); keep it in a file and store the file's name"
+
+        let new = Sample.random(&random)
+        (new.text, new.bytes, new.note, new.link) = ("new", Data(repeating: 7, count: 1_001), nil, URL(string: "https://example.com")!)
+        context.insert(new)
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual(error as? ModelContextError, .unstorableValue(entity: "Sample", attribute: "bytes", reason: reason))
+        }
+        context.delete(new)
+        kept.text = String(repeating: "é", count: 501)  // 1,002 bytes of UTF-8
+        XCTAssertThrowsError(try context.save()) { error in
+            XCTAssertEqual(error as? ModelContextError, .unstorableValue(entity: "Sample", attribute: "text", reason: reason))
+        }
+        XCTAssertEqual(try ModelContext(container).fetch(FetchDescriptor<Sample>()).map(\.text), ["kept"])
     }
 }

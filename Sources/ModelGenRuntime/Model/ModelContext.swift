@@ -604,7 +604,7 @@ public final class ModelContext {
                 try statement.bind(.integer(backing.id!), at: 1)
                 var position: Int32 = 2
                 for (index, attribute) in entity.attributes.enumerated() where attribute.column != nil {
-                    try statement.bind(backing.storedValue(index), at: position)
+                    try bindAttribute(index, of: backing, to: statement, at: position)
                     position += 1
                 }
                 for (index, _) in entity.foreignKeys {
@@ -625,7 +625,11 @@ public final class ModelContext {
         let rows = try database.run(statement) { statement in
             var position: Int32 = 1
             for slot in updateSlots {
-                try statement.bind(backing.value(slot: slot), at: position)
+                if slot < entity.attributes.count {
+                    try bindAttribute(slot, of: backing, to: statement, at: position)
+                } else {
+                    try statement.bind(backing.value(slot: slot), at: position)
+                }
                 position += 1
             }
             try statement.bind(.integer(backing.id!), at: position)
@@ -634,6 +638,18 @@ public final class ModelContext {
         // changes would be lost without a word (unless the object is to go anyway).
         guard rows == 1 || deleting else {
             throw ModelContextError.deletedFromStore(entity: entity.name, id: backing.id!)
+        }
+    }
+
+    /// Binds the value of attribute `index` of `backing` to parameter `position`. A value longer
+    /// than the store takes (SQLite's length limit: a billion bytes as Debian and Apple build it)
+    /// is refused, naming the attribute.
+    private func bindAttribute(_ index: Int, of backing: ModelBackingData, to statement: SQLiteStatement, at position: Int32) throws {
+        do {
+            try statement.bind(backing.storedValue(index), at: position)
+        } catch let error as SQLiteError where error.isTooBig {
+            throw ModelContextError.unstorableValue(entity: backing.entity.name, attribute: backing.entity.attributes[index].name,
+                                                    reason: "the value is longer than the store takes (\(database.lengthLimit) bytes); keep it in a file and store the file's name")
         }
     }
 

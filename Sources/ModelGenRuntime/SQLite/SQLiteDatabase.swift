@@ -24,6 +24,8 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     }
     /// Another connection held a lock for longer than the busy timeout (`SQLITE_BUSY`).
     public var isBusy: Bool { code & 0xFF == SQLITE_BUSY }
+    /// A text or blob longer than the connection's length limit (`lengthLimit`).
+    public var isTooBig: Bool { code & 0xFF == SQLITE_TOOBIG }
     /// NULL in a `NOT NULL` column (`SQLITE_CONSTRAINT_NOTNULL`).
     public var isNotNullViolation: Bool { code == SQLITE_CONSTRAINT | (5 << 8) }
 }
@@ -178,6 +180,9 @@ public final class SQLiteDatabase {
     public func scalar(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int64 {
         try query(sql, bindings).first?.first?.integer ?? 0
     }
+
+    /// The most bytes a text or blob value may hold (`SQLITE_LIMIT_LENGTH`).
+    public var lengthLimit: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_LENGTH, -1)) }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes64(handle)) }
