@@ -18,7 +18,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         var contextReference: ContextReference?
         var savedValues: [SQLiteValue]?
         var relationshipStates: [RelationshipState]?
-        var changedAttributes: Set<Int> = []
+        var changedAttributes = AttributeIndexes()
         unowned(unsafe) var object: (any PersistentModel)?
     }
 
@@ -91,7 +91,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     }
     /// Attributes set since the last save or load: an update writes only their columns (a new
     /// object, whose insert writes every column, keeps none).
-    var changedAttributes: Set<Int> {
+    var changedAttributes: AttributeIndexes {
         get { state.pointee.changedAttributes }
         set { state.pointee.changedAttributes = newValue }
         _modify { yield &state.pointee.changedAttributes }
@@ -166,7 +166,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     @_spi(Backend) public func savedStoredValue(at index: Int) -> SQLiteValue { savedValues?[index] ?? values[index] }
 
     /// The attributes set since the last save or load.
-    @_spi(Backend) public var changedAttributeIndexes: Set<Int> { changedAttributes }
+    @_spi(Backend) public var changedAttributeIndexes: AttributeIndexes { changedAttributes }
 
     /// Relationship `index` takes `state` (a backend that loaded it).
     @_spi(Backend) public func setRelationship(_ index: Int, _ state: RelationshipState) { relationships[index] = state }
@@ -184,7 +184,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
         savedValues = nil
         isChanged = false
-        changedAttributes = []
+        changedAttributes = AttributeIndexes()
     }
 
     /// Every relationship becomes unloaded, with the key saved or loaded last.
@@ -480,7 +480,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     private func becomeNew() {
         id = nil
         savedValues = nil
-        changedAttributes = []
+        changedAttributes = AttributeIndexes()
         isChanged = false
         if var states = relationshipStates {
             for index in states.indices {
@@ -759,7 +759,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             self.savedValues = nil
         }
         unloadRelationships()
-        changedAttributes = []
+        changedAttributes = AttributeIndexes()
         isChanged = false
         isDeleted = false
     }
