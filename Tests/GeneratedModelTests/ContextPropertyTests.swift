@@ -166,13 +166,26 @@ struct ContextPropertyRun {
                 context.insert(project)
                 log.append("insert project \(next)")
             case 4:
-                guard let person = pick(objects.people) else { continue }
-                let level: Int? = Bool.random(using: &random) ? Int.random(in: -3...3, using: &random) : nil
-                objects.people[person]!.level = level
-                objects.people[person]!.name += "'"
-                current.people[person]!.level = level
-                current.people[person]!.name += "'"
-                log.append("edit \(person)")
+                // Edit attributes of a person, a department or a project: a save then updates rows
+                // of several tables whose changed columns have the same places.
+                let kind = Int.random(in: 0..<3, using: &random)
+                if kind == 1, let department = pick(objects.departments) {
+                    objects.departments[department]!.title! += "'"
+                    current.departments[department]!! += "'"
+                    log.append("edit department \(department)")
+                } else if kind == 2, let project = pick(objects.projects) {
+                    objects.projects[project]!.code += "'"
+                    current.projects[project]! += "'"
+                    log.append("edit project \(project)")
+                } else {
+                    guard let person = pick(objects.people) else { continue }
+                    let level: Int? = Bool.random(using: &random) ? Int.random(in: -3...3, using: &random) : nil
+                    objects.people[person]!.level = level
+                    objects.people[person]!.name += "'"
+                    current.people[person]!.level = level
+                    current.people[person]!.name += "'"
+                    log.append("edit \(person)")
+                }
             case 5:
                 guard let person = pick(objects.people) else { continue }
                 let manager = Bool.random(using: &random) ? pick(objects.people).flatMap { $0 == person ? nil : $0 } : nil
@@ -430,17 +443,17 @@ struct ContextPropertyRun {
     }
 
     /// Fetches every object and numbers it: the ones the app still holds (`kept`) by their number,
-    /// the others by the number in their name, code or title.
+    /// the others by the number in their name, code or title (before any `'` an edit added).
     private func reload(_ context: any SeedFlowContext, keeping kept: Objects) async throws -> Objects {
         var objects = Objects()
         for employee in try await context.fetch(FetchDescriptor<Employee>()) {
             objects.people[kept.number(of: employee) ?? Int(employee.name.dropFirst().prefix { $0 != "'" })!] = employee
         }
         for project in try await context.fetch(FetchDescriptor<Project>()) {
-            objects.projects[kept.number(of: project) ?? Int(project.code.dropFirst())!] = project
+            objects.projects[kept.number(of: project) ?? Int(project.code.dropFirst().prefix { $0 != "'" })!] = project
         }
         for department in try await context.fetch(FetchDescriptor<Department>()) {
-            objects.departments[kept.number(of: department) ?? Int(department.title!.dropFirst())!] = department
+            objects.departments[kept.number(of: department) ?? Int(department.title!.dropFirst().prefix { $0 != "'" })!] = department
         }
         return objects
     }
