@@ -138,4 +138,60 @@ final class WhereClauseTests: XCTestCase {
         let nested = String(repeating: "(", count: 150) + "count == 1" + String(repeating: ")", count: 150)
         XCTAssertEqual(try select(nested, rows: "INSERT INTO item (id, name, count, weight, price, added, size) VALUES (1, 'a', 1, 0, '0', 0, 'small');"), [1])
     }
+
+    /// Thousands of mutations of valid clauses (characters inserted, removed, replaced or swapped,
+    /// pieces of other clauses spliced in): each either translates, and then its SQL runs on a real
+    /// SQLite file and renders for PostgreSQL, or fails at a column within the text with a message.
+    /// None may stop the program.
+    func testMutatedClausesRunOrFailAtAColumn() throws {
+        let clauses = [#"name == "a\nb""#, #"name.hasPrefix("") && name.contains("n")"#, #"parent.parent.name == "root""#,
+                       "!(parent.note == nil)", #"$0.parent?.parent?.name == "root""#, "price > 9.75", "weight > 1e299",
+                       "size == .large && count < 0", #"added > "2024-01-31T00:00:00Z""#, "children.count == 2",
+                       #"children.contains { $0.name == "c" }"#, "children.allSatisfy { size == .small }",
+                       #"["a", "c", "zz"].contains(name)"#, "[1, -1].contains(parent)", "parent.children.count == 2",
+                       "!parent.children.allSatisfy { size == .small } || id % 2 == 0"]
+        let pieces = Array(#"()[]{}!&|=<>?.,"$0 -+*/%12095eE_nilsize.smallcount"#.unicodeScalars).map(String.init)
+            + ["é", "😀", "\n", #"\n"#, #"\t"#, #"\\"#, #"\u{"#, #"\""#, "==", "&&", "||", "nil", "true", ".large", "parent.", "children.", "{ $0.", "1e400"]
+        let schema = try XCTUnwrap(TestSupport.compile(yaml).schema)
+        let entity = try XCTUnwrap(schema.entity(named: "Item"))
+        let directory = try TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try SQLiteDatabase(path: directory.appendingPathComponent("shop.sqlite").path)
+        try database.execute(TestSupport.sqliteDDL(yaml) + """
+            INSERT INTO item (id, name, note, count, weight, price, added, size, parent_id) VALUES
+              (1, 'root', NULL, 0, 0, '0', 0, 'small', NULL), (2, 'a', 'x', 1, 2.5, '9.5', 1, 'large', 1), (3, 'b', NULL, -2, 1e300, '-3', 2, 'small', 2);
+            """)
+        var generator = RobustnessTests.Generator(state: 12_345)
+        var translated = 0
+        for round in 0..<8_000 {
+            var text = Array(clauses[generator.below(clauses.count)].unicodeScalars).map(String.init)
+            for _ in 0...generator.below(2) {
+                let at = generator.below(text.count + 1)
+                switch generator.below(4) {
+                case 0: text.insert(pieces[generator.below(pieces.count)], at: at)
+                case 1 where at < text.count: text.remove(at: at)
+                case 2 where at < text.count: text[at] = pieces[generator.below(pieces.count)]
+                default:
+                    let other = Array(clauses[generator.below(clauses.count)].unicodeScalars).map(String.init)
+                    let start = generator.below(other.count)
+                    text.insert(contentsOf: other[start..<min(other.count, start + 1 + generator.below(8))], at: at)
+                }
+            }
+            let clause = text.joined()
+            switch WhereClauseTranslator.translate(clause, entity: entity, schema: schema) {
+            case let .success(condition):
+                translated += 1
+                var sqlite = PredicateSQLRenderer(dialect: .sqlite, table: "item")
+                let sql = "SELECT id FROM item WHERE \(sqlite.condition(condition))"
+                XCTAssertNoThrow(try database.query(sql, sqlite.bindings), "round \(round): \(clause)")
+                var postgresql = PredicateSQLRenderer(dialect: .postgresql, table: "item")
+                XCTAssertFalse(postgresql.condition(condition).isEmpty, "round \(round): \(clause)")
+            case let .failure(failure):
+                XCTAssertTrue((1...clause.unicodeScalars.count + 1).contains(failure.column), "round \(round): \(clause) -> \(failure)")
+                XCTAssertFalse(failure.message.isEmpty, "round \(round): \(clause)")
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+        XCTAssertGreaterThan(translated, 300, "enough mutations stay valid to exercise the SQL they translate to")
+    }
 }
