@@ -953,7 +953,7 @@ public final class PostgresModelContext {
                 values.append(try cells[position].decode(Int64?.self).map(SQLValue.integer) ?? .null)
                 position += 1
             }
-            let backing = ModelBackingData(entity: entity, id: id, context: self) { values[$0] }
+            let backing = ModelBackingData(entity: entity, id: id, contextReference: objectReference) { values[$0] }
             let model = type.init(backingData: backing)
             backing.model = model
             register(backing)

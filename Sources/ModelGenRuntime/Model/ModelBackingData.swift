@@ -783,10 +783,11 @@ extension ModelBackingDataInitializers where Self == ModelBackingData {
         }, value: { _ in .null })
     }
 
-    /// An object loaded from a row: `value(slot)` gives each of its values (attributes, then keys).
-    @_spi(Backend) public init(entity: EntityDescription, id: Int64, context: any ModelBackingContext, value: (_ slot: Int) -> SQLiteValue) {
+    /// An object loaded from a row, in the context `contextReference` names: `value(slot)` gives
+    /// each of its values (attributes, then keys).
+    @_spi(Backend) public init(entity: EntityDescription, id: Int64, contextReference: ContextReference, value: (_ slot: Int) -> SQLiteValue) {
         self = ModelBackingData.make(entity: entity, state: {
-            ModelBackingData.State(entity: entity, id: id, contextReference: context.objectReference)
+            ModelBackingData.State(entity: entity, id: id, contextReference: contextReference)
         }, value: value)
     }
 }

@@ -327,7 +327,7 @@ extension ModelContext {
             // The model made for a new row: the registry and the backing data do not retain it.
             var made: (any PersistentModel)?
             let backing = registry.registered(id) {
-                let backing = ModelBackingData(entity: entity, id: id, context: self) { slot in
+                let backing = ModelBackingData(entity: entity, id: id, contextReference: objectReference) { slot in
                     entity.selectedPositions[slot].map(row.value(at:)) ?? .null
                 }
                 let model = type.init(backingData: backing)
