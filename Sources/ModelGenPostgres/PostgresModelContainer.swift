@@ -116,7 +116,7 @@ public final class PostgresModelContainer: Sendable {
         // generator plans them (the text of `modelgen generate`'s `.postgresql.sql`), when the
         // database needs them: created with the tables, replaced after a migration.
         func functions() -> [String] {
-            SQLScript.statements(PostgreSQLDeletionFunctions(schema: canonical, plans: DeletionPlanner(schema: canonical).plans()).functions().joined(separator: "\n\n"))
+            PostgreSQLDeletionFunctions(schema: canonical, plans: DeletionPlanner(schema: canonical).plans()).functions().flatMap(SQLScript.statements)
         }
         func run(_ sql: String, on connection: PostgresConnection) async throws {
             _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger).collect()

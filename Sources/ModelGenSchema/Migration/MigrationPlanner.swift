@@ -400,29 +400,26 @@ public struct MigrationPlanner {
         let q = dialect.quote
         var expression = source
         if attribute.type != oldAttribute.type {
+            let change = "\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name)"
+            let unconverted = "values of \(attribute.name) that do not convert from \(oldAttribute.type.name) to \(attribute.type.name)"
+            // The values refused (a condition added to `IS NOT NULL`), and how the refusal says so.
+            let refusal: (condition: String, message: String)?
             switch conversion(from: oldAttribute.type, to: attribute.type, source: source) {
             case let .exact(converted, check):
                 expression = converted
-                plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name,
-                                             detail: "\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name)", safety: check == nil ? .safe : .dataDependent))
-                if let check {
-                    let unconverted = "FROM \(q(table)) WHERE \(source) IS NOT NULL AND NOT (\(check))"
-                    plan.checks.append(.init(kind: .refusal, entity: entity, element: attribute.name,
-                                             message: "values of \(attribute.name) that do not convert from \(oldAttribute.type.name) to \(attribute.type.name) exactly",
-                                             countSQL: "SELECT count(*) \(unconverted)",
-                                             exampleSQL: "SELECT \(quotedValue(source)) \(unconverted) ORDER BY \(source) LIMIT 1"))
-                }
+                refusal = check.map { (" AND NOT (\($0))", unconverted + " exactly") }
             case .nothingConverts:
                 // Only NULLs carry over: a column holding a value is refused, counted and named.
                 expression = "NULL"
-                plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name,
-                                             detail: "\(attribute.name) changes type from \(oldAttribute.type.name) to \(attribute.type.name)", safety: .dataDependent))
-                let held = "FROM \(q(table)) WHERE \(source) IS NOT NULL"
-                plan.checks.append(.init(kind: .refusal, entity: entity, element: attribute.name,
-                                         message: "values of \(attribute.name) that do not convert from \(oldAttribute.type.name) to \(attribute.type.name), which have no exact conversion "
-                                             + "(add a new attribute, copy the values in code, then remove this one; or, if it is optional, set them to nil first)",
-                                         countSQL: "SELECT count(*) \(held)",
-                                         exampleSQL: "SELECT \(quotedValue(source)) \(held) ORDER BY \(source) LIMIT 1"))
+                refusal = ("", unconverted + ", which have no exact conversion "
+                           + "(add a new attribute, copy the values in code, then remove this one; or, if it is optional, set them to nil first)")
+            }
+            plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name, detail: change, safety: refusal == nil ? .safe : .dataDependent))
+            if let refusal {
+                let refused = "FROM \(q(table)) WHERE \(source) IS NOT NULL\(refusal.condition)"
+                plan.checks.append(.init(kind: .refusal, entity: entity, element: attribute.name, message: refusal.message,
+                                         countSQL: "SELECT count(*) \(refused)",
+                                         exampleSQL: "SELECT \(quotedValue(source)) \(refused) ORDER BY \(source) LIMIT 1"))
             }
         }
         if oldAttribute.isOptional, !attribute.isOptional {
