@@ -83,7 +83,7 @@ enum GeneratorBenchmark {
                     let compilation = ModelGen.generate(path: "Synthetic.yaml", bytes: inputs[index])
                     generate[index].append(Measure.elapsed(since: start))
                     precondition(!compilation.hasErrors)
-                    outputBytes[index] = compilation.files.reduce(0) { $0 + $1.contents.utf8.count }
+                    outputBytes[index] = compilation.files.reduce(0) { $0 + $1.byteCount }
                 }
             }
         }

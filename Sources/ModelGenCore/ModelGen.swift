@@ -3,13 +3,34 @@
 @_exported import ModelGenSchema
 
 /// A file the generator produces, in memory; the CLI and the plugin write it.
+///
+/// The text is kept in the pieces it was rendered in (`parts`): the PostgreSQL file of a large
+/// schema is mostly functions rendered one by one on every core (hundreds of megabytes at 10,000
+/// entities), which a writer copies out piece by piece instead of first into one string.
 public struct GeneratedFile: Equatable, Sendable {
     public var name: String
-    public var contents: String
+    /// The text, piece by piece, in order.
+    public var parts: [String]
 
     public init(name: String, contents: String) {
+        self.init(name: name, parts: [contents])
+    }
+
+    public init(name: String, parts: [String]) {
         self.name = name
-        self.contents = contents
+        self.parts = parts
+    }
+
+    /// The whole text, joined into one string (a copy).
+    public var contents: String { parts.concatenated() }
+
+    /// The length of the text in UTF-8 bytes.
+    public var byteCount: Int { parts.reduce(0) { $0 + $1.utf8.count } }
+
+    /// Same name, same bytes, however the texts are split into parts.
+    public static func == (lhs: GeneratedFile, rhs: GeneratedFile) -> Bool {
+        lhs.name == rhs.name && lhs.byteCount == rhs.byteCount
+            && lhs.parts.lazy.flatMap(\.utf8).elementsEqual(rhs.parts.lazy.flatMap(\.utf8))
     }
 }
 
@@ -90,18 +111,17 @@ public enum ModelGen {
         let plans = DeletionPlanner(schema: schema).plans()
         // The PostgreSQL functions, the longest part, on every core; then the files, which are
         // independent of one another (+Schema.swift embeds the DDL), side by side.
-        let sqliteDDL = DDLGenerator(schema: schema, dialect: .sqlite).render(header: header)
-        let postgreSQLTables = DDLGenerator(schema: schema, dialect: .postgresql).render(header: header)
+        let ddl = [SQLDialect.sqlite, .postgresql].concurrentMap { DDLGenerator(schema: schema, dialect: $0).render(header: header) }
+        let (sqliteDDL, postgreSQLTables) = (ddl[0], ddl[1])
         let functions = PostgreSQLDeletionFunctions(schema: schema, plans: plans).functions()
         // In the order of `outputFileNames(forSchemaFile:)`, after the SQLite DDL.
         let renderers: [@Sendable () -> String] = [
-            { PostgreSQLDeletionFunctions.file(tables: postgreSQLTables, functions: functions.concatenated(separator: "\n\n")) },
             { SwiftModelsEmitter(schema: schema, sourceFile: fileName).render(header: header, template: template) },
             { SwiftSchemaEmitter(schema: schema, sourceFile: fileName).render(header: header, sqliteDDL: sqliteDDL, postgreSQLTables: postgreSQLTables) },
             { SwiftDeletionEmitter(schema: schema, plans: plans, sourceFile: fileName).render(header: header) },
         ]
-        let contents = [sqliteDDL] + renderers.concurrentMap { $0() }
-        let files = zip(names, contents).map { GeneratedFile(name: $0, contents: $1) }
+        let parts = [[sqliteDDL], PostgreSQLDeletionFunctions.fileParts(tables: postgreSQLTables, functions: functions)] + renderers.concurrentMap { [$0()] }
+        let files = zip(names, parts).map { GeneratedFile(name: $0, parts: $1) }
         return Compilation(diagnostics: diagnostics, schema: schema, files: files)
     }
 }

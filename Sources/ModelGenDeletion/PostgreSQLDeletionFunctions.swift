@@ -19,14 +19,20 @@ public struct PostgreSQLDeletionFunctions: Sendable {
     /// The whole `<Base>.postgresql.sql`: `tables` (the DDL, ending in a line break), then the
     /// functions two line breaks apart.
     public func render(after tables: String) -> String {
-        Self.file(tables: tables, functions: functions().concatenated(separator: "\n\n"))
+        Self.fileParts(tables: tables, functions: functions()).concatenated()
     }
 
-    /// `<Base>.postgresql.sql` from its two parts: `tables` (the DDL, ending in a line break) and
-    /// `functions` (the functions' text, two line breaks apart), concatenated once into an
-    /// allocation of the file's exact size.
-    public static func file(tables: String, functions: String) -> String {
-        [tables, "\n", functions, "\n"].concatenated()
+    /// `<Base>.postgresql.sql` in pieces, not joined: `tables` (the DDL, ending in a line break),
+    /// then `functions` (the functions' texts), two line breaks apart.
+    public static func fileParts(tables: String, functions: [String]) -> [String] {
+        var parts = [tables, "\n"]
+        parts.reserveCapacity(2 * functions.count + 2)
+        for (index, function) in functions.enumerated() {
+            if index > 0 { parts.append("\n\n") }
+            parts.append(function)
+        }
+        parts.append("\n")
+        return parts
     }
 
     /// One `CREATE OR REPLACE FUNCTION` per entity, in schema order (rendered on every core).

@@ -46,7 +46,7 @@ struct GenerateCommand: ParsableCommand {
         let directory = URL(fileURLWithPath: output, isDirectory: true)
         if check {
             let stale = compilation.files.filter { file in
-                FileManager.default.contents(atPath: directory.appendingPathComponent(file.name).path) != Data(file.contents.utf8)
+                FileManager.default.contents(atPath: directory.appendingPathComponent(file.name).path) != file.bytes
             }
             for file in stale {
                 printError("error: \(directory.appendingPathComponent(file.name).path) is out of date; run 'modelgen generate \(schema) --output \(output)'")

@@ -14,7 +14,7 @@ enum OutputWriter {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for file in files {
                 let url = directory.appendingPathComponent(file.name)
-                let bytes = Data(file.contents.utf8)
+                let bytes = file.bytes
                 if FileManager.default.contents(atPath: url.path) == bytes { continue }
                 let temporary = directory.appendingPathComponent(".\(file.name).modelgen-\(ProcessInfo.processInfo.processIdentifier)")
                 staged.append((temporary, url))
@@ -37,5 +37,14 @@ enum OutputWriter {
             printError("error: cannot write to '\(directory.path)': \(error.localizedDescription); no file was changed")
             throw ExitCode(ExitStatus.schemaError)
         }
+    }
+}
+
+extension GeneratedFile {
+    /// The text's UTF-8 bytes, copied part by part into one buffer of their exact size.
+    var bytes: Data {
+        var bytes = Data(capacity: byteCount)
+        for var part in parts { part.withUTF8 { bytes.append($0) } }
+        return bytes
     }
 }
