@@ -241,6 +241,29 @@ final class MigrationTests: XCTestCase {
         try assertLikeFresh(database, v2)
     }
 
+    /// Unique values are checked as the migration writes them, not as the old rows hold them: a new
+    /// unique attribute's default given to every row, a default filling the NULLs of a unique
+    /// attribute that becomes required, a new compound constraint over a new column. A refusal
+    /// is counted before anything changes, never an error of the copy halfway.
+    func testUniqueValuesAreCheckedAsTheMigrationWritesThem() throws {
+        let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      code: String\n      tag: { type: String?, unique: true }\n")
+        let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      code: String\n      tag: { type: String, unique: true, default: t }\n      kind: { type: String, default: k }\n      slot: { type: Int?, unique: true, default: 1 }\n    unique: [[code, kind]]\n")
+        let (database, url) = try store(v1, rows: "INSERT INTO a (id, code, tag) VALUES (1, 'x', NULL), (2, 'x', NULL), (3, 'y', 't');")
+        try database.execute("PRAGMA wal_checkpoint")
+        let before = try Data(contentsOf: url)
+        XCTAssertThrowsError(try SQLiteMigrator(database: database).migrate(from: v1, to: v2)) { error in
+            let refusals = (error as? MigrationRefused)?.report.refusals ?? []
+            XCTAssertEqual(Set(refusals.map { "\($0.element ?? "")=\($0.rows)" }), ["tag=1", "slot=1", "code, kind=1"], "\(error)")
+            XCTAssertEqual(Set(refusals.compactMap(\.example)), ["tag = 't' in 3 objects", "slot = 1 in 3 objects", "code = 'x', kind = 'k' in 2 objects"], "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: url), before, "a refused migration changes nothing")
+        // One object: no value repeats.
+        try database.execute("DELETE FROM a WHERE id > 1")
+        try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
+        try assertLikeFresh(database, v2)
+        XCTAssertEqual(try strings(database, "SELECT code, tag, kind, slot FROM a"), ["x|t|k|1"])
+    }
+
     func testWideningConvertsExactlyAndATypeChangeWithoutAConversionTakesOnlyNils() throws {
         let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int16\n      f: Float\n      k: Int\n")
         let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int\n      f: Double\n      k: String\n")
@@ -407,7 +430,7 @@ final class MigrationTests: XCTestCase {
     // MARK: - Differential property test
 
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
-        var refusals = 0, moves = 0, typeChanges = 0, caseChanges = 0
+        var refusals = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0
         for seed in UInt64(1)...150 {
             var random = RobustnessTests.Generator(state: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
@@ -424,6 +447,8 @@ final class MigrationTests: XCTestCase {
                 typeChanges += operations.filter { $0.detail.contains("changes type") }.count
                 let cases = { (version: EvolvingSchema) in version.enums.map { $0.cases.map { "\($0.id)=\($0.name)" } } }
                 if cases(versions[step]).count == cases(versions[step - 1]).count, cases(versions[step]) != cases(versions[step - 1]) { caseChanges += 1 }
+                let unique = { (version: EvolvingSchema) in Set(version.entities.flatMap(\.attributes).filter(\.isUnique).map(\.id)) }
+                if expected != nil, !unique(versions[step]).subtracting(unique(versions[step - 1])).isEmpty { madeUnique += 1 }
                 guard let expected else {
                     // The links do not fit the new storage: refused, and the file is as it was.
                     try database.execute("PRAGMA wal_checkpoint")
@@ -459,6 +484,7 @@ final class MigrationTests: XCTestCase {
         XCTAssertGreaterThan(moves, 5, "few evolutions moved links between storages")
         XCTAssertGreaterThan(typeChanges, 5, "few evolutions changed a type")
         XCTAssertGreaterThan(caseChanges, 5, "few evolutions added, renamed or removed an enum case")
+        XCTAssertGreaterThan(madeUnique, 5, "few evolutions made an attribute unique")
         XCTAssertGreaterThan(refusals, 0, "no evolution was refused")
     }
 }

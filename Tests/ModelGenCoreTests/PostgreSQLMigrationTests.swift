@@ -98,6 +98,37 @@ final class PostgreSQLMigrationTests: XCTestCase {
         XCTAssertTrue(refusal(script).contains("values of n that do not convert from Int to Int16 exactly: 4 (for example '40000')"), refusal(script))
     }
 
+    /// Unique values are checked as the migration writes them (a default given to every row, a
+    /// default filling NULLs, a new compound constraint over a new column): refused before
+    /// anything changes, with the first group named, each in turn as the data is mended.
+    func testUniqueValuesAreCheckedAsTheMigrationWritesThem() throws {
+        let url = try PostgresServer.requireURL()
+        let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      code: String\n      tag: { type: String?, unique: true }\n")
+        let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      code: String\n      tag: { type: String, unique: true, default: t }\n      kind: { type: String, default: k }\n      slot: { type: Int?, unique: true, default: 1 }\n    unique: [[code, kind]]\n")
+        try PostgresServer.psql(url, schema: "mg_unique_values", DDLGenerator(schema: v1, dialect: .postgresql).render(header: "v1")
+            + "\nINSERT INTO a (id, code, tag) VALUES (1, 'x', NULL), (2, 'x', NULL), (3, 'y', 't');")
+        let script = self.script(from: v1, to: v2, allowDataLoss: false)
+        func refusal() -> String {
+            do {
+                try PostgresServer.psqlRaw(url, "SET search_path TO mg_unique_values;\n" + script)
+                return "no refusal"
+            } catch {
+                return "\(error)"
+            }
+        }
+        let given = "which is unique, with the values the migration gives them (a new attribute's default, a default filling NULLs, a converted value; NULLs are not duplicates)"
+        XCTAssertTrue(refusal().contains("sharing a value of tag, \(given): 1 (for example tag = 't' in 3 objects)"), refusal())
+        try PostgresServer.psqlRaw(url, "UPDATE mg_unique_values.a SET tag = 'u' || id;")
+        XCTAssertTrue(refusal().contains("sharing a value of slot, \(given): 1 (for example slot = '1' in 3 objects)"), refusal())
+        try PostgresServer.psqlRaw(url, "DELETE FROM mg_unique_values.a WHERE id = 3;")
+        XCTAssertTrue(refusal().contains("sharing a value of slot, \(given): 1 (for example slot = '1' in 2 objects)"), refusal())
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'mg_unique_values' AND table_name = 'a';")
+            .trimmingCharacters(in: .whitespacesAndNewlines), "3", "a refused migration changes nothing")
+        try PostgresServer.psqlRaw(url, "DELETE FROM mg_unique_values.a WHERE id = 2;")
+        XCTAssertEqual(refusal(), "no refusal")
+        XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT code, tag, kind, slot FROM mg_unique_values.a;").trimmingCharacters(in: .whitespacesAndNewlines), "x|u1|k|1")
+    }
+
     /// An index the new version has too stays as it is (renamed when its name follows a rename),
     /// rather than being dropped and built again: on a large database that would take as long as
     /// copying the table, blocking writes.

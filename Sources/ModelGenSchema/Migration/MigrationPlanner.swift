@@ -246,11 +246,36 @@ public struct MigrationPlanner {
         let newKeys = Set(table.definition.columns.map { table.columnKeys[$0.name] ?? $0.name })
         var copies: [(column: String, expression: String)] = []
         var added: [(name: String, definition: String)] = []
+        /// What each column will hold, as SQL over the original table (columns of moved links aside).
+        var values: [String: String] = [:]
+        /// The old column each column is copied from unchanged.
+        var unchangedSources: [String: String] = [:]
         /// Columns whose only change is their name, which `ALTER TABLE … RENAME COLUMN` makes exactly.
         var renamed: [(from: String, to: String)] = []
         var needsRebuild = false
         let entity = table.isJoinTable ? nil : new.entity(named: table.entity)
         let oldEntity = table.isJoinTable ? nil : old.entities.first { entityNames[$0.name] == table.entity }
+        // Unique values are checked as the migration will write them (`values`: an old column as
+        // converted, NULLs a default fills, a new column's default for every row), unless the same
+        // columns were unique before and are copied unchanged. After the checks of the columns'
+        // own changes: a conversion they refuse is not run by a later check.
+        let uniqueBefore = Set((oldEntity.map { $0.storedAttributes.filter(\.isUnique).map { [$0.columnName] } + $0.uniqueConstraints } ?? []).map(Set.init))
+        func uniqueValueCheck(columns: [String], names: [String], element: String) {
+            guard let entity else { return }
+            let sources = columns.compactMap { unchangedSources[$0] }
+            let unchanged = sources.count == columns.count
+            if unchanged, uniqueBefore.contains(Set(sources)) { return }
+            // A member holding only NULLs makes no duplicates; one read from moved links is checked with the move.
+            let expressions = columns.compactMap { values[$0] }
+            guard expressions.count == columns.count, !expressions.contains("NULL") else { return }
+            let why = unchanged ? "which becomes unique (NULLs are not duplicates)"
+                : "which is unique, with the values the migration gives them (a new attribute's default, a default filling NULLs, a converted value; NULLs are not duplicates)"
+            plan.checks.append(duplicateCheck(table: originalTable, expressions: expressions, names: names, entity: entity.name, element: element, why: why))
+        }
+        func checkUniqueAttribute(_ column: String) {
+            guard let attribute = entity?.storedAttributes.first(where: { $0.columnName == column }), attribute.isUnique else { return }
+            uniqueValueCheck(columns: [column], names: [attribute.name], element: attribute.name)
+        }
 
         // Columns that go.
         for column in previous.definition.columns where !newKeys.contains(previous.columnKeys[column.name] ?? column.name) {
@@ -278,6 +303,10 @@ public struct MigrationPlanner {
             guard let oldColumn = oldColumnsByKey[key] else {
                 added.append(column)
                 planAddedColumn(column.name, in: table, originalTable: originalTable, entity: entity, into: &plan)
+                // Every existing row gets the column's default.
+                let defaultValue = entity?.storedAttributes.first { $0.columnName == column.name }?.defaultValue
+                values[column.name] = defaultValue.map { "coalesce(\(dialect.literal($0)), NULL)" } ?? "NULL"
+                checkUniqueAttribute(column.name)
                 continue
             }
             var expression = q(oldColumn.name)
@@ -310,18 +339,27 @@ public struct MigrationPlanner {
                                              countSQL: "SELECT count(*) FROM (SELECT 1 FROM \(q(originalTable)) WHERE \(q(oldColumn.name)) IS NOT NULL GROUP BY \(q(oldColumn.name)) HAVING count(*) > 1) AS shared"))
                 }
             }
-            if expression != q(oldColumn.name) { needsRebuild = true }
+            if expression != q(oldColumn.name) {
+                needsRebuild = true
+                // A computed value (converted, or a default filling NULLs), not a bare constant, which GROUP BY would read as a position.
+                values[column.name] = expression == "NULL" ? "NULL" : "coalesce(\(expression), NULL)"
+            } else {
+                values[column.name] = expression
+                unchangedSources[column.name] = oldColumn.name
+            }
             copies.append((column.name, expression))
+            checkUniqueAttribute(column.name)
         }
-        // Table constraints (compound unique) that are new must find no duplicates.
+        // Table constraints (compound unique) that are new.
         for constraint in table.definition.constraints where !previous.definition.constraints.contains(constraint) {
             needsRebuild = true
-            if let entity, let group = entity.uniqueConstraints.first(where: { "UNIQUE (\($0.map(q).joined(separator: ", ")))" == constraint }) {
-                let oldColumns = group.compactMap { column in table.columnKeys[column].flatMap { oldColumnsByKey[$0]?.name } }
-                if oldColumns.count == group.count {
-                    plan.checks.append(duplicateCheck(table: originalTable, columns: oldColumns, names: group, entity: entity.name, element: group.joined(separator: ", ")))
-                }
+            if let entity, entity.uniqueConstraints.contains(where: { "UNIQUE (\($0.map(q).joined(separator: ", ")))" == constraint }) {
                 plan.operations.append(.init(kind: "changeEntity", entity: entity.name, detail: "add \(constraint)", safety: .dataDependent))
+            }
+        }
+        if let entity {
+            for group in entity.uniqueConstraints {
+                uniqueValueCheck(columns: group, names: group, element: group.joined(separator: ", "))
             }
         }
         if previous.definition.constraints.contains(where: { !table.definition.constraints.contains($0) }) { needsRebuild = true }
@@ -435,21 +473,19 @@ public struct MigrationPlanner {
         }
         if attribute.isUnique, !oldAttribute.isUnique {
             plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name, detail: "\(attribute.name) becomes unique", safety: .dataDependent))
-            plan.checks.append(duplicateCheck(table: table, columns: [oldAttribute.columnName], names: [attribute.name], entity: entity, element: attribute.name))
         }
         return expression
     }
 
-    /// Refuses when rows share values of `columns` (named `names` in the report), which become unique.
-    private func duplicateCheck(table: String, columns: [String], names: [String], entity: String, element: String) -> MigrationPlan.Check {
-        let q = dialect.quote
-        let list = columns.map(q).joined(separator: ", ")
-        let notNull = columns.map { "\(q($0)) IS NOT NULL" }.joined(separator: " AND ")
-        let groups = "FROM \(q(table)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1"
+    /// Refuses when rows share the values of `expressions` (named `names` in the report).
+    private func duplicateCheck(table: String, expressions: [String], names: [String], entity: String, element: String, why: String) -> MigrationPlan.Check {
+        let list = expressions.joined(separator: ", ")
+        let notNull = expressions.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+        let groups = "FROM \(dialect.quote(table)) WHERE \(notNull) GROUP BY \(list) HAVING count(*) > 1"
         // The first group in the columns' order, by its values: code = 'a', n = 1 in 2 objects.
-        let values = zip(names, columns).map { "\(dialect.literal($0.0 + " = ")) || \(quotedValue(q($0.1)))" }.joined(separator: " || ', ' || ")
+        let values = zip(names, expressions).map { "\(dialect.literal($0.0 + " = ")) || \(quotedValue($0.1))" }.joined(separator: " || ', ' || ")
         return .init(kind: .refusal, entity: entity, element: element,
-                     message: "groups of \(entity) objects sharing a value of \(element), which becomes unique (NULLs are not duplicates)",
+                     message: "groups of \(entity) objects sharing a value of \(element), \(why)",
                      countSQL: "SELECT count(*) FROM (SELECT 1 \(groups)) AS duplicate_groups",
                      exampleSQL: "SELECT \(values) || ' in ' || CAST(count(*) AS text) || ' objects' \(groups) ORDER BY \(list) LIMIT 1")
     }

@@ -16,7 +16,8 @@ struct EvolvingSchema {
         var isOptional: Bool
         var defaultValue: String?
         var isIndexed = false
-        /// Values are distinct per row, so `unique` may be added.
+        /// `unique: true`: a version that makes an attribute unique whose stored values repeat
+        /// (or would, once a default fills its NULLs) is refused.
         var isUnique = false
     }
 
@@ -160,7 +161,7 @@ struct EvolvingSchema {
     private mutating func change(_ random: inout RobustnessTests.Generator) {
         let e = random.below(entities.count)
         let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
-        switch random.below(16) {
+        switch random.below(17) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
             var attribute = newAttribute(&random, required: true)
@@ -201,6 +202,8 @@ struct EvolvingSchema {
             }
         case 9 where !entities[e].attributes.isEmpty:
             entities[e].attributes[random.below(entities[e].attributes.count)].isIndexed.toggle()
+        case 16 where !entities[e].attributes.isEmpty:
+            entities[e].attributes[random.below(entities[e].attributes.count)].isUnique.toggle()
         case 10: addRelationship(&random)
         case 11 where !entities[e].relationships.isEmpty: entities[e].relationships.remove(at: random.below(entities[e].relationships.count))
         case 12 where !entities[e].relationships.isEmpty:
@@ -242,6 +245,7 @@ struct EvolvingSchema {
                 var options = "type: \(attribute.type)\(attribute.isOptional ? "?" : "")"
                 if let value = attribute.defaultValue { options += ", default: \(value)" }
                 if attribute.isIndexed { options += ", indexed: true" }
+                if attribute.isUnique { options += ", unique: true" }
                 lines.append("      \(attribute.name): { \(options)\(names(attribute.originalNames)) }")
             }
             lines.append("    relationships:")
@@ -375,8 +379,8 @@ struct EvolvingSchema {
     /// defaults where a value is new or a NULL became required, widened values unchanged (a snapshot
     /// writes integers and `Double`s as Swift does, as a widening to `String` does), links
     /// kept whatever their storage. Nil when the migration must be refused: an object with more
-    /// than one target for a relationship that becomes to-one, or a target shared by two objects
-    /// for one that becomes one-to-one.
+    /// than one target for a relationship that becomes to-one, a target shared by two objects
+    /// for one that becomes one-to-one, or a value two rows hold in a unique attribute.
     func expected(from old: [String: String], previous: EvolvingSchema) -> [String: String]? {
         var values: [String: String] = [:]
         for entity in entities {
@@ -399,6 +403,10 @@ struct EvolvingSchema {
                     let key = "\(rowKey)/\(relationship.id)"
                     values[key] = before.relationships.contains { $0.id == relationship.id } ? old[key] ?? "NULL" : "NULL"
                 }
+            }
+            for attribute in entity.attributes where attribute.isUnique {
+                let held = rows.compactMap { values["\($0)/\(attribute.id)"] }.filter { $0 != "NULL" }
+                if Set(held).count != held.count { return nil }
             }
             for relationship in entity.relationships where relationship.kind != .manyToMany {
                 let targets = rows.compactMap { values["\($0)/\(relationship.id)"] }.filter { $0 != "NULL" }
