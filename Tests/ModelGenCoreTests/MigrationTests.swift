@@ -430,7 +430,7 @@ final class MigrationTests: XCTestCase {
     // MARK: - Differential property test
 
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
-        var refusals = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0
+        var refusals = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0, madeRequired = 0, steps = 0
         for seed in UInt64(1)...150 {
             var random = RobustnessTests.Generator(state: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
@@ -447,8 +447,12 @@ final class MigrationTests: XCTestCase {
                 typeChanges += operations.filter { $0.detail.contains("changes type") }.count
                 let cases = { (version: EvolvingSchema) in version.enums.map { $0.cases.map { "\($0.id)=\($0.name)" } } }
                 if cases(versions[step]).count == cases(versions[step - 1]).count, cases(versions[step]) != cases(versions[step - 1]) { caseChanges += 1 }
-                let unique = { (version: EvolvingSchema) in Set(version.entities.flatMap(\.attributes).filter(\.isUnique).map(\.id)) }
+                // Attributes and groups of them that are unique, relationships that are required.
+                let unique = { (version: EvolvingSchema) in Set(version.entities.flatMap { $0.attributes.filter(\.isUnique).map { [$0.id] } + $0.uniqueGroups }) }
+                let required = { (version: EvolvingSchema) in Set(version.entities.flatMap(\.relationships).filter(\.isRequired).map(\.id)) }
                 if expected != nil, !unique(versions[step]).subtracting(unique(versions[step - 1])).isEmpty { madeUnique += 1 }
+                if expected != nil, !required(versions[step]).subtracting(required(versions[step - 1])).isEmpty { madeRequired += 1 }
+                steps += 1
                 guard let expected else {
                     // The links do not fit the new storage: refused, and the file is as it was.
                     try database.execute("PRAGMA wal_checkpoint")
@@ -484,7 +488,9 @@ final class MigrationTests: XCTestCase {
         XCTAssertGreaterThan(moves, 5, "few evolutions moved links between storages")
         XCTAssertGreaterThan(typeChanges, 5, "few evolutions changed a type")
         XCTAssertGreaterThan(caseChanges, 5, "few evolutions added, renamed or removed an enum case")
-        XCTAssertGreaterThan(madeUnique, 5, "few evolutions made an attribute unique")
+        print("random evolutions: \(steps) steps, \(refusals) refused, \(moves) moves, \(typeChanges) type changes, \(caseChanges) case changes, \(madeUnique) made unique, \(madeRequired) made required")
+        XCTAssertGreaterThan(madeUnique, 5, "few evolutions made attributes unique")
+        XCTAssertGreaterThan(madeRequired, 5, "few evolutions made a to-one required")
         XCTAssertGreaterThan(refusals, 0, "no evolution was refused")
     }
 }

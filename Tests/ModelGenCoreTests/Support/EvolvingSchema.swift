@@ -41,6 +41,9 @@ struct EvolvingSchema {
         var target: Int
         var deleteRule: String
         var kind = Kind.toOne
+        /// A required to-one (kind `toOne` only): a version that makes it required while an object
+        /// has no target, or adds it to a table with rows, is refused.
+        var isRequired = false
     }
 
     /// An enumeration whose cases are added, renamed (`originalName`) and removed.
@@ -62,6 +65,11 @@ struct EvolvingSchema {
         var originalNames: [String] = []
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
+        /// Compound unique constraints (`unique: [[a, b]]`), by attribute id: a version that adds
+        /// one while two rows hold the same values is refused.
+        var uniqueGroups: [[Int]] = []
+        /// Compound indexes (`indexes: [[a, b]]`), by attribute id.
+        var indexGroups: [[Int]] = []
     }
 
     var entities: [Entity] = []
@@ -76,7 +84,7 @@ struct EvolvingSchema {
     static func random(_ random: inout RobustnessTests.Generator) -> EvolvingSchema {
         var schema = EvolvingSchema()
         for _ in 0..<(2 + random.below(2)) { schema.addEntity(&random) }
-        for _ in 0..<random.below(3) { schema.addRelationship(&random) }
+        for _ in 0..<(1 + random.below(3)) { schema.addRelationship(&random) }
         return schema
     }
 
@@ -161,13 +169,16 @@ struct EvolvingSchema {
     private mutating func change(_ random: inout RobustnessTests.Generator) {
         let e = random.below(entities.count)
         let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
-        switch random.below(17) {
+        switch random.below(22) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
             var attribute = newAttribute(&random, required: true)
             attribute.defaultValue = defaultValue(of: attribute.type)
             entities[e].attributes.append(attribute)
-        case 2 where entities[e].attributes.count > 1: entities[e].attributes.remove(at: random.below(entities[e].attributes.count))
+        case 2 where entities[e].attributes.count > 1:
+            let removed = entities[e].attributes.remove(at: random.below(entities[e].attributes.count)).id
+            entities[e].uniqueGroups.removeAll { $0.contains(removed) }
+            entities[e].indexGroups.removeAll { $0.contains(removed) }
         case 3 where !entities[e].attributes.isEmpty:
             let a = random.below(entities[e].attributes.count)
             entities[e].attributes[a].originalNames.insert(entities[e].attributes[a].name, at: 0)
@@ -220,8 +231,44 @@ struct EvolvingSchema {
             // The links change storage: a key column becomes a join table, or the other way round, or moves to the other table.
             let r = random.below(entities[e].relationships.count)
             entities[e].relationships[r].kind = Relationship.Kind.allCases.filter { $0 != entities[e].relationships[r].kind }[random.below(2)]
+            entities[e].relationships[r].isRequired = false
+        case 17 where entities[e].attributes.count > 1:
+            toggleGroup(in: &entities[e].uniqueGroups, of: entities[e], &random)
+        case 18 where entities[e].attributes.count > 1:
+            toggleGroup(in: &entities[e].indexGroups, of: entities[e], &random)
+        case 19, 20, 21:
+            // Any to-one of the schema.
+            let candidates = entities.indices.flatMap { e in entities[e].relationships.indices.filter { entities[e].relationships[$0].kind == .toOne }.map { (e, $0) } }
+            guard !candidates.isEmpty else { break }
+            let (e, r) = candidates[random.below(candidates.count)]
+            // Required keys may not form a cycle across tables (the schema refuses one).
+            if entities[e].relationships[r].isRequired || !requiredKeysReach(entities[e].id, from: entities[e].relationships[r].target) {
+                entities[e].relationships[r].isRequired.toggle()
+            }
         default: break
         }
+    }
+
+    /// Removes one of `groups`, or adds a group of two of `entity`'s attributes.
+    private func toggleGroup(in groups: inout [[Int]], of entity: Entity, _ random: inout RobustnessTests.Generator) {
+        if !groups.isEmpty, random.below(2) == 0 {
+            groups.remove(at: random.below(groups.count))
+            return
+        }
+        let first = random.below(entity.attributes.count), second = (first + 1 + random.below(entity.attributes.count - 1)) % entity.attributes.count
+        let group = [entity.attributes[first].id, entity.attributes[second].id]
+        if !groups.contains(group) { groups.append(group) }
+    }
+
+    /// Whether required to-ones lead from entity `start` to entity `goal` (self-references aside).
+    private func requiredKeysReach(_ goal: Int, from start: Int) -> Bool {
+        var seen: Set<Int> = [], pending = [start]
+        while let entity = pending.popLast() {
+            if entity == goal { return true }
+            guard seen.insert(entity).inserted, let found = entities.first(where: { $0.id == entity }) else { continue }
+            pending += found.relationships.filter { $0.isRequired && $0.target != entity }.map(\.target)
+        }
+        return false
     }
 
     // MARK: - YAML, rows and snapshots
@@ -250,7 +297,7 @@ struct EvolvingSchema {
             }
             lines.append("    relationships:")
             for relationship in entity.relationships {
-                let type = relationship.kind == .manyToMany ? "\"[\(entityName(relationship.target))]\"" : entityName(relationship.target) + "?"
+                let type = relationship.kind == .manyToMany ? "\"[\(entityName(relationship.target))]\"" : entityName(relationship.target) + (relationship.isRequired ? "" : "?")
                 lines.append("      \(relationship.name): { type: \(type), inverse: \(relationship.inverseName)\(names(relationship.originalNames)) }")
             }
             for other in entities {
@@ -259,6 +306,11 @@ struct EvolvingSchema {
                     lines.append("      \(relationship.inverseName): { type: \(type), inverse: \(relationship.name), deleteRule: \(relationship.deleteRule)\(names(relationship.inverseOriginalNames)) }")
                 }
             }
+            func groups(_ groups: [[Int]]) -> String {
+                "[" + groups.map { group in "[" + group.map { id in entity.attributes.first { $0.id == id }!.name }.joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
+            }
+            if !entity.uniqueGroups.isEmpty { lines.append("    unique: \(groups(entity.uniqueGroups))") }
+            if !entity.indexGroups.isEmpty { lines.append("    indexes: \(groups(entity.indexGroups))") }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -298,7 +350,9 @@ struct EvolvingSchema {
             for relationship in entity.relationships {
                 let targets = counts[relationship.target]!
                 var free = Array(1...targets)
-                for row in 1...counts[entity.id]! where random.below(3) != 0 {
+                // Some relationships link every object (so that a version may make them required).
+                let linksAll = random.below(2) == 0
+                for row in 1...counts[entity.id]! where linksAll || random.below(3) != 0 {
                     let linked: [Int]
                     switch relationship.kind {
                     case .toOne: linked = [1 + random.below(targets)]
@@ -380,7 +434,8 @@ struct EvolvingSchema {
     /// writes integers and `Double`s as Swift does, as a widening to `String` does), links
     /// kept whatever their storage. Nil when the migration must be refused: an object with more
     /// than one target for a relationship that becomes to-one, a target shared by two objects
-    /// for one that becomes one-to-one, or a value two rows hold in a unique attribute.
+    /// for one that becomes one-to-one, values two rows hold in a unique attribute or compound
+    /// constraint, or an object with no target for a required to-one.
     func expected(from old: [String: String], previous: EvolvingSchema) -> [String: String]? {
         var values: [String: String] = [:]
         for entity in entities {
@@ -404,9 +459,13 @@ struct EvolvingSchema {
                     values[key] = before.relationships.contains { $0.id == relationship.id } ? old[key] ?? "NULL" : "NULL"
                 }
             }
-            for attribute in entity.attributes where attribute.isUnique {
-                let held = rows.compactMap { values["\($0)/\(attribute.id)"] }.filter { $0 != "NULL" }
+            for group in entity.attributes.filter(\.isUnique).map({ [$0.id] }) + entity.uniqueGroups {
+                // Rows whose values in the group are all set (NULLs are not duplicates).
+                let held = rows.map { row in group.map { values["\(row)/\($0)"] ?? "NULL" } }.filter { !$0.contains("NULL") }
                 if Set(held).count != held.count { return nil }
+            }
+            for relationship in entity.relationships where relationship.isRequired {
+                if rows.contains(where: { values["\($0)/\(relationship.id)"] == "NULL" }) { return nil }
             }
             for relationship in entity.relationships where relationship.kind != .manyToMany {
                 let targets = rows.compactMap { values["\($0)/\(relationship.id)"] }.filter { $0 != "NULL" }
