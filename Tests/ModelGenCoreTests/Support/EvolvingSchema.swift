@@ -19,6 +19,8 @@ struct EvolvingSchema {
         /// `unique: true`: a version that makes an attribute unique whose stored values repeat
         /// (or would, once a default fills its NULLs) is refused.
         var isUnique = false
+        /// A column name of its own (`column:`); a version that sets, changes or clears it renames the column.
+        var column: String?
     }
 
     /// A relationship `name` on the entity with the inverse `inverseName` on the target (which
@@ -63,6 +65,8 @@ struct EvolvingSchema {
         var id: Int
         var name: String
         var originalNames: [String] = []
+        /// A table name of its own (`table:`); a version that sets, changes or clears it renames the table.
+        var table: String?
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
         /// Compound unique constraints (`unique: [[a, b]]`), by attribute id: a version that adds
@@ -169,7 +173,7 @@ struct EvolvingSchema {
     private mutating func change(_ random: inout RobustnessTests.Generator) {
         let e = random.below(entities.count)
         let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
-        switch random.below(22) {
+        switch random.below(24) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
             var attribute = newAttribute(&random, required: true)
@@ -245,6 +249,11 @@ struct EvolvingSchema {
             if entities[e].relationships[r].isRequired || !requiredKeysReach(entities[e].id, from: entities[e].relationships[r].target) {
                 entities[e].relationships[r].isRequired.toggle()
             }
+        case 22 where !entities[e].attributes.isEmpty:
+            let a = random.below(entities[e].attributes.count)
+            entities[e].attributes[a].column = entities[e].attributes[a].column == nil || random.below(2) == 0 ? "col\(newID())" : nil
+        case 23:
+            entities[e].table = entities[e].table == nil || random.below(2) == 0 ? "tbl\(newID())" : nil
         default: break
         }
     }
@@ -287,12 +296,14 @@ struct EvolvingSchema {
         for entity in entities {
             lines.append("  \(entity.name):")
             if !entity.originalNames.isEmpty { lines.append("    originalName: [\(entity.originalNames.joined(separator: ", "))]") }
+            if let table = entity.table { lines.append("    table: \(table)") }
             lines.append("    attributes:")
             for attribute in entity.attributes {
                 var options = "type: \(attribute.type)\(attribute.isOptional ? "?" : "")"
                 if let value = attribute.defaultValue { options += ", default: \(value)" }
                 if attribute.isIndexed { options += ", indexed: true" }
                 if attribute.isUnique { options += ", unique: true" }
+                if let column = attribute.column { options += ", column: \(column)" }
                 lines.append("      \(attribute.name): { \(options)\(names(attribute.originalNames)) }")
             }
             lines.append("    relationships:")
@@ -328,7 +339,7 @@ struct EvolvingSchema {
             for row in 1...counts[entity.id]! {
                 var columns = ["id"], values = [String(row)]
                 for attribute in entity.attributes {
-                    columns.append(Naming.snakeCase(attribute.name))
+                    columns.append(q(Self.column(of: attribute, in: entity, schema)))
                     if attribute.isOptional && random.below(4) == 0 { values.append("NULL"); continue }
                     switch attribute.type {
                     case "Int": values.append(String(Int64(bitPattern: random.next()) >> Int64(random.below(64))))
@@ -343,7 +354,7 @@ struct EvolvingSchema {
                         values.append(dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE"))
                     }
                 }
-                statements.append("INSERT INTO \(q(Naming.snakeCase(entity.name))) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));")
+                statements.append("INSERT INTO \(q(Self.table(of: entity, schema))) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));")
             }
         }
         for entity in entities {
@@ -364,6 +375,16 @@ struct EvolvingSchema {
             }
         }
         return statements.joined(separator: "\n")
+    }
+
+    /// The table of `entity` in `schema` (this version, resolved).
+    private static func table(of entity: Entity, _ schema: ModelSchema) -> String {
+        schema.entity(named: entity.name)!.tableName
+    }
+
+    /// The column of `attribute` of `entity` in `schema` (this version, resolved).
+    private static func column(of attribute: Attribute, in entity: Entity, _ schema: ModelSchema) -> String {
+        schema.entity(named: entity.name)!.attributes.first { $0.name == attribute.name }!.columnName
     }
 
     /// The statement storing one link of `entity.relationship` where `schema` keeps it.
@@ -405,9 +426,9 @@ struct EvolvingSchema {
     func snapshot(_ database: SQLiteDatabase, schema: ModelSchema) throws -> [String: String] {
         var values: [String: String] = [:]
         for entity in entities {
-            let columns = entity.attributes.map { (String($0.id), Naming.snakeCase($0.name)) }
+            let columns = entity.attributes.map { (String($0.id), Self.column(of: $0, in: entity, schema)) }
             let select = (["id"] + columns.map { SQLDialect.sqlite.quote($0.1) }).joined(separator: ", ")
-            for row in try database.query("SELECT \(select) FROM \(SQLDialect.sqlite.quote(Naming.snakeCase(entity.name)))") {
+            for row in try database.query("SELECT \(select) FROM \(SQLDialect.sqlite.quote(Self.table(of: entity, schema)))") {
                 guard let id = row[0].integer else { continue }
                 values["\(entity.id)/\(id)"] = "row"
                 for (index, column) in columns.enumerated() {
@@ -497,11 +518,11 @@ struct EvolvingSchema {
         var values: [String: String] = [:]
         for entity in entities {
             let columns = entity.attributes.map { attribute -> (String, String) in
-                let column = SQLDialect.postgresql.quote(Naming.snakeCase(attribute.name))
+                let column = SQLDialect.postgresql.quote(Self.column(of: attribute, in: entity, schema))
                 return (String(attribute.id), attribute.type == "Bool" ? "\(column)::int::text" : "\(column)::text")
             }
             let select = (["id::text"] + columns.map { "coalesce(\($0.1), 'NULL')" }).joined(separator: " || '|' || ")
-            let output = try PostgresServer.psqlRaw(url, "SELECT \(select) FROM \(namespace).\(SQLDialect.postgresql.quote(Naming.snakeCase(entity.name)));")
+            let output = try PostgresServer.psqlRaw(url, "SELECT \(select) FROM \(namespace).\(SQLDialect.postgresql.quote(Self.table(of: entity, schema)));")
             for line in output.split(separator: "\n") {
                 let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
                 guard let id = fields.first else { continue }
