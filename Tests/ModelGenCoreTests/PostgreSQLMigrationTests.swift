@@ -129,6 +129,20 @@ final class PostgreSQLMigrationTests: XCTestCase {
         XCTAssertEqual(try PostgresServer.psqlRaw(url, "SELECT code, tag, kind, slot FROM mg_unique_values.a;").trimmingCharacters(in: .whitespacesAndNewlines), "x|u1|k|1")
     }
 
+    /// A compound unique constraint whose columns are renamed (`column:`, an attribute's
+    /// `originalName`) follows them, as PostgreSQL renames it with them: it is not added again.
+    func testACompoundUniqueConstraintFollowsRenamedColumns() throws {
+        let url = try PostgresServer.requireURL()
+        let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      code: String\n      n: Int\n      k: Int\n    unique: [[code, n], [n, k]]\n")
+        let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      code: { type: String, column: label }\n      m: { type: Int, originalName: n }\n      k: Int\n    unique: [[code, m], [m, k]]\n")
+        try PostgresServer.psql(url, schema: "mg_compound", DDLGenerator(schema: v1, dialect: .postgresql).render(header: "v1") + "\nINSERT INTO a (id, code, n, k) VALUES (1, 'x', 1, 1), (2, 'x', 2, 1);")
+        XCTAssertFalse(MigrationPlanner.plan(from: v1, to: v2).operations.contains { $0.detail.hasPrefix("add UNIQUE") }, "a renamed constraint is no new one")
+        try PostgresServer.psqlRaw(url, "SET search_path TO mg_compound;\n" + script(from: v1, to: v2, allowDataLoss: false))
+        try PostgresServer.psql(url, schema: "mg_compound_fresh", PostgreSQLDeletionFunctions(schema: v2, plans: DeletionPlanner(schema: v2).plans())
+            .render(after: DDLGenerator(schema: v2, dialect: .postgresql).render(header: "fresh")))
+        XCTAssertEqual(try PostgresServer.catalog(url, "mg_compound"), try PostgresServer.catalog(url, "mg_compound_fresh"))
+    }
+
     /// An index the new version has too stays as it is (renamed when its name follows a rename),
     /// rather than being dropped and built again: on a large database that would take as long as
     /// copying the table, blocking writes.

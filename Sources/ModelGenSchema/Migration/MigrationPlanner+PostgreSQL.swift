@@ -183,17 +183,19 @@ extension MigrationPlanner {
             statements.append(Self.dropConstraint(table: name, kind: "p", columns: table.definition.columns.reversed().map(\.name)))
             statements.append("ALTER TABLE \(q(name)) ADD PRIMARY KEY (\(table.definition.columns.map { q($0.name) }.joined(separator: ", ")));")
         }
-        // Compound unique constraints.
-        let oldConstraints = Set(previous.definition.constraints), newConstraints = Set(table.definition.constraints)
+        // Compound unique constraints: the old ones (which follow their columns' renames) that the
+        // new version has not, and the new ones the old version had not.
+        let newConstraints = Set(table.definition.constraints)
+        let carried = Set((oldEntity?.uniqueConstraints ?? []).map { uniqueConstraint(renamedColumns($0, from: previous, in: table)) })
         if let entity {
-            for group in entity.uniqueConstraints where !oldConstraints.contains("UNIQUE (\(group.map(q).joined(separator: ", ")))") {
+            for group in entity.uniqueConstraints where !carried.contains(uniqueConstraint(group)) {
                 statements.append("ALTER TABLE \(q(name)) ADD UNIQUE (\(group.map(q).joined(separator: ", ")));")
             }
         }
         if let oldEntity {
             for group in oldEntity.uniqueConstraints {
-                let renamedGroup = group.map { column in table.definition.columns.first { table.columnKeys[$0.name] == previous.columnKeys[column] }?.name ?? column }
-                if !newConstraints.contains("UNIQUE (\(renamedGroup.map(q).joined(separator: ", ")))") {
+                let renamedGroup = renamedColumns(group, from: previous, in: table)
+                if !newConstraints.contains(uniqueConstraint(renamedGroup)) {
                     statements.append(Self.dropConstraint(table: name, kind: "u", columns: renamedGroup))
                 }
             }

@@ -350,10 +350,11 @@ public struct MigrationPlanner {
             copies.append((column.name, expression))
             checkUniqueAttribute(column.name)
         }
-        // Table constraints (compound unique) that are new.
+        // Table constraints (compound unique) that are new; one whose columns are only renamed is not.
+        let carried = Set((oldEntity?.uniqueConstraints ?? []).map { uniqueConstraint(renamedColumns($0, from: previous, in: table)) })
         for constraint in table.definition.constraints where !previous.definition.constraints.contains(constraint) {
             needsRebuild = true
-            if let entity, entity.uniqueConstraints.contains(where: { "UNIQUE (\($0.map(q).joined(separator: ", ")))" == constraint }) {
+            if let entity, !carried.contains(constraint), entity.uniqueConstraints.contains(where: { uniqueConstraint($0) == constraint }) {
                 plan.operations.append(.init(kind: "changeEntity", entity: entity.name, detail: "add \(constraint)", safety: .dataDependent))
             }
         }
@@ -396,6 +397,17 @@ public struct MigrationPlanner {
         for joinTable in new.joinTables where (joinTable.table == name || joinTable.targetTable == name) && !plan.countedTables.contains(joinTable.name) {
             plan.countedTables.append(joinTable.name)
         }
+    }
+
+    /// A compound unique constraint as the DDL writes it among a table's constraints: `UNIQUE ("a", "b")`.
+    func uniqueConstraint(_ columns: [String]) -> String {
+        "UNIQUE (\(columns.map(dialect.quote).joined(separator: ", ")))"
+    }
+
+    /// `columns` of the old table under the names the new table gives them (a column the new
+    /// table has not keeps its name).
+    func renamedColumns(_ columns: [String], from previous: Table, in table: Table) -> [String] {
+        columns.map { column in table.definition.columns.first { table.columnKeys[$0.name] == previous.columnKeys[column] }?.name ?? column }
     }
 
     /// A column `ALTER TABLE … ADD COLUMN` can add: no UNIQUE, and NULL or a default for existing rows.
