@@ -173,7 +173,7 @@ struct EvolvingSchema {
     private mutating func change(_ random: inout RobustnessTests.Generator) {
         let e = random.below(entities.count)
         let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
-        switch random.below(24) {
+        switch random.below(25) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
             var attribute = newAttribute(&random, required: true)
@@ -254,6 +254,14 @@ struct EvolvingSchema {
             entities[e].attributes[a].column = entities[e].attributes[a].column == nil || random.below(2) == 0 ? "col\(newID())" : nil
         case 23:
             entities[e].table = entities[e].table == nil || random.below(2) == 0 ? "tbl\(newID())" : nil
+        case 24 where !entities[e].attributes.isEmpty:
+            // A default given, changed or taken away: rows keep their values; new ones get the new default.
+            let a = random.below(entities[e].attributes.count)
+            let attribute = entities[e].attributes[a]
+            let others = ["Int": ["7", "-2"], "Int16": ["3", "9"], "String": ["dflt", "other"], "Double": ["2.5", "0.125"], "Bool": ["true", "false"]][attribute.type]
+                ?? enums.first { $0.name == attribute.type }.map { $0.cases.map(\.name) } ?? []
+            let choices = others.filter { $0 != attribute.defaultValue } + [nil]
+            entities[e].attributes[a].defaultValue = choices[random.below(choices.count)]
         default: break
         }
     }
@@ -471,8 +479,12 @@ struct EvolvingSchema {
                         // A case is kept under its new name; one the version removes, still in use, refuses it.
                         guard let value = sameCase(kept, of: attribute.type, in: previous) else { return nil }
                         values[key] = value
+                    } else if let value = attribute.defaultValue {
+                        values[key] = Self.storedDefault(value, type: attribute.type)
                     } else {
-                        values[key] = attribute.defaultValue.map { Self.storedDefault($0, type: attribute.type) } ?? "NULL"
+                        // A required attribute with no value and no default to give it refuses.
+                        guard attribute.isOptional else { return nil }
+                        values[key] = "NULL"
                     }
                 }
                 for relationship in entity.relationships {
