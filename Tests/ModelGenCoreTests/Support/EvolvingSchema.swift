@@ -159,7 +159,7 @@ struct EvolvingSchema {
         let source = random.below(entities.count), target = entities[random.below(entities.count)].id
         let id = newID()
         entities[source].relationships.append(Relationship(id: id, name: "r\(id)", inverseName: "inv\(id)", target: target,
-                                                           deleteRule: ["nullify", "cascade", "noAction"][random.below(3)],
+                                                           deleteRule: ["nullify", "cascade", "noAction", "deny"][random.below(4)],
                                                            kind: Relationship.Kind.allCases[random.below(3)]))
     }
 
@@ -223,7 +223,7 @@ struct EvolvingSchema {
         case 11 where !entities[e].relationships.isEmpty: entities[e].relationships.remove(at: random.below(entities[e].relationships.count))
         case 12 where !entities[e].relationships.isEmpty:
             let r = random.below(entities[e].relationships.count)
-            entities[e].relationships[r].deleteRule = ["nullify", "cascade", "noAction"].filter { $0 != entities[e].relationships[r].deleteRule }[random.below(2)]
+            entities[e].relationships[r].deleteRule = ["nullify", "cascade", "noAction", "deny"].filter { $0 != entities[e].relationships[r].deleteRule }[random.below(3)]
         case 13 where !entities[e].relationships.isEmpty:
             let r = random.below(entities[e].relationships.count)
             entities[e].relationships[r].originalNames.insert(entities[e].relationships[r].name, at: 0)
