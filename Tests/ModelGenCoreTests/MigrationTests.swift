@@ -430,7 +430,7 @@ final class MigrationTests: XCTestCase {
     // MARK: - Differential property test
 
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
-        var refusals = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0, madeRequired = 0, renamedByName = 0, steps = 0
+        var refusals = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0, madeRequired = 0, renamedByName = 0, transient = 0, steps = 0
         for seed in UInt64(1)...150 {
             var random = RobustnessTests.Generator(state: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
@@ -455,6 +455,8 @@ final class MigrationTests: XCTestCase {
                 // Tables and columns named with `table:` and `column:`.
                 let names = { (version: EvolvingSchema) in Set(version.entities.flatMap { entity in ["\(entity.id)=\(entity.table ?? "")"] + entity.attributes.map { "\($0.id)=\($0.column ?? "")" } }) }
                 if expected != nil, !names(versions[step]).subtracting(names(versions[step - 1])).filter({ !$0.hasSuffix("=") }).isEmpty { renamedByName += 1 }
+                let stored = { (version: EvolvingSchema) in Set(version.entities.flatMap { $0.attributes.map { "\($0.id)=\($0.isTransient)" } }) }
+                if expected != nil, !stored(versions[step]).subtracting(stored(versions[step - 1])).filter({ !$0.hasSuffix("false") }).isEmpty { transient += 1 }
                 steps += 1
                 guard let expected else {
                     // The links do not fit the new storage: refused, and the file is as it was.
@@ -491,10 +493,11 @@ final class MigrationTests: XCTestCase {
         XCTAssertGreaterThan(moves, 5, "few evolutions moved links between storages")
         XCTAssertGreaterThan(typeChanges, 5, "few evolutions changed a type")
         XCTAssertGreaterThan(caseChanges, 5, "few evolutions added, renamed or removed an enum case")
-        print("random evolutions: \(steps) steps, \(refusals) refused, \(moves) moves, \(typeChanges) type changes, \(caseChanges) case changes, \(madeUnique) made unique, \(madeRequired) made required, \(renamedByName) named tables or columns")
+        print("random evolutions: \(steps) steps, \(refusals) refused, \(moves) moves, \(typeChanges) type changes, \(caseChanges) case changes, \(madeUnique) made unique, \(madeRequired) made required, \(renamedByName) named tables or columns, \(transient) made attributes transient")
         XCTAssertGreaterThan(madeUnique, 5, "few evolutions made attributes unique")
         XCTAssertGreaterThan(madeRequired, 5, "few evolutions made a to-one required")
         XCTAssertGreaterThan(renamedByName, 5, "few evolutions named a table or a column")
+        XCTAssertGreaterThan(transient, 5, "few evolutions made an attribute transient")
         XCTAssertGreaterThan(refusals, 0, "no evolution was refused")
     }
 }

@@ -21,6 +21,9 @@ struct EvolvingSchema {
         var isUnique = false
         /// A column name of its own (`column:`); a version that sets, changes or clears it renames the column.
         var column: String?
+        /// `transient: true`: no column. A version that makes an attribute transient drops its
+        /// column (its values are lost); one that stores it again adds a column (its default, or nil).
+        var isTransient = false
     }
 
     /// A relationship `name` on the entity with the inverse `inverseName` on the target (which
@@ -74,6 +77,11 @@ struct EvolvingSchema {
         var uniqueGroups: [[Int]] = []
         /// Compound indexes (`indexes: [[a, b]]`), by attribute id.
         var indexGroups: [[Int]] = []
+
+        /// The attributes that have a column.
+        var storedAttributes: [Attribute] { attributes.filter { !$0.isTransient } }
+        /// The positions in `attributes` of those that have a column.
+        var storedIndices: [Int] { attributes.indices.filter { !attributes[$0].isTransient } }
     }
 
     var entities: [Entity] = []
@@ -173,7 +181,7 @@ struct EvolvingSchema {
     private mutating func change(_ random: inout RobustnessTests.Generator) {
         let e = random.below(entities.count)
         let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
-        switch random.below(25) {
+        switch random.below(27) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
             var attribute = newAttribute(&random, required: true)
@@ -215,10 +223,10 @@ struct EvolvingSchema {
                 entities[e].attributes[a].type = widened
                 if entities[e].attributes[a].defaultValue != nil { entities[e].attributes[a].defaultValue = defaults[widened] }
             }
-        case 9 where !entities[e].attributes.isEmpty:
-            entities[e].attributes[random.below(entities[e].attributes.count)].isIndexed.toggle()
-        case 16 where !entities[e].attributes.isEmpty:
-            entities[e].attributes[random.below(entities[e].attributes.count)].isUnique.toggle()
+        case 9 where !entities[e].storedIndices.isEmpty:
+            entities[e].attributes[entities[e].storedIndices[random.below(entities[e].storedIndices.count)]].isIndexed.toggle()
+        case 16 where !entities[e].storedIndices.isEmpty:
+            entities[e].attributes[entities[e].storedIndices[random.below(entities[e].storedIndices.count)]].isUnique.toggle()
         case 10: addRelationship(&random)
         case 11 where !entities[e].relationships.isEmpty: entities[e].relationships.remove(at: random.below(entities[e].relationships.count))
         case 12 where !entities[e].relationships.isEmpty:
@@ -236,11 +244,11 @@ struct EvolvingSchema {
             let r = random.below(entities[e].relationships.count)
             entities[e].relationships[r].kind = Relationship.Kind.allCases.filter { $0 != entities[e].relationships[r].kind }[random.below(2)]
             entities[e].relationships[r].isRequired = false
-        case 17 where entities[e].attributes.count > 1:
+        case 17 where entities[e].storedIndices.count > 1:
             toggleGroup(in: &entities[e].uniqueGroups, of: entities[e], &random)
-        case 18 where entities[e].attributes.count > 1:
+        case 18 where entities[e].storedIndices.count > 1:
             toggleGroup(in: &entities[e].indexGroups, of: entities[e], &random)
-        case 19, 20, 21:
+        case 19, 20, 21, 26:
             // Any to-one of the schema.
             let candidates = entities.indices.flatMap { e in entities[e].relationships.indices.filter { entities[e].relationships[$0].kind == .toOne }.map { (e, $0) } }
             guard !candidates.isEmpty else { break }
@@ -249,8 +257,8 @@ struct EvolvingSchema {
             if entities[e].relationships[r].isRequired || !requiredKeysReach(entities[e].id, from: entities[e].relationships[r].target) {
                 entities[e].relationships[r].isRequired.toggle()
             }
-        case 22 where !entities[e].attributes.isEmpty:
-            let a = random.below(entities[e].attributes.count)
+        case 22 where !entities[e].storedIndices.isEmpty:
+            let a = entities[e].storedIndices[random.below(entities[e].storedIndices.count)]
             entities[e].attributes[a].column = entities[e].attributes[a].column == nil || random.below(2) == 0 ? "col\(newID())" : nil
         case 23:
             entities[e].table = entities[e].table == nil || random.below(2) == 0 ? "tbl\(newID())" : nil
@@ -260,8 +268,26 @@ struct EvolvingSchema {
             let attribute = entities[e].attributes[a]
             let others = ["Int": ["7", "-2"], "Int16": ["3", "9"], "String": ["dflt", "other"], "Double": ["2.5", "0.125"], "Bool": ["true", "false"]][attribute.type]
                 ?? enums.first { $0.name == attribute.type }.map { $0.cases.map(\.name) } ?? []
-            let choices = others.filter { $0 != attribute.defaultValue } + [nil]
+            // A transient attribute that is required keeps one (the schema asks for it).
+            let choices = others.filter { $0 != attribute.defaultValue } + (attribute.isTransient && !attribute.isOptional ? [] : [nil])
+            guard !choices.isEmpty else { break }
             entities[e].attributes[a].defaultValue = choices[random.below(choices.count)]
+        case 25 where !entities[e].attributes.isEmpty:
+            // Stored again, or made transient: no longer unique, indexed, named or in a group.
+            let a = random.below(entities[e].attributes.count), id = entities[e].attributes[a].id
+            if entities[e].attributes[a].isTransient {
+                entities[e].attributes[a].isTransient = false
+            } else {
+                entities[e].attributes[a].isTransient = true
+                if !entities[e].attributes[a].isOptional, entities[e].attributes[a].defaultValue == nil {
+                    entities[e].attributes[a].defaultValue = defaultValue(of: entities[e].attributes[a].type)
+                }
+                entities[e].attributes[a].isUnique = false
+                entities[e].attributes[a].isIndexed = false
+                entities[e].attributes[a].column = nil
+                entities[e].uniqueGroups.removeAll { $0.contains(id) }
+                entities[e].indexGroups.removeAll { $0.contains(id) }
+            }
         default: break
         }
     }
@@ -272,8 +298,9 @@ struct EvolvingSchema {
             groups.remove(at: random.below(groups.count))
             return
         }
-        let first = random.below(entity.attributes.count), second = (first + 1 + random.below(entity.attributes.count - 1)) % entity.attributes.count
-        let group = [entity.attributes[first].id, entity.attributes[second].id]
+        let stored = entity.storedAttributes
+        let first = random.below(stored.count), second = (first + 1 + random.below(stored.count - 1)) % stored.count
+        let group = [stored[first].id, stored[second].id]
         if !groups.contains(group) { groups.append(group) }
     }
 
@@ -312,6 +339,7 @@ struct EvolvingSchema {
                 if attribute.isIndexed { options += ", indexed: true" }
                 if attribute.isUnique { options += ", unique: true" }
                 if let column = attribute.column { options += ", column: \(column)" }
+                if attribute.isTransient { options += ", transient: true" }
                 lines.append("      \(attribute.name): { \(options)\(names(attribute.originalNames)) }")
             }
             lines.append("    relationships:")
@@ -346,7 +374,7 @@ struct EvolvingSchema {
         for entity in entities {
             for row in 1...counts[entity.id]! {
                 var columns = ["id"], values = [String(row)]
-                for attribute in entity.attributes {
+                for attribute in entity.storedAttributes {
                     columns.append(q(Self.column(of: attribute, in: entity, schema)))
                     if attribute.isOptional && random.below(4) == 0 { values.append("NULL"); continue }
                     switch attribute.type {
@@ -434,7 +462,7 @@ struct EvolvingSchema {
     func snapshot(_ database: SQLiteDatabase, schema: ModelSchema) throws -> [String: String] {
         var values: [String: String] = [:]
         for entity in entities {
-            let columns = entity.attributes.map { (String($0.id), Self.column(of: $0, in: entity, schema)) }
+            let columns = entity.storedAttributes.map { (String($0.id), Self.column(of: $0, in: entity, schema)) }
             let select = (["id"] + columns.map { SQLDialect.sqlite.quote($0.1) }).joined(separator: ", ")
             for row in try database.query("SELECT \(select) FROM \(SQLDialect.sqlite.quote(Self.table(of: entity, schema)))") {
                 guard let id = row[0].integer else { continue }
@@ -472,7 +500,7 @@ struct EvolvingSchema {
             let rows = old.keys.filter { $0.hasPrefix("\(entity.id)/") && $0.split(separator: "/").count == 2 }
             for rowKey in rows {
                 values[rowKey] = "row"
-                for attribute in entity.attributes {
+                for attribute in entity.storedAttributes {
                     let key = "\(rowKey)/\(attribute.id)"
                     let kept = before.attributes.contains { $0.id == attribute.id } ? old[key] : nil
                     if let kept, kept != "NULL" || attribute.isOptional {
@@ -529,7 +557,8 @@ struct EvolvingSchema {
     func postgresSnapshot(_ url: String, namespace: String, schema: ModelSchema) throws -> [String: String] {
         var values: [String: String] = [:]
         for entity in entities {
-            let columns = entity.attributes.map { attribute -> (String, String) in
+            let stored = entity.storedAttributes
+            let columns = stored.map { attribute -> (String, String) in
                 let column = SQLDialect.postgresql.quote(Self.column(of: attribute, in: entity, schema))
                 return (String(attribute.id), attribute.type == "Bool" ? "\(column)::int::text" : "\(column)::text")
             }
@@ -541,7 +570,7 @@ struct EvolvingSchema {
                 values["\(entity.id)/\(id)"] = "row"
                 for (index, column) in columns.enumerated() {
                     // A `Double` as Swift writes it, as SQLite's snapshot does (PostgreSQL writes 5.0 as `5`).
-                    let isDouble = entity.attributes[index].type == "Double" && fields[index + 1] != "NULL"
+                    let isDouble = stored[index].type == "Double" && fields[index + 1] != "NULL"
                     values["\(entity.id)/\(id)/\(column.0)"] = isDouble ? String(Double(fields[index + 1])!) : fields[index + 1]
                 }
                 for relationship in entity.relationships { values["\(entity.id)/\(id)/\(relationship.id)"] = "NULL" }
