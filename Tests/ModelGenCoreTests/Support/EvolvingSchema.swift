@@ -212,11 +212,13 @@ struct EvolvingSchema {
             }
         case 8 where !entities[e].attributes.isEmpty:
             // A widening, which every value survives: `Int16` → `Int`, and integers and `Double`s →
-            // `String` (as Swift's `description`, which is how a snapshot writes them).
+            // `String` (as Swift's `description`, which is how a snapshot writes them); or a
+            // narrowing, `Int` → `Int16`, refused while a value is out of its range.
             let a = random.below(entities[e].attributes.count)
             let widened: String? = switch entities[e].attributes[a].type {
             case "Int16": random.below(2) == 0 ? "Int" : "String"
-            case "Int", "Double": "String"
+            case "Int": random.below(2) == 0 ? "Int16" : "String"
+            case "Double": "String"
             default: nil
             }
             if let widened {
@@ -506,6 +508,8 @@ struct EvolvingSchema {
                     if let kept, kept != "NULL" || attribute.isOptional {
                         // A case is kept under its new name; one the version removes, still in use, refuses it.
                         guard let value = sameCase(kept, of: attribute.type, in: previous) else { return nil }
+                        // An `Int` narrowed to `Int16` refuses a value out of its range.
+                        if attribute.type == "Int16", value != "NULL", Int16(value) == nil { return nil }
                         values[key] = value
                     } else if let value = attribute.defaultValue {
                         values[key] = Self.storedDefault(value, type: attribute.type)
