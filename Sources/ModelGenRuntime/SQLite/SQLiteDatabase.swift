@@ -139,12 +139,7 @@ public final class SQLiteDatabase {
     /// Runs a statement with bindings and returns how many rows it changed.
     @discardableResult
     public func run(_ sql: String, _ bindings: [SQLiteValue] = []) throws -> Int {
-        statementsExecuted += 1
-        let statement = try statement(sql)
-        try statement.bind(bindings)
-        while try statement.step() {}
-        statement.reset()
-        return changes
+        try run(statement(sql)) { try $0.bind(bindings) }
     }
 
     /// Runs `statement` (one `statement(_:)` made) once with what `bind` binds
@@ -234,10 +229,7 @@ public final class SQLiteStatement {
 
     public func bind(_ values: [SQLiteValue]) throws {
         sqlite3_clear_bindings(handle)
-        for (offset, value) in values.enumerated() {
-            let status = bindStatus(value, at: Int32(offset + 1))
-            guard status == SQLITE_OK else { throw SQLiteError(connection: connection, sql: sql) }
-        }
+        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
     }
 
     /// Binds a value to parameter `position` (1-based); throws SQLite's error for a value it does

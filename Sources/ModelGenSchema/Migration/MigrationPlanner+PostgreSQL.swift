@@ -186,7 +186,7 @@ extension MigrationPlanner {
         // Compound unique constraints: the old ones (which follow their columns' renames) that the
         // new version has not, and the new ones the old version had not.
         let newConstraints = Set(table.definition.constraints)
-        let carried = Set((oldEntity?.uniqueConstraints ?? []).map { uniqueConstraint(renamedColumns($0, from: previous, in: table)) })
+        let carried = carriedUniqueConstraints(of: oldEntity, from: previous, in: table)
         if let entity {
             for group in entity.uniqueConstraints where !carried.contains(uniqueConstraint(group)) {
                 statements.append("ALTER TABLE \(q(name)) ADD UNIQUE (\(group.map(q).joined(separator: ", ")));")

@@ -351,7 +351,7 @@ public struct MigrationPlanner {
             checkUniqueAttribute(column.name)
         }
         // Table constraints (compound unique) that are new; one whose columns are only renamed is not.
-        let carried = Set((oldEntity?.uniqueConstraints ?? []).map { uniqueConstraint(renamedColumns($0, from: previous, in: table)) })
+        let carried = carriedUniqueConstraints(of: oldEntity, from: previous, in: table)
         for constraint in table.definition.constraints where !previous.definition.constraints.contains(constraint) {
             needsRebuild = true
             if let entity, !carried.contains(constraint), entity.uniqueConstraints.contains(where: { uniqueConstraint($0) == constraint }) {
@@ -402,6 +402,12 @@ public struct MigrationPlanner {
     /// A compound unique constraint as the DDL writes it among a table's constraints: `UNIQUE ("a", "b")`.
     func uniqueConstraint(_ columns: [String]) -> String {
         "UNIQUE (\(columns.map(dialect.quote).joined(separator: ", ")))"
+    }
+
+    /// The old entity's compound unique constraints as the new table writes them, their columns
+    /// under their new names (a constraint whose columns are only renamed is carried, not new).
+    func carriedUniqueConstraints(of oldEntity: Entity?, from previous: Table, in table: Table) -> Set<String> {
+        Set((oldEntity?.uniqueConstraints ?? []).map { uniqueConstraint(renamedColumns($0, from: previous, in: table)) })
     }
 
     /// `columns` of the old table under the names the new table gives them (a column the new
