@@ -35,15 +35,36 @@ extension SQLDialect {
         switch value {
         case let .string(text), let .enumCase(text): return literal(text)
         case let .integer(number): return String(number)
-        case let .real(number): return number == number.rounded() && abs(number) < 1e15 ? String(format: "%.1f", number) : "\(number)"
+        case let .real(number): return self == .sqlite ? Self.sqliteReal(number) : number == number.rounded() && abs(number) < 1e15 ? String(format: "%.1f", number) : "\(number)"
         case let .bool(flag): return self == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE")
-        case let .date(seconds, iso8601): return self == .sqlite ? "\(seconds)" : literal(iso8601)
+        case let .date(seconds, iso8601): return self == .sqlite ? Self.sqliteReal(seconds) : literal(iso8601)
         case let .uuid(text): return self == .sqlite ? literal(text) : literal(text.lowercased())
         case let .decimal(text): return self == .sqlite ? literal(text) : text
         case let .data(bytes):
             let hex = bytes.map { String(format: "%02X", $0) }.joined()
             return self == .sqlite ? "X'\(hex)'" : "'\\x\(hex)'::BYTEA"
         }
+    }
+
+    /// A finite `Double` as an SQLite expression whose value is exactly `number`. SQLite before
+    /// 3.43 (Debian 12 has 3.40, older Apple systems older ones) reads some decimal literals as a
+    /// neighbouring double (`0.00782433` as `0.007824330000000001`), so only whole numbers up to
+    /// 2^49 are written as digits (`7.0`: an integer SQLite reads exactly, scaled by ten); any other
+    /// value as its binary fraction, an integer of at most 53 bits scaled by powers of two of at
+    /// most 2^62, each step exact in IEEE arithmetic: `(CAST(5 AS REAL) / 2)` for 2.5.
+    static func sqliteReal(_ number: Double) -> String {
+        if number == number.rounded(), number.magnitude <= 0x1p49 { return String(format: "%.1f", number) }
+        // number = ±m × 2^-shift, m a whole number below 2^53.
+        let shift = Int(number.significandWidth) - Int(number.exponent)
+        let m = UInt64(Double(sign: .plus, exponent: shift, significand: number.magnitude))
+        var expression = "CAST(\(number.sign == .minus ? "-" : "")\(m) AS REAL)"
+        var left = shift.magnitude
+        while left > 0 {
+            let step = min(left, 62)
+            expression += (shift > 0 ? " / " : " * ") + String(UInt64(1) << step)
+            left -= step
+        }
+        return "(\(expression))"
     }
 }
 

@@ -246,8 +246,9 @@ public struct SchemaResolver {
                 return .string(value)
             case .url:
                 // The generated initializer builds the default with URL(string:), which must not fail.
-                guard Foundation.URL(string: value) != nil else { return fail("a URL that URL(string:) accepts") }
-                return .string(value)
+                guard let url = Foundation.URL(string: value) else { return fail("a URL that URL(string:) accepts") }
+                // Kept as the app stores it (`https://x/a b` as `https://x/a%20b`).
+                return .string(url.absoluteString)
             case .int, .int64, .int32, .int16:
                 let range: ClosedRange<Int64> = scalar == .int32 ? Int64(Int32.min)...Int64(Int32.max)
                     : scalar == .int16 ? Int64(Int16.min)...Int64(Int16.max) : Int64.min...Int64.max
@@ -262,7 +263,8 @@ public struct SchemaResolver {
                 if (single.map { $0 == 0 } ?? (number == 0)), !Self.isZeroLiteral(value) {
                     return fail("a number \(scalar.rawValue) can hold: it rounds to zero")
                 }
-                return .real(number)
+                // Kept as the app stores it: a `Float` as the `Double` it widens to (0.1 as 0.10000000149011612).
+                return .real(single.map(Double.init) ?? number)
             case .bool:
                 guard value == "true" || value == "false" else { return fail("true or false") }
                 return .bool(value == "true")
@@ -289,7 +291,10 @@ public struct SchemaResolver {
                 let digits = value.filter(\.isNumber).drop { $0 == "0" }
                 let significant = value.contains(".") ? digits.reversed().drop { $0 == "0" }.count : digits.count
                 guard significant <= 38 else { return fail("a decimal number of at most 38 significant digits") }
-                return .decimal(value)
+                // Kept as the app stores it, its shortest digits (`12.50` as `12.5`, `-0.0` as `0`): a
+                // unique index compares the stored text.
+                guard let decimal = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")) else { return fail("a decimal number such as 12.50") }
+                return .decimal(decimal.description)
             }
         }
     }

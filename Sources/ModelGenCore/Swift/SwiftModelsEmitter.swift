@@ -152,7 +152,10 @@ enum SwiftTypes {
             if case .scalar(.url) = type { return "Foundation.URL(string: \(stringLiteral(text)))!" }
             return stringLiteral(text)
         case let .integer(number): return String(number)
-        case let .real(number): return "\(number)"
+        case let .real(number):
+            // A `Float` default is held as the `Double` it widens to; its own digits read better.
+            if case .scalar(.float) = type { return "\(Float(number))" }
+            return "\(number)"
         case let .bool(flag): return flag ? "true" : "false"
         case let .date(seconds, _): return "Foundation.Date(timeIntervalSinceReferenceDate: \(seconds))"
         case let .uuid(text): return "Foundation.UUID(uuidString: \(stringLiteral(text)))!"

@@ -8,7 +8,7 @@ import ModelGenQuery
 ///
 /// - unchanged: nothing to do (but indexes);
 /// - only renamed columns (`ALTER TABLE … RENAME COLUMN`) and new columns that `ALTER TABLE …
-///   ADD COLUMN` can add (nullable, or with a constant default; no UNIQUE): changed in place,
+///   ADD COLUMN` can add (nullable, or with a default written as a constant; no UNIQUE): changed in place,
 ///   whatever the row count;
 /// - anything else: rebuilt in SQLite's documented order — new table, copy, drop, rename — with
 ///   every kept column copied from its old column (converted, NULLs replaced by a new default).
@@ -416,11 +416,14 @@ public struct MigrationPlanner {
         columns.map { column in table.definition.columns.first { table.columnKeys[$0.name] == previous.columnKeys[column] }?.name ?? column }
     }
 
-    /// A column `ALTER TABLE … ADD COLUMN` can add: no UNIQUE, and NULL or a default for existing rows.
+    /// A column `ALTER TABLE … ADD COLUMN` can add: no UNIQUE, NULL or a default for existing rows,
+    /// and a default written as a constant (SQLite refuses an expression in parentheses, which is how
+    /// a fractional `Double` is written: `SQLDialect.sqliteReal`).
     private func columnIsAddable(_ column: String, in table: Table, entity: Entity?) -> Bool {
         guard let entity else { return false }
         if let attribute = entity.storedAttributes.first(where: { $0.columnName == column }) {
-            return !attribute.isUnique && (attribute.isOptional || attribute.defaultValue != nil)
+            let isConstant = attribute.defaultValue.map { !SQLDialect.sqlite.literal($0).hasPrefix("(") } ?? true
+            return !attribute.isUnique && (attribute.isOptional || attribute.defaultValue != nil) && isConstant
         }
         if let relationship = entity.relationships.first(where: { if case let .foreignKey(key, _) = $0.storage { return key == column } else { return false } }),
            case let .foreignKey(_, isUnique) = relationship.storage {
