@@ -474,6 +474,54 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// A save that fails changes nothing, in the store or in the context: its changes, the cause
+    /// fixed, all save on the next try — new objects inserted (not taken for saved ones), edits,
+    /// links from either side and deletions.
+    func testAFailedSaveKeepsEveryChangeForTheNextTry() async throws {
+        try await onBothBackends(Zoo.self) { flow in
+            let context = flow.makeContext()
+            let mammal = AnimalCategory(name: "Mammal"), fish = AnimalCategory(name: "Fish")
+            let cat = Animal(name: "Cat"), shark = Animal(name: "Shark")
+            cat.category = mammal
+            shark.category = fish
+            context.insert(cat)
+            context.insert(shark)
+            try await context.save()
+
+            cat.name = "Tabby"
+            let birds = AnimalCategory(name: "Mammal")   // a second Mammal: the save fails
+            let owl = Animal(name: "Owl")
+            owl.category = birds
+            context.insert(owl)
+            let dog = Animal(name: "Dog")
+            try await context.load(\.animals, of: [mammal])
+            mammal.animals.append(dog)
+            context.insert(dog)
+            context.delete(shark)
+            for attempt in 1...2 {
+                do {
+                    try await context.save()
+                    XCTFail("\(flow.name): a second Mammal was saved")
+                } catch {
+                    XCTAssertEqual(error as? ModelContextError, .uniqueViolation(entity: "AnimalCategory", attribute: "name"), "\(flow.name), attempt \(attempt)")
+                }
+                XCTAssertTrue(context.hasChanges, flow.name)
+                XCTAssertEqual(context.insertedModelsArray.count, 3, "\(flow.name), attempt \(attempt): the new objects are still new")
+                let stored = flow.makeContext()
+                try await assertEqual(await stored.fetch(FetchDescriptor<Animal>(sortBy: [SortDescriptor(\.name)])).map(\.name), ["Cat", "Shark"], "\(flow.name): nothing was saved")
+            }
+            birds.name = "Bird"
+            try await context.save()
+            XCTAssertFalse(context.hasChanges, flow.name)
+
+            let fresh = flow.makeContext()
+            let animals = try await fresh.fetch(FetchDescriptor<Animal>(sortBy: [SortDescriptor(\.name)]))
+            try await fresh.load(\.category, of: animals)
+            XCTAssertEqual(animals.map { "\($0.name) \($0.category?.name ?? "none")" }, ["Dog Mammal", "Owl Bird", "Tabby Mammal"], flow.name)
+            try await assertEqual(await fresh.fetch(FetchDescriptor<AnimalCategory>(sortBy: [SortDescriptor(\.name)])).map(\.name), ["Bird", "Fish", "Mammal"], flow.name)
+        }
+    }
+
     func testFetchWithPredicateSortLimitAndOffset() async throws {
         try await onBothBackends(Zoo.self) { flow in
             let context = flow.makeContext()

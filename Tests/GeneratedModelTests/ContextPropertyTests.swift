@@ -4,7 +4,7 @@ import XCTest
 
 /// A differential property test of the context: random sequences of what an app does to related
 /// objects (insert, change attributes, set to-ones and to-manys from either side, delete, save,
-/// roll back, let objects go) run through the generated Catalog models on a real SQLite file and,
+/// saves that fail and are tried again, roll back, let objects go) run through the generated Catalog models on a real SQLite file and,
 /// beside them, on a plain Swift model of what SwiftData promises. After every step the objects
 /// show the model's current state (inverses included); after every save the file holds its saved
 /// state, read back by SQL; and a fresh context reads the same.
@@ -132,7 +132,7 @@ struct ContextPropertyRun {
         func inIDOrder(_ people: [Int]) -> [Int] { people.sorted { (places[$0] ?? $0) < (places[$1] ?? $1) } }
 
         for _ in 0..<steps {
-            let operation = Int.random(in: 0..<20, using: &random)
+            let operation = Int.random(in: 0..<21, using: &random)
             switch operation {
             case 0, 1:
                 next += 1
@@ -369,6 +369,22 @@ struct ContextPropertyRun {
                 descriptor.fetchLimit = nil
                 descriptor.fetchOffset = nil
                 try await assertEqual(await context.fetchCount(descriptor), matching.count, "fetchCount (seed \(seed))")
+            case 20:
+                // A save that fails (two projects with one code) writes nothing and keeps every
+                // unsaved change: the code given back, a later save writes them all.
+                guard let project = pick(objects.projects), let other = pick(objects.projects), project != other else { continue }
+                let code = objects.projects[project]!.code
+                objects.projects[project]!.code = objects.projects[other]!.code
+                let trail = "seed \(seed): " + (log.suffix(12) + ["save with project \(project) holding \(other)'s code"]).joined(separator: "; ")
+                do {
+                    try await context.save()
+                    XCTFail("two projects with one code were saved (\(trail))")
+                } catch {
+                    XCTAssertEqual(error as? ModelContextError, .uniqueViolation(entity: "Project", attribute: "code"), trail)
+                }
+                try await assertEqual(await stored(objects), saved, "a failed save writes nothing (\(trail))")
+                objects.projects[project]!.code = code
+                log.append("failed save (project \(project) held \(other)'s code), code given back")
             case 12, 13:
                 try await context.save()
                 saved = current
