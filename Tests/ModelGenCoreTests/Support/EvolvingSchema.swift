@@ -10,8 +10,8 @@ struct EvolvingSchema {
         var id: Int
         var name: String
         var originalNames: [String] = []
-        /// `Int`, `Int16`, `String`, `Double`, `Bool` or an enumeration's name; a version may widen
-        /// an integer or a `Double` (to `Int` or `String`).
+        /// One of `scalarTypes` or an enumeration's name; a version may widen an integer, a `Double`
+        /// or a `Decimal` (to `Int` or `String`) or narrow an `Int` to `Int16`.
         var type: String
         var isOptional: Bool
         var defaultValue: String?
@@ -86,6 +86,17 @@ struct EvolvingSchema {
 
     var entities: [Entity] = []
     var enums: [Enumeration] = []
+
+    /// The attribute types besides enumerations.
+    static let scalarTypes = ["Int", "Int16", "String", "Double", "Bool", "Decimal", "Date", "Float", "UUID", "Data"]
+    /// Defaults of each type, the first one a new attribute takes; some spelled otherwise than
+    /// the app stores them (`12.50`, a lower-case UUID, a `Float` that rounds), which a store must
+    /// hold as the app does (`DefaultValueTests`).
+    static let defaultChoices = [
+        "Int": ["7", "-2"], "Int16": ["3", "9"], "String": ["dflt", "other"], "Double": ["2.5", "0.125"], "Bool": ["true", "false"],
+        "Decimal": ["12.50", "-0.0"], "Date": ["2024-01-31", "2024-01-31T12:00:00+02:00"], "Float": ["0.1", "16777217"],
+        "UUID": ["e621e1f8-c36c-495a-93fc-0c247a3e6e5f", "00000000-0000-0000-0000-00000000000A"], "Data": ["AAEC", "/w=="],
+    ]
     private var nextID = 0
 
     private mutating func newID() -> Int {
@@ -122,9 +133,8 @@ struct EvolvingSchema {
             return Attribute(id: id, name: "a\(id)", type: enumeration.name, isOptional: !required,
                              defaultValue: random.below(3) == 0 ? enumeration.cases[random.below(enumeration.cases.count)].name : nil)
         }
-        let type = ["Int", "Int16", "String", "Double", "Bool"][random.below(5)]
-        let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
-        return Attribute(id: id, name: "a\(id)", type: type, isOptional: !required, defaultValue: random.below(3) == 0 ? defaults[type] : nil)
+        let type = Self.scalarTypes[random.below(Self.scalarTypes.count)]
+        return Attribute(id: id, name: "a\(id)", type: type, isOptional: !required, defaultValue: random.below(3) == 0 ? Self.defaultChoices[type]![0] : nil)
     }
 
     private mutating func newCase() -> Enumeration.Case {
@@ -135,7 +145,7 @@ struct EvolvingSchema {
     /// A default for a required attribute of `type`: a case for an enumeration.
     private func defaultValue(of type: String) -> String? {
         if let enumeration = enums.first(where: { $0.name == type }) { return enumeration.cases.first?.name }
-        return ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"][type]
+        return Self.defaultChoices[type]?.first
     }
 
     /// Adds, renames or removes a case of an enumeration (never one an attribute's default names,
@@ -180,7 +190,6 @@ struct EvolvingSchema {
 
     private mutating func change(_ random: inout RobustnessTests.Generator) {
         let e = random.below(entities.count)
-        let defaults = ["Int": "7", "Int16": "3", "String": "dflt", "Double": "2.5", "Bool": "true"]
         switch random.below(27) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
@@ -211,19 +220,19 @@ struct EvolvingSchema {
                 entities[e].attributes[a].isOptional = true
             }
         case 8 where !entities[e].attributes.isEmpty:
-            // A widening, which every value survives: `Int16` → `Int`, and integers and `Double`s →
-            // `String` (as Swift's `description`, which is how a snapshot writes them); or a
-            // narrowing, `Int` → `Int16`, refused while a value is out of its range.
+            // A widening, which every value survives: `Int16` → `Int`, and integers, `Double`s and
+            // `Decimal`s → `String` (as Swift's `description`, which is how a snapshot writes them);
+            // or a narrowing, `Int` → `Int16`, refused while a value is out of its range.
             let a = random.below(entities[e].attributes.count)
             let widened: String? = switch entities[e].attributes[a].type {
             case "Int16": random.below(2) == 0 ? "Int" : "String"
             case "Int": random.below(2) == 0 ? "Int16" : "String"
-            case "Double": "String"
+            case "Double", "Decimal": "String"
             default: nil
             }
             if let widened {
                 entities[e].attributes[a].type = widened
-                if entities[e].attributes[a].defaultValue != nil { entities[e].attributes[a].defaultValue = defaults[widened] }
+                if entities[e].attributes[a].defaultValue != nil { entities[e].attributes[a].defaultValue = Self.defaultChoices[widened]![0] }
             }
         case 9 where !entities[e].storedIndices.isEmpty:
             entities[e].attributes[entities[e].storedIndices[random.below(entities[e].storedIndices.count)]].isIndexed.toggle()
@@ -268,7 +277,7 @@ struct EvolvingSchema {
             // A default given, changed or taken away: rows keep their values; new ones get the new default.
             let a = random.below(entities[e].attributes.count)
             let attribute = entities[e].attributes[a]
-            let others = ["Int": ["7", "-2"], "Int16": ["3", "9"], "String": ["dflt", "other"], "Double": ["2.5", "0.125"], "Bool": ["true", "false"]][attribute.type]
+            let others = Self.defaultChoices[attribute.type]
                 ?? enums.first { $0.name == attribute.type }.map { $0.cases.map(\.name) } ?? []
             // A transient attribute that is required keeps one (the schema asks for it).
             let choices = others.filter { $0 != attribute.defaultValue } + (attribute.isTransient && !attribute.isOptional ? [] : [nil])
@@ -384,12 +393,25 @@ struct EvolvingSchema {
                     case "Int16": values.append(String(Int(random.below(65536)) - 32768))
                     case "String": values.append("'s\(random.below(1000))''\(row)'")
                     case "Double": values.append(String(Double(random.below(1_000_000)) / 64))
+                    // The others as the app stores them, from few values so that some repeat.
+                    case "Decimal":
+                        let digits = ["12.5", "-3.25", "0", "100", "0.1"][random.below(5)]
+                        values.append(dialect == .sqlite ? "'\(digits)'" : digits)
+                    case "Date":
+                        let seconds = Double(random.below(4)) * 86_400 + 728_352_000
+                        values.append(dialect == .sqlite ? String(seconds) : "to_timestamp(\(Int(seconds) + 978_307_200))")
+                    case "Float": values.append(String(Double(Float(random.below(100_000)) / 64)))
+                    case "UUID": values.append("'0000000\(random.below(3))-0000-0000-0000-00000000000A'")
+                    case "Data":
+                        let hex = ["", "00", "0102", "FF"][random.below(4)]
+                        values.append(dialect == .sqlite ? "X'\(hex)'" : "'\\x\(hex)'::bytea")
                     case let type where type.hasPrefix("K"):
                         let cases = enums.first { $0.name == type }!.cases
                         values.append("'\(cases[random.below(cases.count)].name)'")
-                    default:
+                    case "Bool":
                         let flag = random.below(2) == 1
                         values.append(dialect == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE"))
+                    default: fatalError("no values of \(attribute.type)")
                     }
                 }
                 statements.append("INSERT INTO \(q(Self.table(of: entity, schema))) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));")
@@ -549,12 +571,9 @@ struct EvolvingSchema {
         return enums.first { $0.name == type }?.cases.first { $0.id == id }?.name
     }
 
+    /// A default as a snapshot reads it: as the app stores the value (an enumeration's case as it is).
     private static func storedDefault(_ value: String, type: String) -> String {
-        switch type {
-        case "Bool": return value == "true" ? "1" : "0"
-        case "Double": return String(Double(value)!)
-        default: return value
-        }
+        DefaultValueTests.stored(value, as: type)!.testText
     }
 
     /// `snapshot` of the same store in PostgreSQL (schema `namespace`), values written as SQLite's are.
@@ -564,7 +583,13 @@ struct EvolvingSchema {
             let stored = entity.storedAttributes
             let columns = stored.map { attribute -> (String, String) in
                 let column = SQLDialect.postgresql.quote(Self.column(of: attribute, in: entity, schema))
-                return (String(attribute.id), attribute.type == "Bool" ? "\(column)::int::text" : "\(column)::text")
+                let text = switch attribute.type {
+                case "Bool": "\(column)::int::text"
+                case "Date": "(extract(epoch FROM \(column)) - 978307200)::text"
+                case "Data": "upper(encode(\(column), 'hex'))"
+                default: "\(column)::text"
+                }
+                return (String(attribute.id), text)
             }
             let select = (["id::text"] + columns.map { "coalesce(\($0.1), 'NULL')" }).joined(separator: " || '|' || ")
             let output = try PostgresServer.psqlRaw(url, "SELECT \(select) FROM \(namespace).\(SQLDialect.postgresql.quote(Self.table(of: entity, schema)));")
@@ -573,9 +598,19 @@ struct EvolvingSchema {
                 guard let id = fields.first else { continue }
                 values["\(entity.id)/\(id)"] = "row"
                 for (index, column) in columns.enumerated() {
-                    // A `Double` as Swift writes it, as SQLite's snapshot does (PostgreSQL writes 5.0 as `5`).
-                    let isDouble = stored[index].type == "Double" && fields[index + 1] != "NULL"
-                    values["\(entity.id)/\(id)/\(column.0)"] = isDouble ? String(Double(fields[index + 1])!) : fields[index + 1]
+                    // As SQLite's snapshot writes the value: a `Double` (or a `Date`'s seconds, or a
+                    // `Float` widened) as Swift writes it (PostgreSQL writes 5.0 as `5`), a `Decimal`
+                    // as the app stores it (PostgreSQL keeps a scale: `12.50`), a UUID in upper case.
+                    let field = fields[index + 1]
+                    let value = switch stored[index].type {
+                    case _ where field == "NULL": field
+                    case "Double", "Date": String(Double(field)!)
+                    case "Float": String(Double(Float(field)!))
+                    case "Decimal": Decimal(string: field, locale: Locale(identifier: "en_US_POSIX"))!.description
+                    case "UUID": field.uppercased()
+                    default: field
+                    }
+                    values["\(entity.id)/\(id)/\(column.0)"] = value
                 }
                 for relationship in entity.relationships { values["\(entity.id)/\(id)/\(relationship.id)"] = "NULL" }
             }
