@@ -50,9 +50,9 @@ final class DefaultValueTests: XCTestCase {
             guard let postgresURL else { continue }
             let columns = defaults.enumerated().map { Self.postgresText(of: "v\($0.offset)", type: $0.element.type) }
             let read = "\nSELECT " + (columns.isEmpty ? "n::text" : columns.joined(separator: " || '|' || ")) + " FROM holder ORDER BY id;"
-            let freshRows = try PostgresServer.psql(postgresURL, schema: "mg_defaults", compilation.files[1].contents + "\nINSERT INTO holder (id, n) VALUES (1, 1);" + read)
+            let freshRows = try PostgresServer.psql(postgresURL, schema: "mg_default_values", compilation.files[1].contents + "\nINSERT INTO holder (id, n) VALUES (1, 1);" + read)
             let migration = MigrationPlanner.postgresqlStatements(from: old, to: new, allowDataLoss: false).joined(separator: "\n")
-            let migratedRows = try PostgresServer.psql(postgresURL, schema: "mg_defaults",
+            let migratedRows = try PostgresServer.psql(postgresURL, schema: "mg_default_values",
                                                        DDLGenerator(schema: old, dialect: .postgresql).render(header: "test")
                                                        + "\nINSERT INTO holder (id, n) VALUES (1, 1), (2, 2);\n" + migration + read)
             for (store, output) in [("PostgreSQL DDL", freshRows), ("PostgreSQL migration", migratedRows)] {
