@@ -21,6 +21,12 @@ public enum SQLNames {
     /// every connection: `SQLiteDatabase+FloatingPointFunctions.swift`).
     public static let sqliteDoubleTextFunction = "modelgen_double_text", sqliteFloatTextFunction = "modelgen_float_text"
 
+    /// The SQLite function that writes a decimal text as the app stores the `Decimal` it spells (its
+    /// shortest digits: `12.50` → `12.5`), and any other value as it is. A migration from a store an
+    /// earlier ModelGen made, whose schema kept a `Decimal` default as spelled, calls it on the
+    /// values that default filled (registered beside the `modelgen_decimal` collation).
+    public static let sqliteDecimalTextFunction = "modelgen_decimal_text"
+
     /// The SQLite function that gives the `Float` a number is exactly (as `Float(exactly:)`), or
     /// NULL, which a migration of an integer or `Double` attribute to a `Float` calls (registered
     /// beside the two above).

@@ -264,6 +264,35 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(try strings(database, "SELECT code, tag, kind, slot FROM a"), ["x|t|k|1"])
     }
 
+    /// A store an earlier ModelGen made kept a `Decimal` default as spelled (`12.50`), and so do the
+    /// rows that default filled; the app stores `12.5`, the text a unique index compares. Migrated,
+    /// those values are written in their shortest digits, and two that are one `Decimal` refuse a
+    /// unique attribute (counted, nothing changed).
+    func testDecimalsAnEarlierDefaultSpelledOtherwiseAreWrittenAsTheAppStoresThem() throws {
+        for unique in [false, true] {
+            let yaml = "schema: S\nentities:\n  A:\n    attributes:\n      n: Int\n      d: { type: Decimal, default: \"12.50\"\(unique ? ", unique: true" : "") }\n"
+            let new = try schema(yaml)
+            XCTAssertEqual(new.entities[0].attributes[1].defaultValue, .decimal("12.5"))
+            var old = new
+            old.entities[0].attributes[1].defaultValue = .decimal("12.50")
+            let (database, url) = try store(old, rows: "INSERT INTO a (id, n) VALUES (1, 1); INSERT INTO a (id, n, d) VALUES (2, 2, '7.5'), (3, 3, '\(unique ? "12.5" : "0.250")');")
+            XCTAssertEqual(try strings(database, "SELECT d FROM a ORDER BY id"), ["12.50", "7.5", unique ? "12.5" : "0.250"])
+            try database.execute("PRAGMA wal_checkpoint")
+            let before = try Data(contentsOf: url)
+            do {
+                try SQLiteMigrator(database: database).migrate(from: old, to: new)
+                XCTAssertFalse(unique, "12.50 and 12.5 stayed in a unique column")
+                try assertLikeFresh(database, new)
+                // The row the old default filled; a value written otherwise by plain SQL is healed too.
+                XCTAssertEqual(try strings(database, "SELECT d FROM a ORDER BY id"), ["12.5", "7.5", "0.25"])
+            } catch {
+                XCTAssertTrue(unique, "\(error)")
+                XCTAssertEqual((error as? MigrationRefused)?.report.refusals.map { "\($0.element ?? "")=\($0.rows)" }, ["d=1"], "\(error)")
+                XCTAssertEqual(try Data(contentsOf: url), before, "a refused migration changes nothing")
+            }
+        }
+    }
+
     func testWideningConvertsExactlyAndATypeChangeWithoutAConversionTakesOnlyNils() throws {
         let v1 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int16\n      f: Float\n      k: Int\n")
         let v2 = try schema("schema: S\nentities:\n  A:\n    attributes:\n      n: Int\n      f: Double\n      k: String\n")

@@ -293,10 +293,10 @@ public struct SchemaResolver {
                 guard significant <= 38 else { return fail("a decimal number of at most 38 significant digits") }
                 // Kept as the app stores it, its shortest digits (`12.50` as `12.5`, `-0.0` as `0`): a
                 // unique index compares the stored text.
-                guard let decimal = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")) else {
+                guard let digits = DefaultValue.decimalDigits(value) else {
                     return fail("a decimal number Foundation's Decimal can hold (its exponent runs from -128 to 127)")
                 }
-                return .decimal(decimal.description)
+                return .decimal(digits)
             }
         }
     }

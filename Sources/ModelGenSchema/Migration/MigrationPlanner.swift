@@ -481,6 +481,14 @@ public struct MigrationPlanner {
                                          exampleSQL: "SELECT \(quotedValue(source)) \(refused) ORDER BY \(source) LIMIT 1"))
             }
         }
+        // A store an earlier ModelGen made kept a `Decimal` default as spelled (`12.50`), and so do
+        // the rows it filled; the app stores the shortest digits, which a unique index compares.
+        if dialect == .sqlite, attribute.type == .scalar(.decimal), oldAttribute.type == .scalar(.decimal),
+           case let .decimal(text)? = oldAttribute.defaultValue, DefaultValue.decimalDigits(text) != text {
+            expression = "\(SQLNames.sqliteDecimalTextFunction)(\(expression))"
+            plan.operations.append(.init(kind: "changeAttribute", entity: entity, element: attribute.name,
+                                         detail: "\(attribute.name) is written in its shortest digits (its old default was spelled \(text))", safety: .safe))
+        }
         if oldAttribute.isOptional, !attribute.isOptional {
             if let value = attribute.defaultValue {
                 expression = "coalesce(\(expression), \(dialect.literal(value)))"
