@@ -22,17 +22,15 @@ extension SQLiteDatabase {
             return DecimalText.compare(lhs, rhs)
         }, nil)
         guard status == SQLITE_OK else { throw error(status, sql: nil) }
-        try registerDecimalTextFunction()
     }
 
     /// `modelgen_decimal_text(x)`: a text that spells a `Decimal` as the runtime stores that
     /// `Decimal` (`SQLNames.sqliteDecimalTextFunction`), anything else as it is.
-    private func registerDecimalTextFunction() throws {
+    func registerDecimalTextFunction() throws {
         let status = sqlite3_create_function_v2(handle, SQLNames.sqliteDecimalTextFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, _, arguments in
             guard let context, let value = arguments?[0] else { return }
-            guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else { return sqlite3_result_value(context, value) }
-            let text = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
-            guard case let .text(stored)? = Decimal(sqliteValue: .text(text))?.sqliteValue else { return sqlite3_result_value(context, value) }
+            guard let text = SQLiteDatabase.text(of: value),
+                  case let .text(stored)? = Decimal(sqliteValue: .text(text))?.sqliteValue else { return sqlite3_result_value(context, value) }
             sqlite3_result_text(context, stored, Int32(stored.utf8.count), SQLiteDatabase.transientDestructor)
         }, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status, sql: nil) }

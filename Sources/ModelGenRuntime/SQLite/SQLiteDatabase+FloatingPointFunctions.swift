@@ -44,13 +44,18 @@ extension SQLiteDatabase {
     private func registerTextNumberFunction(_ name: String, asFloat: Bool) throws {
         let status = sqlite3_create_function_v2(handle, name, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, asFloat ? UnsafeMutableRawPointer(bitPattern: 1) : nil, { context, _, arguments in
             guard let context, let value = arguments?[0] else { return }
-            guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else { return sqlite3_result_null(context) }
-            let text = String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
+            guard let text = SQLiteDatabase.text(of: value) else { return sqlite3_result_null(context) }
             let number: Double? = sqlite3_user_data(context) == nil ? Double(text) : Float(text).map(Double.init)
             guard let nonzero = SQLNames.decimalNumberIsNonzero(text), let number, number.isFinite, number != 0 || !nonzero else { return sqlite3_result_null(context) }
             sqlite3_result_double(context, number)
         }, nil, nil, nil)
         guard status == SQLITE_OK else { throw error(status, sql: nil) }
+    }
+
+    /// The text an SQL function's argument holds; nil for any other kind of value.
+    static func text(of value: OpaquePointer) -> String? {
+        guard sqlite3_value_type(value) == SQLITE_TEXT, let bytes = sqlite3_value_text(value) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 
     private func register(_ name: String, asFloat: Bool) throws {

@@ -60,6 +60,7 @@ public final class SQLiteDatabase {
         sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
         try execute("PRAGMA foreign_keys = ON")
         try registerDecimalCollation()
+        try registerDecimalTextFunction()
         try registerFloatingPointFunctions()
     }
 
