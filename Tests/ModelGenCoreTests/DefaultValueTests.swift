@@ -120,15 +120,7 @@ final class DefaultValueTests: XCTestCase {
     /// The value a field of `postgresText` holds, as the runtime stores it in SQLite.
     private static func fromPostgres(_ text: String, type: String) -> SQLiteValue? {
         switch type {
-        case "Data":
-            var bytes: [UInt8] = []
-            var index = text.startIndex
-            while index < text.endIndex {
-                let next = text.index(index, offsetBy: 2)
-                bytes.append(UInt8(text[index..<next], radix: 16)!)
-                index = next
-            }
-            return .blob(bytes)
+        case "Data": return .blob([UInt8](hexDigits: text))
         case "Date": return Double(text).map(SQLiteValue.real)
         default: return stored(text, as: type)
         }

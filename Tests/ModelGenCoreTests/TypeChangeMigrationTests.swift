@@ -160,9 +160,7 @@ final class TypeChangeMigrationTests: XCTestCase {
         let output = try PostgresServer.psqlRaw(url, "SELECT coalesce('x' || encode(convert_to(\(text), 'UTF8'), 'hex'), 'null') FROM \(namespace).a ORDER BY id;")
         return output.split(separator: "\n").map { line in
             guard line != "null" else { return nil }
-            let hex = line.dropFirst()
-            let bytes = stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16)! }
-            let text = String(decoding: bytes, as: UTF8.self)
+            let text = String(decoding: [UInt8](hexDigits: line.dropFirst()), as: UTF8.self)
             switch type {
             case "Int16", "Int32", "Int", "Int64": return .integer(Int64(text)!)
             case "Float": return .real(Double(Float(text)!))
@@ -170,7 +168,7 @@ final class TypeChangeMigrationTests: XCTestCase {
             case "Decimal": return .text(Decimal(string: text)!.description)
             case "Bool": return .bool(text == "true")
             case "Date": return .date(Double(text)!)
-            case "Data": return .data(stride(from: 0, to: text.utf8.count, by: 2).map { UInt8(text.dropFirst($0).prefix(2), radix: 16)! })
+            case "Data": return .data([UInt8](hexDigits: text))
             case "UUID": return .text(text.uppercased())  // A uuid has no case; PostgreSQL writes it in lower case.
             default: return .text(text)
             }

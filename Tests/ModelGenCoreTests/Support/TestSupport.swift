@@ -171,3 +171,11 @@ enum PostgresServer {
         return result.standardOutput
     }
 }
+
+extension Array where Element == UInt8 {
+    /// The bytes that pairs of hex digits spell, as PostgreSQL's `encode(…, 'hex')` writes them (`0aff` → `[0x0A, 0xFF]`).
+    init(hexDigits text: some StringProtocol) {
+        let digits = Array(text.utf8)
+        self = stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+    }
+}
