@@ -16,10 +16,11 @@ public enum SQLNames {
     /// temporary tables and bookkeeping.
     public static let reservedTablePrefixes = ["pg_", "sqlite_", "modelgen_"]
 
-    /// The SQLite functions that write a `Double` and a `Float` as Swift's `description` does,
-    /// which a migration of such an attribute to a `String` calls (the runtime registers them on
-    /// every connection: `SQLiteDatabase+FloatingPointFunctions.swift`).
-    public static let sqliteDoubleTextFunction = "modelgen_double_text", sqliteFloatTextFunction = "modelgen_float_text"
+    /// The functions that write a `Double` and a `Float` as Swift's `description` does, which a
+    /// migration of such an attribute to a `String` calls (`FloatingPointText`): the runtime registers
+    /// them on every SQLite connection (`SQLiteDatabase+FloatingPointFunctions.swift`); a PostgreSQL
+    /// migration creates them in `pg_temp`.
+    public static let doubleTextFunction = "modelgen_double_text", floatTextFunction = "modelgen_float_text"
 
     /// The SQLite function that writes a decimal text as the app stores the `Decimal` it spells (its
     /// shortest digits: `12.50` → `12.5`), and any other value as it is. A migration from a store an

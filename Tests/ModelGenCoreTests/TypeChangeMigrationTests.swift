@@ -272,15 +272,24 @@ enum TypeChange {
         }
         switch type {
         case "Float":
-            let floats: [Float] = [1.5, 0.1, 16_777_216, .greatestFiniteMagnitude, -.leastNonzeroMagnitude, 1e-5, 3.25e10, -0.0, .infinity]
-            return (floats + (0..<6).map { _ in Float(bitPattern: UInt32(truncatingIfNeeded: random.next()) & 0x7F7F_FFFF) }).map { .real(Double($0)) }
+            // 2.15e9 and -2.17e9 lie halfway between two Floats: their shortest digits are on the edge
+            // of what reads back as the number (which PostgreSQL does not write), as are many of the
+            // round numbers drawn below.
+            let floats: [Float] = [1.5, 0.1, 16_777_216, .greatestFiniteMagnitude, -.leastNonzeroMagnitude, 1e-5, 3.25e10, -0.0, .infinity, 2.15e9, -2.17e9, 0x1p100]
+            let randomOnes = (0..<6).map { _ in Float(bitPattern: UInt32(truncatingIfNeeded: random.next()) & 0x7F7F_FFFF) }
+                + (0..<6).map { _ in Float("\(1 + random.below(9_999))e\(5 + random.below(30))")! }
+            return (floats + randomOnes).map { .real(Double($0)) }
         case "Double":
             let doubles: [Double] = [0.1, -2.5, 100, 1e15, 1e16, 9_007_199_254_740_992, 9_007_199_254_740_994, 0.0001, 0.000099999, 1e-5, .leastNonzeroMagnitude,
                                      .greatestFiniteMagnitude, 1234.5678, 0.30000000000000004, 2.0 / 3, -0.0, .infinity, -.infinity, 123_456, -1e300, 1e22,
-                                     -9.223372036854775808e18, 9.223372036854775807e18, 32767, -32768.5, 2_147_483_648, 7]
-            // Random bit patterns of finite numbers, and random numbers of every magnitude in between.
+                                     -9.223372036854775808e18, 9.223372036854775807e18, 32767, -32768.5, 2_147_483_648, 7,
+                                     // Halfway between two doubles: shortest digits on the edge of what reads back as the number.
+                                     8.11574e20, 1e23, -1e23, 0x1p60]
+            // Random bit patterns of finite numbers, random numbers of every magnitude in between, and
+            // random round numbers beyond the significand's integers (some halfway between two doubles).
             let randomOnes = (0..<10).map { _ in Double(bitPattern: random.next() & 0xFFEF_FFFF_FFFF_FFFF) }
                 + (0..<10).map { _ in Double(random.below(1_000_000)) * pow(10, Double(Int(random.below(30)) - 12)) }
+                + (0..<6).map { _ in Double("\(1 + random.below(999_999))e\(15 + random.below(30))")! }
             return (doubles + randomOnes).map(Value.real)
         case "String":
             return ["7", "007", "-0", "0", "-32768", "32767", "32768", "2147483648", "9223372036854775807", "9223372036854775808", "-9223372036854775808",

@@ -24,8 +24,8 @@ import ModelGenSchema
 /// attribute to a `Double` or `Float` one: the number a decimal spelling is (see `SQLNames.textDoubleFunction`).
 extension SQLiteDatabase {
     func registerFloatingPointFunctions() throws {
-        try register(SQLNames.sqliteDoubleTextFunction, asFloat: false)
-        try register(SQLNames.sqliteFloatTextFunction, asFloat: true)
+        try register(SQLNames.doubleTextFunction, asFloat: false)
+        try register(SQLNames.floatTextFunction, asFloat: true)
         let status = sqlite3_create_function_v2(handle, SQLNames.sqliteExactFloatFunction, 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, { context, _, arguments in
             guard let context, let value = arguments?[0] else { return }
             let exact: Float? = switch sqlite3_value_type(value) {

@@ -21,9 +21,13 @@ extension MigrationPlanner {
         let pg = SQLDialect.postgresql
         let q = pg.quote
         var statements = ["SET LOCAL lock_timeout = '10s';"]
-        // A `Double` or `Float` becoming text is written with its shortest digits, as Swift writes
-        // it: what PostgreSQL writes whenever `extra_float_digits` is above 0 (a session may have set 0).
+        // A `Double` or `Float` becoming text is written as Swift writes it, by a function of the
+        // session (`FloatingPointText`) on the shortest digits PostgreSQL writes whenever
+        // `extra_float_digits` is above 0 (a session may have set 0).
         if changesType(from: [.double, .float], to: [.string]) { statements.append("SET LOCAL extra_float_digits = 1;") }
+        for double in [true, false] where changesType(from: [double ? .double : .float], to: [.string]) {
+            statements.append(FloatingPointText.createFunction(double: double))
+        }
         // A `String` becoming a `Double` or `Float` is read by a function of the session (`SQLNames.textDoubleFunction`).
         let textNumbers = [(ScalarType.double, SQLNames.textDoubleFunction, "double precision"), (.float, SQLNames.textFloatFunction, "real")]
             .filter { changesType(from: [.string], to: [$0.0]) }

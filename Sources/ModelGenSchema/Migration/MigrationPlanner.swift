@@ -644,9 +644,9 @@ public struct MigrationPlanner {
             // A Decimal holds 38 digits, an Int64 19: every integer, written as Decimal writes it.
             return .exact(dialect == .sqlite ? "CAST(\(source) AS TEXT)" : "CAST(\(source) AS numeric)", check: nil)
         case (.scalar(.double), .scalar(.string)):
-            return .exact(description(ofFloatingPoint: source, significandLimit: "9007199254740992", sqliteFunction: SQLNames.sqliteDoubleTextFunction), check: nil)
+            return .exact(description(ofFloatingPoint: source, double: true), check: nil)
         case (.scalar(.float), .scalar(.string)):
-            return .exact(description(ofFloatingPoint: source, significandLimit: "16777216", sqliteFunction: SQLNames.sqliteFloatTextFunction), check: nil)
+            return .exact(description(ofFloatingPoint: source, double: false), check: nil)
         case (.scalar(.decimal), .scalar(.string)):
             // Without the trailing zeros of a fraction, as Swift's description writes it (`12.5`),
             // where PostgreSQL writes a numeric's scale (`12.50`) and another program may have.
@@ -730,22 +730,12 @@ public struct MigrationPlanner {
         return .exact(float, check: "CASE WHEN \(source) IN ('Infinity', '-Infinity') THEN true WHEN \(outOfRange) THEN false ELSE CAST(\(float) AS double precision) = \(source) END")
     }
 
-    /// Swift's `description` of the `Double` or `Float` in `source`: decimal notation with at least
-    /// one fraction digit (`100.0`, `0.0001`) from 10⁻⁴ up to the largest integer of the type's
-    /// significand (`significandLimit`: 2⁵³, 2²⁴), else the shortest digits with an exponent
-    /// (`1e-05`, `1e+16`); `inf`, `-inf`, `nan`, `-0.0`. SQLite calls a function every connection of
-    /// the runtime registers (`SQLNames.sqliteDoubleTextFunction`, `sqliteFloatTextFunction`). PostgreSQL writes the
-    /// same shortest digits (with `extra_float_digits` above 0, which the migration sets) and the
-    /// same exponent form where Swift uses one; in decimal notation it writes `100` or `1e+15`,
-    /// which the exact `numeric` of the text spells out.
-    private func description(ofFloatingPoint source: String, significandLimit: String, sqliteFunction: String) -> String {
-        guard dialect == .postgresql else { return "\(sqliteFunction)(\(source))" }
-        let text = "CAST(\(source) AS text)", spelledOut = "CAST(CAST(\(source) AS text) AS numeric)"
-        return "CASE WHEN \(source) = 'Infinity' THEN 'inf' WHEN \(source) = '-Infinity' THEN '-inf' WHEN \(source) = 'NaN' THEN 'nan' "
-            + "WHEN \(source) = 0 THEN CASE WHEN \(text) = '-0' THEN '-0.0' ELSE '0.0' END "
-            + "WHEN abs(\(source)) > \(significandLimit) OR abs(\(source)) < 0.0001 THEN \(text) "
-            + "WHEN \(spelledOut) = trunc(\(spelledOut)) THEN CAST(trunc(\(spelledOut)) AS text) || '.0' "
-            + "ELSE CAST(\(spelledOut) AS text) END"
+    /// Swift's `description` of the `Double` (`double: true`) or `Float` in `source`, through a
+    /// function the runtime registers on SQLite and the migration creates on PostgreSQL
+    /// (`FloatingPointText`).
+    private func description(ofFloatingPoint source: String, double: Bool) -> String {
+        let function = FloatingPointText.functionName(double: double)
+        return dialect == .postgresql ? "pg_temp.\(function)(\(source))" : "\(function)(\(source))"
     }
 }
 
