@@ -13,15 +13,15 @@
 /// `9.999999999999999e+22` in PostgreSQL, and the `Float` 2.15 × 10⁹ is `2.15e+09` and
 /// `2.1500001e+09`. Only numbers beyond the significand's integers have such edges (below, a
 /// halfway point has more digits than any double), so only the exponent form looks for them.
-public enum FloatingPointText {
+enum FloatingPointText {
     /// The function for `Double` (`double: true`) or `Float`.
-    public static func functionName(double: Bool) -> String {
+    static func functionName(double: Bool) -> String {
         double ? SQLNames.doubleTextFunction : SQLNames.floatTextFunction
     }
 
     /// The PostgreSQL statement that creates the function for `Double` (`double: true`) or `Float`
     /// in `pg_temp`, taking `double precision` or `real`.
-    public static func createFunction(double: Bool) -> String {
+    static func createFunction(double: Bool) -> String {
         let type = double ? "double precision" : "real"
         // The significand's bits, and its largest integer: the end of decimal notation.
         let bits = double ? 53 : 24
