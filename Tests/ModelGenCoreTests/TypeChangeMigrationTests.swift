@@ -300,7 +300,8 @@ enum TypeChange {
                     " E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "12.5", "-1e-3", ".5", "5.", "-0", "0.1", "1e400", "1e-400", "0e-400", "1e-45", "1e-46",
                     "3.4028235e38", "3.4028236e38", "1.7976931348623159e308", "4e-324", "0x10", "inf", "nan", "1_0", "7\n", "1e", "."].map(Value.text)
         case "URL": return ["https://example.com/a?b=c", "file:///tmp/x%20y"].map(Value.text)
-        case "Decimal": return ["12.5", "12.50", "-0.001", "1000", "0", "0.000", "123456789012345678901234567890.5", "-99.990"].map(Value.text)
+        // As the runtime writes them, and as another program may have (trailing or leading zeros, an exponent).
+        case "Decimal": return ["12.5", "12.50", "-0.001", "1000", "0", "0.000", "123456789012345678901234567890.5", "-99.990", "007.5", "1e3", "-2.5E-3", "-0.0"].map(Value.text)
         case "UUID":
             // As the runtime writes them (upper case), and one in lower case as another program may have.
             let randomOnes = (0..<4).map { _ in

@@ -648,11 +648,12 @@ public struct MigrationPlanner {
         case (.scalar(.float), .scalar(.string)):
             return .exact(description(ofFloatingPoint: source, double: false), check: nil)
         case (.scalar(.decimal), .scalar(.string)):
-            // Without the trailing zeros of a fraction, as Swift's description writes it (`12.5`),
-            // where PostgreSQL writes a numeric's scale (`12.50`) and another program may have.
-            let text = dialect == .sqlite ? source : "CAST(\(source) AS text)"
-            let hasFraction = dialect == .sqlite ? "instr(\(text), '.') > 0" : "strpos(\(text), '.') > 0"
-            return .exact("CASE WHEN \(hasFraction) THEN rtrim(rtrim(\(text), '0'), '.') ELSE \(text) END", check: nil)
+            // As Swift's description writes it (`12.5`). SQLite holds the text another program may
+            // have written (`12.50`, `007.5`, `1e3`): the runtime's function gives its shortest digits.
+            // PostgreSQL writes a numeric's scale (`12.50`), never an exponent or a leading zero.
+            guard dialect == .postgresql else { return .exact("\(SQLNames.sqliteDecimalTextFunction)(\(source))", check: nil) }
+            let text = "CAST(\(source) AS text)"
+            return .exact("CASE WHEN strpos(\(text), '.') > 0 THEN rtrim(rtrim(\(text), '0'), '.') ELSE \(text) END", check: nil)
         case (.scalar(.uuid), .scalar(.string)):
             // `uuidString`: upper case (PostgreSQL writes a uuid in lower case).
             return .exact(dialect == .sqlite ? "upper(\(source))" : "upper(CAST(\(source) AS text))", check: nil)
