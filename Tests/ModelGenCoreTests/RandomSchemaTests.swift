@@ -295,10 +295,11 @@ final class RandomSchemaTests: XCTestCase {
         }
         try (main ?? RandomSchema.mainProgram(for: schema)).write(to: directory.appendingPathComponent("main.swift"), atomically: true, encoding: .utf8)
         let products = TestSupport.productsDirectory
-        let objects = try ["ModelGenRuntime", "ModelGenQuery", "ModelGenProgram", "ModelGenSchema"].flatMap { module in
-            try FileManager.default.contentsOfDirectory(atPath: products.appendingPathComponent("\(module).build").path)
-                .filter { $0.hasSuffix(".o") }.map { products.appendingPathComponent("\(module).build/\($0)").path }
-        }
+        // The objects the test product links (a module's directory may still hold those of deleted sources).
+        let modules = ["ModelGenRuntime", "ModelGenQuery", "ModelGenProgram", "ModelGenSchema"]
+        let objects = try String(contentsOf: products.appendingPathComponent("ModelGenPackageTests.product/Objects.LinkFileList"), encoding: .utf8)
+            .split(separator: "\n").map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "'\"")) }
+            .filter { line in modules.contains { line.contains("/\($0).build/") } }
         let sources = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".swift") }.map { directory.appendingPathComponent($0).path }
         let executable = directory.appendingPathComponent("check")
         let moduleMap = TestSupport.repositoryRoot.appendingPathComponent("Sources/CSQLite/module.modulemap").path
