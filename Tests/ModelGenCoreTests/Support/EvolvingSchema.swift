@@ -377,6 +377,29 @@ struct EvolvingSchema {
     /// per entity, values of each attribute's type (NULL now and then where optional), and links
     /// each relationship's kind allows (none, one, or for many-to-many up to two targets per object;
     /// a one-to-one never shares a target), written where `schema` stores them.
+    /// A round number beyond 2^53 (`a`e`k`, `a` of at most six digits) that lies exactly halfway
+    /// between two doubles: where the one it reads as has an even significand, Swift writes its
+    /// digits and PostgreSQL longer ones (a widening to `String` must write Swift's).
+    static func halfwayDouble(_ random: inout RobustnessTests.Generator) -> Double {
+        while true {
+            let a = 1 + random.below(999_999), k = 15 + random.below(10)
+            let number = Double("\(a)e\(k)")!
+            // a · 10^k = a · 5^k · 2^k is halfway when its factors of two are those of half a unit
+            // in the last place: 2^(exponent - 53).
+            if a.trailingZeroBitCount + k == Int(number.exponent) - 53 { return number }
+        }
+    }
+
+    /// A whole `Double` as SQL whose value is exactly it: PostgreSQL reads Swift's digits exactly;
+    /// SQLite before 3.43 misreads some decimal literals, so there it is an integer (below 2^53) or
+    /// its significand times a power of two, each read exactly.
+    static func exactSQL(_ number: Double, _ dialect: SQLDialect) -> String {
+        guard dialect == .sqlite else { return String(number) }
+        let shift = Int(number.exponent) - 52
+        guard shift > 0 else { return "CAST(\(Int64(number)) AS REAL)" }
+        return "(CAST(\(Int64(number / Double(sign: .plus, exponent: shift, significand: 1))) AS REAL) * \(Int64(1) << shift))"
+    }
+
     /// With `dialect` PostgreSQL, booleans are written `TRUE` and `FALSE`.
     func rows(_ random: inout RobustnessTests.Generator, schema: ModelSchema, dialect: SQLDialect = .sqlite) -> String {
         var statements: [String] = []
@@ -392,6 +415,8 @@ struct EvolvingSchema {
                     case "Int": values.append(String(Int64(bitPattern: random.next()) >> Int64(random.below(64))))
                     case "Int16": values.append(String(Int(random.below(65536)) - 32768))
                     case "String": values.append("'s\(random.below(1000))''\(row)'")
+                    case "Double" where random.below(6) == 0:
+                        values.append(Self.exactSQL(Self.halfwayDouble(&random), dialect))
                     case "Double": values.append(String(Double(random.below(1_000_000)) / 64))
                     // The others as the app stores them, from few values so that some repeat.
                     case "Decimal":
