@@ -373,10 +373,6 @@ struct EvolvingSchema {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Random rows for every table of this version (`schema`, resolved from `yaml`): 2 to 5 objects
-    /// per entity, values of each attribute's type (NULL now and then where optional), and links
-    /// each relationship's kind allows (none, one, or for many-to-many up to two targets per object;
-    /// a one-to-one never shares a target), written where `schema` stores them.
     /// A round number beyond 2^53 (`a`e`k`, `a` of at most six digits) that lies exactly halfway
     /// between two doubles: where the one it reads as has an even significand, Swift writes its
     /// digits and PostgreSQL longer ones (a widening to `String` must write Swift's).
@@ -390,16 +386,20 @@ struct EvolvingSchema {
         }
     }
 
-    /// A whole `Double` as SQL whose value is exactly it: PostgreSQL reads Swift's digits exactly;
-    /// SQLite before 3.43 misreads some decimal literals, so there it is an integer (below 2^53) or
-    /// its significand times a power of two, each read exactly.
+    /// A `Double` beyond 2^53 as SQL whose value is exactly it: PostgreSQL reads Swift's digits
+    /// exactly; SQLite before 3.43 misreads some decimal literals, so there it is its significand
+    /// times a power of two, each read exactly.
     static func exactSQL(_ number: Double, _ dialect: SQLDialect) -> String {
         guard dialect == .sqlite else { return String(number) }
         let shift = Int(number.exponent) - 52
-        guard shift > 0 else { return "CAST(\(Int64(number)) AS REAL)" }
+        precondition(shift > 0, "\(number) is not beyond 2^53")
         return "(CAST(\(Int64(number / Double(sign: .plus, exponent: shift, significand: 1))) AS REAL) * \(Int64(1) << shift))"
     }
 
+    /// Random rows for every table of this version (`schema`, resolved from `yaml`): 2 to 5 objects
+    /// per entity, values of each attribute's type (NULL now and then where optional), and links
+    /// each relationship's kind allows (none, one, or for many-to-many up to two targets per object;
+    /// a one-to-one never shares a target), written where `schema` stores them.
     /// With `dialect` PostgreSQL, booleans are written `TRUE` and `FALSE`.
     func rows(_ random: inout RobustnessTests.Generator, schema: ModelSchema, dialect: SQLDialect = .sqlite) -> String {
         var statements: [String] = []
