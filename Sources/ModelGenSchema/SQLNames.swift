@@ -23,9 +23,10 @@ public enum SQLNames {
     public static let doubleTextFunction = "modelgen_double_text", floatTextFunction = "modelgen_float_text"
 
     /// The SQLite function that writes a decimal text as the app stores the `Decimal` it spells (its
-    /// shortest digits: `12.50` → `12.5`), and any other value as it is. A migration from a store an
-    /// earlier ModelGen made, whose schema kept a `Decimal` default as spelled, calls it on the
-    /// values that default filled (registered beside the `modelgen_decimal` collation).
+    /// shortest digits: `12.50` → `12.5`, `1e3` → `1000`), and any other value as it is (registered
+    /// beside the `modelgen_decimal` collation). A migration calls it where a `Decimal` becomes a
+    /// `String`, and, from a store an earlier ModelGen made whose schema kept a `Decimal` default as
+    /// spelled, on the values that default filled.
     public static let sqliteDecimalTextFunction = "modelgen_decimal_text"
 
     /// The SQLite function that gives the `Float` a number is exactly (as `Float(exactly:)`), or

@@ -37,7 +37,9 @@ enum FloatingPointText {
                 modelgen_exponent integer;
                 modelgen_significand bigint;
                 modelgen_exact numeric;
+                modelgen_spelled numeric;
                 modelgen_edge numeric;
+                modelgen_edge_text text;
                 modelgen_digits text;
             BEGIN
                 IF modelgen_value = 'Infinity' THEN RETURN 'inf'; END IF;
@@ -47,8 +49,8 @@ enum FloatingPointText {
                 IF modelgen_magnitude < 0.0001 THEN RETURN modelgen_text; END IF;
                 IF modelgen_magnitude <= \(limit) THEN
                     -- PostgreSQL writes 100 or 1e+15: the exact numeric of its text spells them out.
-                    RETURN CASE WHEN CAST(modelgen_text AS numeric) = trunc(CAST(modelgen_text AS numeric))
-                        THEN CAST(trunc(CAST(modelgen_text AS numeric)) AS text) || '.0' ELSE CAST(CAST(modelgen_text AS numeric) AS text) END;
+                    modelgen_spelled := CAST(modelgen_text AS numeric);
+                    RETURN CASE WHEN modelgen_spelled = trunc(modelgen_spelled) THEN CAST(trunc(modelgen_spelled) AS text) || '.0' ELSE CAST(modelgen_spelled AS text) END;
                 END IF;
                 -- An integer: significand · 2^(exponent - \(bits - 1)), exactly; its interval's edges lie half
                 -- a unit of the significand's last place away (a quarter below, for a power of two).
@@ -65,12 +67,13 @@ enum FloatingPointText {
                     modelgen_exact - trunc(power(CAST(2 AS numeric), modelgen_exponent - CASE WHEN modelgen_significand = \(smallestSignificand) THEN \(bits + 1) ELSE \(bits) END))
                 ] LOOP
                     CONTINUE WHEN modelgen_edge > modelgen_exact AND modelgen_magnitude = \(greatest);
-                    modelgen_digits := rtrim(CAST(modelgen_edge AS text), '0');
-                    IF CAST(CAST(modelgen_edge AS text) AS \(type)) = abs(modelgen_value)
+                    modelgen_edge_text := CAST(modelgen_edge AS text);
+                    modelgen_digits := rtrim(modelgen_edge_text, '0');
+                    IF CAST(modelgen_edge_text AS \(type)) = abs(modelgen_value)
                         AND length(modelgen_digits) < length(replace(split_part(ltrim(modelgen_text, '-'), 'e', 1), '.', '')) THEN
                         RETURN CASE WHEN modelgen_value < 0 THEN '-' ELSE '' END
                             || left(modelgen_digits, 1) || CASE WHEN length(modelgen_digits) > 1 THEN '.' || substr(modelgen_digits, 2) ELSE '' END
-                            || 'e+' || CASE WHEN length(CAST(modelgen_edge AS text)) <= 10 THEN '0' ELSE '' END || CAST(length(CAST(modelgen_edge AS text)) - 1 AS text);
+                            || 'e+' || CASE WHEN length(modelgen_edge_text) <= 10 THEN '0' ELSE '' END || CAST(length(modelgen_edge_text) - 1 AS text);
                     END IF;
                 END LOOP;
                 RETURN modelgen_text;
