@@ -459,7 +459,7 @@ final class MigrationTests: XCTestCase {
     // MARK: - Differential property test
 
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
-        var refusals = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0, madeRequired = 0, renamedByName = 0, transient = 0, steps = 0
+        var refusals = 0, losses = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0, madeRequired = 0, renamedByName = 0, transient = 0, steps = 0
         for seed in UInt64(1)...150 {
             var random = RobustnessTests.Generator(state: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
@@ -498,12 +498,16 @@ final class MigrationTests: XCTestCase {
                     refusals += 1
                     break
                 }
+                let report: MigrationReport
                 do {
-                    try SQLiteMigrator(database: database).migrate(from: schemas[step - 1], to: schemas[step], allowDataLoss: true)
+                    report = try SQLiteMigrator(database: database).migrate(from: schemas[step - 1], to: schemas[step], allowDataLoss: true)
                 } catch {
                     XCTFail("\(context): \(error)")
                     break
                 }
+                let lost = versions[step].expectedLoss(from: snapshots.last!, previous: versions[step - 1], previousSchema: schemas[step - 1])
+                XCTAssertEqual(report.dataLoss.map(\.rows).reduce(0, +), lost, "\(context): the values reported lost \(report.dataLoss.map { "\($0.message): \($0.rows)" })")
+                losses += lost
                 try assertLikeFresh(database, schemas[step], context)
                 let snapshot = try versions[step].snapshot(database, schema: schemas[step])
                 XCTAssertEqual(snapshot, expected, "\(context): the kept values differ")
@@ -522,12 +526,13 @@ final class MigrationTests: XCTestCase {
         XCTAssertGreaterThan(moves, 5, "few evolutions moved links between storages")
         XCTAssertGreaterThan(typeChanges, 5, "few evolutions changed a type")
         XCTAssertGreaterThan(caseChanges, 5, "few evolutions added, renamed or removed an enum case")
-        print("random evolutions: \(steps) steps, \(refusals) refused, \(moves) moves, \(typeChanges) type changes, \(caseChanges) case changes, \(madeUnique) made unique, \(madeRequired) made required, \(renamedByName) named tables or columns, \(transient) made attributes transient")
+        print("random evolutions: \(steps) steps, \(refusals) refused, \(losses) values lost, \(moves) moves, \(typeChanges) type changes, \(caseChanges) case changes, \(madeUnique) made unique, \(madeRequired) made required, \(renamedByName) named tables or columns, \(transient) made attributes transient")
         XCTAssertGreaterThan(madeUnique, 5, "few evolutions made attributes unique")
         XCTAssertGreaterThan(madeRequired, 5, "few evolutions made a to-one required")
         XCTAssertGreaterThan(renamedByName, 5, "few evolutions named a table or a column")
         XCTAssertGreaterThan(transient, 5, "few evolutions made an attribute transient")
         XCTAssertGreaterThan(refusals, 0, "no evolution was refused")
+        XCTAssertGreaterThan(losses, 100, "few evolutions lost values")
     }
 }
 

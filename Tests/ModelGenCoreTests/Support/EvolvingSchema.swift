@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import XCTest
 
 /// A schema that evolves at random, one version after another, remembering the identity of every
 /// entity, attribute and relationship (renames are declared with `originalName`, as a user would),
@@ -586,6 +587,40 @@ struct EvolvingSchema {
             }
         }
         return values
+    }
+
+    /// The values a migration from `previous` holding `old` (`previousSchema`, resolved) must report
+    /// as lost (SPEC §6: counted before anything happens): the rows of the entities this version
+    /// removes, the values of the attributes it removes or makes transient, and the links of the
+    /// relationships it removes, unless they lived in a table that goes with its rows (a key column
+    /// of a removed entity's table). Links that change storage, and values that change type, are kept.
+    func expectedLoss(from old: [String: String], previous: EvolvingSchema, previousSchema: ModelSchema) -> Int {
+        var lost = 0
+        for before in previous.entities {
+            let rows = old.keys.filter { $0.hasPrefix("\(before.id)/") && $0.split(separator: "/").count == 2 }
+            guard let after = entities.first(where: { $0.id == before.id }) else {
+                lost += rows.count
+                continue
+            }
+            for attribute in before.storedAttributes where !after.storedAttributes.contains(where: { $0.id == attribute.id }) {
+                lost += rows.filter { old["\($0)/\(attribute.id)"] != "NULL" }.count
+            }
+        }
+        for before in previous.entities {
+            let after = entities.first { $0.id == before.id }
+            for relationship in before.relationships where after?.relationships.contains(where: { $0.id == relationship.id }) != true {
+                let links = old.filter { $0.key.hasPrefix("\(before.id)/") && $0.key.hasSuffix("/\(relationship.id)") && $0.key.split(separator: "/").count == 3 && $0.value != "NULL" }
+                    .map { $0.value.split(separator: ",").count }.reduce(0, +)
+                let resolved = previousSchema.entity(named: before.name)?.relationships.first { $0.name == relationship.name }
+                switch resolved?.storage {
+                case .joinTable?: lost += links
+                case .foreignKey?: if after != nil { lost += links }
+                case .inverseForeignKey?: if entities.contains(where: { $0.id == relationship.target }) { lost += links }
+                case nil: XCTFail("relationship \(before.name).\(relationship.name) is not in the resolved schema")
+                }
+            }
+        }
+        return lost
     }
 
     /// The name this version gives the case `previous` names `value` in enumeration `type`: nil
