@@ -123,7 +123,9 @@ struct PostgresTimestamp: Equatable {
 
     /// Years 1 to 9999 (`Date.distantPast` and `Date.distantFuture` included); others throw.
     init(secondsSince2001 seconds: Double) throws {
-        // 0001-01-01 and 10000-01-01, in seconds since 2001-01-01.
+        // `Date.distantPast` (0001-01-01 in Foundation's calendar, which is Julian before 1582: in
+        // the proleptic Gregorian calendar PostgreSQL counts in, 30 December 1 BC) and 10000-01-01,
+        // in seconds since 2001-01-01.
         guard seconds.isFinite, seconds >= -63_114_076_800, seconds < 252_423_993_600 else {
             throw PostgresColumnType.Unstorable(reason: "a Date outside the years 1 to 9999 (\(seconds) s since 2001), which this backend does not store")
         }
@@ -157,7 +159,9 @@ struct PostgresTimestamp: Equatable {
         return Double("\(microsecondsSince2001 < 0 ? "-" : "")\(magnitude / 1_000_000).\(fraction)")!
     }
 
-    /// `2024-02-29 13:05:09.123456+00`: exact, in UTC, whatever the session's time zone.
+    /// `2024-02-29 13:05:09.123456+00`: exact, in UTC, whatever the session's time zone. A year
+    /// before 1 is written as PostgreSQL reads it, counted back with `BC` (year 0 is 1 BC:
+    /// `Date.distantPast` is `0001-12-30 00:00:00.000000+00 BC`).
     var text: String {
         let perDay: Int64 = 86_400_000_000
         // Days from 1970-01-01 (the civil-from-days algorithm counts from there): 2001 is day 11,323.
@@ -171,8 +175,8 @@ struct PostgresTimestamp: Equatable {
         let second = rest / 1_000_000, micro = rest % 1_000_000
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let fraction = String(micro + 1_000_000).dropFirst()
-        let paddedYear = String(year + 10_000).dropFirst()
-        return "\(paddedYear)-\(two(month))-\(two(day)) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)).\(fraction)+00"
+        let paddedYear = String((year > 0 ? year : 1 - year) + 10_000).dropFirst()
+        return "\(paddedYear)-\(two(month))-\(two(day)) \(two(second / 3600)):\(two(second / 60 % 60)):\(two(second % 60)).\(fraction)+00" + (year > 0 ? "" : " BC")
     }
 
     /// Howard Hinnant's `civil_from_days`: the proleptic Gregorian date of day `days` since 1970-01-01.

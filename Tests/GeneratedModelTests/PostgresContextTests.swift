@@ -103,6 +103,16 @@ final class PostgresContextTests: XCTestCase {
                 XCTAssertEqual(error, .unstorableValue(entity: "Sample", attribute: "price", reason: "PostgreSQL orders NaN above every number, Swift orders Decimal.nan below them; store nil or a number"))
             }
             try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
+            nul.price = nil
+            nul.date = Date.distantPast.addingTimeInterval(-0.5)
+            do {
+                try await context.save()
+                XCTFail("a Date before Date.distantPast was saved")
+            } catch let error as ModelContextError {
+                XCTAssertEqual(error, .unstorableValue(entity: "Sample", attribute: "date", reason: "a Date outside the years 1 to 9999 (-63114076800.5 s since 2001), which this backend does not store"))
+            }
+            try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
+            nul.date = .distantPast
             let nan = Decimal.nan
             do {
                 _ = try await context.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.amount > nan }))

@@ -350,13 +350,13 @@ extension Sample {
     }
 
     /// `collection.contains($0.attribute)` on lists of values of `pivot` and edge values, nil, NaN, an
-    /// empty `Data`, a date between two microseconds (PostgreSQL holds none such) and an empty
-    /// list; `range.contains` on captured and built ranges around them; `isEmpty`.
+    /// empty `Data`, a date between two microseconds (PostgreSQL holds none such), SwiftData's
+    /// `distantPast` and `distantFuture` and an empty list; `range.contains` on captured and built ranges around them; `isEmpty`.
     static func membershipPredicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
         let texts = [pivot.text, pivot.note ?? "", ""], notes = [pivot.note, nil], nothing: [String] = []
         let (ints, int16s, int64s) = ([pivot.int, 0, -1], [pivot.int16, 1], [pivot.int64, .min])
         let (doubles, floats) = ([pivot.double, 0, .infinity, .nan], [pivot.float, -0.0, .nan])
-        let dates = [pivot.date, pivot.date.addingTimeInterval(0.000_000_4), Date(timeIntervalSinceReferenceDate: 0)]
+        let dates = [pivot.date, pivot.date.addingTimeInterval(0.000_000_4), Date(timeIntervalSinceReferenceDate: 0), .distantPast, .distantFuture]
         let (amounts, tiers, prices) = ([pivot.amount, 1], [pivot.tier, .gold], [pivot.price, nil])
         let (bytes, uuids, links) = ([pivot.bytes, Data()], [pivot.uuid], [pivot.link])
         // Longer than a statement's list of parameters holds (one array parameter), with texts that JSON and PostgreSQL's arrays escape.
@@ -415,10 +415,32 @@ extension Sample {
         }
         func decimal() -> Decimal {
             if withNaN, Int.random(in: 0..<8, using: &random) == 0 { return .nan }
+            if Int.random(in: 0..<6, using: &random) == 0 {
+                // Far from 1: up to 38 digits (what `Decimal` holds) times a power of ten from its
+                // least to beyond its greatest exponents, spelled by `description` in up to 167 characters.
+                let digits = (0..<Int.random(in: 1...38, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+                let significand = Decimal(string: digits, locale: Locale(identifier: "en_US_POSIX"))!
+                return Decimal(sign: Bool.random(using: &random) ? .minus : .plus, exponent: Int.random(in: -128...127, using: &random), significand: significand)
+            }
             let digits = (0..<Int.random(in: 1...30, using: &random)).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
             let point = Int.random(in: 0...digits.count, using: &random)
             let text = (Bool.random(using: &random) ? "-" : "") + digits.prefix(point) + (point < digits.count ? "." + digits.dropFirst(point) : "")
             return Decimal(string: text.hasPrefix(".") || text.hasPrefix("-.") ? text.replacingOccurrences(of: ".", with: "0.") : text, locale: Locale(identifier: "en_US_POSIX"))!
+        }
+        func date() -> Date {
+            switch Int.random(in: 0..<8, using: &random) {
+            case 0, 1: Date()
+            case 2: [Date.distantPast, .distantFuture, Date(timeIntervalSince1970: 0)].randomElement(using: &random)!
+            // Years 1 to 4001, SwiftData's own ends, with every bit of the fraction.
+            case 3: Date(timeIntervalSinceReferenceDate: Double.random(in: Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate, using: &random))
+            default: Date(timeIntervalSinceReferenceDate: Double.random(in: -1e10...1e10, using: &random))
+            }
+        }
+        func link() -> URL {
+            let texts = ["https://example.com/\(Int.random(in: 0...99, using: &random))?q=%20", "https://user:pw@host.example:8080/a;b?c=d&e#f",
+                         "https://例え.jp/パス?q=ü", "file:///tmp/a%20b/c.txt", "mailto:someone@example.com", "data:text/plain;base64,SGk=",
+                         "urn:isbn:0451450523", "HTTPS://EXAMPLE.COM/Path/../x", "https://example.com/%00%ff"]
+            return URL(string: texts.randomElement(using: &random)!)!
         }
         let integers: [Int64] = [.min, .max, 0, -1, 1]
         let sample = Sample(
@@ -430,11 +452,11 @@ extension Sample {
             double: double(),
             float: float(),
             flag: Bool.random(using: &random),
-            date: Int.random(in: 0..<3, using: &random) == 0 ? Date() : Date(timeIntervalSinceReferenceDate: Double.random(in: -1e10...1e10, using: &random)),
+            date: date(),
             uuid: UUID(),
             bytes: Data((0..<Int.random(in: 0...6, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) }),
             amount: decimal(),
-            link: URL(string: "https://example.com/\(Int.random(in: 0...99, using: &random))?q=%20")!,
+            link: link(),
             tier: Tier.allCases.randomElement(using: &random)!,
             note: Bool.random(using: &random) ? text() : nil,
             price: Bool.random(using: &random) ? decimal() : nil
