@@ -74,7 +74,7 @@ enum TextTest: CustomStringConvertible {
     case contains(String), startsWith(String), isEmpty
 
     static func random(_ random: inout SeededRandom) -> TextTest {
-        let parts = ["", "d", "e1", "0"]
+        let parts = ["", "d", "e1", "0", "%", "_", "\\", "d%_", "É"]
         switch Int.random(in: 0..<3, using: &random) {
         case 0: return .contains(parts.randomElement(using: &random)!)
         case 1: return .startsWith(parts.randomElement(using: &random)!)
@@ -152,7 +152,7 @@ indirect enum EmployeeTest: CustomStringConvertible {
     case projects(all: Bool, ProjectTest)
 
     static func random(_ random: inout SeededRandom, depth: Int, outer: Int) -> EmployeeTest {
-        let names = ["e1", "e10", "e5", "", "e99", "f"]
+        let names = ["e1", "e10", "e5", "", "e99", "f", "e_1", "e%", "E", "É6", "e\\"]
         if depth < 3, Int.random(in: 0..<(depth + 2), using: &random) == 0 {
             switch Int.random(in: 0..<8, using: &random) {
             case 0: return .and(Self.random(&random, depth: depth + 1, outer: outer), Self.random(&random, depth: depth + 1, outer: outer))
@@ -169,14 +169,14 @@ indirect enum EmployeeTest: CustomStringConvertible {
         switch Int.random(in: 0..<(outer > 0 ? 18 : 17), using: &random) {
         case 0: return .nameEquals(names.randomElement(using: &random)!)
         case 1: return .nameBefore(names.randomElement(using: &random)!)
-        case 2: return .nameContains(["1", "", "e", "9"].randomElement(using: &random)!)
+        case 2: return .nameContains(["1", "", "e", "9", "_", "%", "\\", "É"].randomElement(using: &random)!)
         case 3: return .nameStartsWith(names.randomElement(using: &random)!)
         case 4: return .nameIn((0..<Int.random(in: 0...3, using: &random)).map { _ in names.randomElement(using: &random)! })
         case 5: return .levelEquals(level)
         case 6: return .levelAtLeast(low)
         case 7: return .levelIn(low...Int.random(in: low...3, using: &random))
         case 8: return .managerNameEquals(Bool.random(using: &random) ? nil : names.randomElement(using: &random)!)
-        case 9: return .departmentTitleEquals([nil, "d0", ""].randomElement(using: &random)!)
+        case 9: return .departmentTitleEquals([nil, "d0", "", "d%_\\0"].randomElement(using: &random)!)
         case 10: return .reportsMoreThan(Int.random(in: 0...2, using: &random))
         case 11: return .reportsEmpty
         case 12: return .not(.levelEquals(level))

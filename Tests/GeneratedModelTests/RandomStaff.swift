@@ -21,8 +21,9 @@ extension BothBackendsTests {
             var random = SeededRandom(seed: seed)
             let context = flow.makeContext()
             let projects = (0..<3).map { Project(code: "p\($0)") }
-            let departments = [Department(title: "d0"), Department(title: nil), Department(title: "")]
-            var employees = (0..<14).map { Employee(name: "e\($0 * 5 % 14)") }
+            let departments = [Department(title: "d0"), Department(title: nil), Department(title: ""), Department(title: "d%_\\0")]
+            // Names with what `LIKE` and its escape mean (`%`, `_`, `\`), in upper case and beyond ASCII.
+            var employees = (0..<14).map { Employee(name: ["e", "e_", "e%", "É", "e\\", "E"][$0 % 6] + "\($0 * 5 % 14)") }
             func reassign(_ chosen: [Employee]) {
                 for employee in chosen {
                     employee.manager = Int.random(in: 0..<3, using: &random) == 0 ? nil : employees.randomElement(using: &random)
