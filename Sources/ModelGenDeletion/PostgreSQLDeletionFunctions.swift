@@ -166,7 +166,11 @@ public struct PostgreSQLDeletionFunctions: Sendable {
         let relocks = !program.collections.isEmpty && !small.renderer.collectsTopDown
         // A dry run is the delete itself, called in a block whose exception rolls it back. Only a dry
         // run enters that block: a block that catches exceptions starts a subtransaction, which
-        // costs each call of a small delete a tenth of its time.
+        // costs each call of a small delete a tenth of its time. A NULL `dry_run` (an optional the
+        // caller left unset) is neither: refused before anything runs, rather than taken as false.
+        line("IF dry_run IS NULL THEN")
+        line("    RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';")
+        line("END IF;")
         line("IF dry_run THEN")
         line("    BEGIN")
         line("        report := \(Self.functionName(for: entity))($1, false);")

@@ -269,6 +269,16 @@ final class DifferentialDeletionTests: XCTestCase {
             \(PostgresServer.deletionPaths[1].setting)SELECT shelf_safe_delete(ARRAY[1]::bigint[], dry_run => true);
             RESET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting);
             SELECT count(*) FROM book;
+            -- A NULL dry_run is refused, having changed nothing.
+            CREATE TEMP TABLE mg_outcome (sqlstate text);
+            DO $$ BEGIN
+                PERFORM shelf_safe_delete(ARRAY[1]::bigint[], dry_run => NULL);
+                INSERT INTO mg_outcome VALUES ('ran');
+            EXCEPTION WHEN OTHERS THEN
+                INSERT INTO mg_outcome VALUES (SQLSTATE);
+            END $$;
+            SELECT sqlstate FROM mg_outcome;
+            SELECT count(*) FROM book;
             -- Called from elsewhere, with a table of the same name in the caller's schema: the function's own tables are used.
             CREATE SCHEMA IF NOT EXISTS mg_elsewhere;
             SET search_path TO mg_elsewhere;
@@ -281,8 +291,9 @@ final class DifferentialDeletionTests: XCTestCase {
             "{\"dryRun\": true, \"deleted\": {\"Book\": 3, \"Shelf\": 2}, \"nullified\": 0}", "3",
             "{\"dryRun\": true, \"deleted\": {\"Book\": 2, \"Shelf\": 1}, \"nullified\": 0}",
             "{\"dryRun\": true, \"deleted\": {\"Book\": 2, \"Shelf\": 1}, \"nullified\": 0}", "3",
+            "22004", "3",
             "{\"dryRun\": false, \"deleted\": {\"Book\": 3, \"Shelf\": 2}, \"nullified\": 0}", "0",
-        ], "a dry run reports what the run does and changes nothing, on either path; NULL ids means every object")
+        ], "a dry run reports what the run does and changes nothing, on either path; a NULL dry_run is refused; NULL ids means every object")
     }
 
     private func snapshot(_ database: SQLiteDatabase, _ schema: ModelSchema) throws -> [String: [[SQLiteValue]]] {

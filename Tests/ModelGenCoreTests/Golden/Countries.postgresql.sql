@@ -24,6 +24,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := country_safe_delete($1, false);

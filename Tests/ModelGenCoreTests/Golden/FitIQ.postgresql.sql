@@ -95,6 +95,9 @@ DECLARE
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := sd_user_profile_safe_delete($1, false);
@@ -190,6 +193,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := sd_dietary_and_activity_preferences_safe_delete($1, false);
@@ -242,6 +248,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_3_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := sd_progress_entry_safe_delete($1, false);
@@ -294,6 +303,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := sd_sleep_session_safe_delete($1, false);
@@ -354,6 +366,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_5_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := sd_sleep_stage_safe_delete($1, false);
@@ -406,6 +421,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_6_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := sd_activity_snapshot_safe_delete($1, false);
@@ -458,6 +476,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_7_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := sd_physical_attribute_safe_delete($1, false);
@@ -510,6 +531,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_8_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := sd_outbox_event_safe_delete($1, false);

@@ -92,6 +92,9 @@ DECLARE
     modelgen_closure_3_parent bigint[] := '{}'::bigint[];
     modelgen_closure_3_edge integer[] := '{}'::integer[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := author_safe_delete($1, false);
@@ -239,6 +242,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := portrait_safe_delete($1, false);
@@ -297,6 +303,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_3_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := book_safe_delete($1, false);
@@ -391,6 +400,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_4_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := loan_safe_delete($1, false);
@@ -449,6 +461,9 @@ DECLARE
     modelgen_closure_5_edge integer[] := '{}'::integer[];
     modelgen_closure_5_locked bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := shelves_safe_delete($1, false);

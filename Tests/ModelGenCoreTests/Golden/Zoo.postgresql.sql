@@ -32,6 +32,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_1_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := animal_category_safe_delete($1, false);
@@ -92,6 +95,9 @@ DECLARE
     modelgen_array_limit integer;
     modelgen_closure_2_id bigint[] := '{}'::bigint[];
 BEGIN
+    IF dry_run IS NULL THEN
+        RAISE EXCEPTION 'dry_run is NULL: pass true to report what the delete would do, false to delete' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF dry_run THEN
         BEGIN
             report := animal_safe_delete($1, false);
