@@ -301,7 +301,14 @@ enum TypeChange {
                     "3.4028235e38", "3.4028236e38", "1.7976931348623159e308", "4e-324", "0x10", "inf", "nan", "1_0", "7\n", "1e", "."].map(Value.text)
         case "URL": return ["https://example.com/a?b=c", "file:///tmp/x%20y"].map(Value.text)
         // As the runtime writes them, and as another program may have (trailing or leading zeros, an exponent).
-        case "Decimal": return ["12.5", "12.50", "-0.001", "1000", "0", "0.000", "123456789012345678901234567890.5", "-99.990", "007.5", "1e3", "-2.5E-3", "-0.0"].map(Value.text)
+        case "Decimal":
+            // Up to 38 digits at any exponent a `Decimal` holds (up to 167 characters), as the runtime writes them.
+            let extremes = [Decimal.leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude] + (0..<4).map { _ in
+                let digits = (0...random.below(38)).map { _ in String(random.below(10)) }.joined()
+                return Decimal(sign: random.below(2) == 0 ? .plus : .minus, exponent: random.below(256) - 128, significand: Decimal(string: digits)!)
+            }
+            return (["12.5", "12.50", "-0.001", "1000", "0", "0.000", "123456789012345678901234567890.5", "-99.990", "007.5", "1e3", "-2.5E-3", "-0.0"]
+                + extremes.map(\.description)).map(Value.text)
         case "UUID":
             // As the runtime writes them (upper case), and one in lower case as another program may have.
             let randomOnes = (0..<4).map { _ in

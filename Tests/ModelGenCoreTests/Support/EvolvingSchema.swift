@@ -419,6 +419,12 @@ struct EvolvingSchema {
                     case "Double" where random.below(6) == 0:
                         values.append(Self.exactSQL(Self.halfwayDouble(&random), dialect))
                     case "Double": values.append(String(Double(random.below(1_000_000)) / 64))
+                    case "Decimal" where random.below(5) == 0:
+                        // Up to 38 digits (what a `Decimal` holds) at any of its exponents, as the app stores it.
+                        let digits = (0...random.below(38)).map { _ in String(random.below(10)) }.joined()
+                        let value = Decimal(sign: random.below(2) == 0 ? .plus : .minus, exponent: random.below(256) - 128,
+                                            significand: Decimal(string: digits, locale: Locale(identifier: "en_US_POSIX"))!)
+                        values.append(dialect == .sqlite ? "'\(value)'" : "\(value)")
                     // The others as the app stores them, from few values so that some repeat.
                     case "Decimal":
                         let digits = ["12.5", "-3.25", "0", "100", "0.1"][random.below(5)]
