@@ -83,35 +83,30 @@ final class PostgresContextTests: XCTestCase {
             let context = PostgresModelContext(container)
             var random = SeededRandom(seed: 9)
             let fine = Sample.random(&random, withNUL: false, withNaN: false), nul = Sample.random(&random, withNUL: false, withNaN: false)
+            /// The save is refused with `expected`, and the table stays empty.
+            func assertSaveRefused(_ expected: ModelContextError, _ what: String) async throws {
+                do {
+                    try await context.save()
+                    XCTFail("\(what) was saved")
+                } catch let error as ModelContextError {
+                    XCTAssertEqual(error, expected)
+                }
+                try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
+            }
             nul.text = "a\0b"
             context.insert(fine)
             context.insert(nul)
-            do {
-                try await context.save()
-                XCTFail("text with a NUL character was saved")
-            } catch let error as ModelContextError {
-                XCTAssertEqual(error, .unstorableValue(entity: "Sample", attribute: "text", reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data"))
-            }
+            try await assertSaveRefused(.unstorableValue(entity: "Sample", attribute: "text", reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data"),
+                                        "text with a NUL character")
             XCTAssertNil(fine.persistentModelID.id, "a refused save gives no ids")
-            try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
             nul.text = "a b"
             nul.price = .nan
-            do {
-                try await context.save()
-                XCTFail("Decimal.nan was saved")
-            } catch let error as ModelContextError {
-                XCTAssertEqual(error, .unstorableValue(entity: "Sample", attribute: "price", reason: "PostgreSQL orders NaN above every number, Swift orders Decimal.nan below them; store nil or a number"))
-            }
-            try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
+            try await assertSaveRefused(.unstorableValue(entity: "Sample", attribute: "price", reason: "PostgreSQL orders NaN above every number, Swift orders Decimal.nan below them; store nil or a number"),
+                                        "Decimal.nan")
             nul.price = nil
             nul.date = Date.distantPast.addingTimeInterval(-0.5)
-            do {
-                try await context.save()
-                XCTFail("a Date before Date.distantPast was saved")
-            } catch let error as ModelContextError {
-                XCTAssertEqual(error, .unstorableValue(entity: "Sample", attribute: "date", reason: "a Date outside the years 1 to 9999 (-63114076800.5 s since 2001), which this backend does not store"))
-            }
-            try await assertEqual(await client.scalar("SELECT count(*) FROM sample"), 0)
+            try await assertSaveRefused(.unstorableValue(entity: "Sample", attribute: "date", reason: "a Date outside the years 1 to 9999 (-63114076800.5 s since 2001), which this backend does not store"),
+                                        "a Date before Date.distantPast")
             nul.date = .distantPast
             let nan = Decimal.nan
             do {

@@ -350,8 +350,9 @@ extension Sample {
     }
 
     /// `collection.contains($0.attribute)` on lists of values of `pivot` and edge values, nil, NaN, an
-    /// empty `Data`, a date between two microseconds (PostgreSQL holds none such), SwiftData's
-    /// `distantPast` and `distantFuture` and an empty list; `range.contains` on captured and built ranges around them; `isEmpty`.
+    /// empty `Data`, a date between two microseconds (PostgreSQL holds none such), `Date.distantPast`
+    /// and `distantFuture`, and an empty list; `range.contains` on captured and built ranges around
+    /// them; `isEmpty`.
     static func membershipPredicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
         let texts = [pivot.text, pivot.note ?? "", ""], notes = [pivot.note, nil], nothing: [String] = []
         let (ints, int16s, int64s) = ([pivot.int, 0, -1], [pivot.int16, 1], [pivot.int64, .min])
@@ -431,7 +432,7 @@ extension Sample {
             switch Int.random(in: 0..<8, using: &random) {
             case 0, 1: Date()
             case 2: [Date.distantPast, .distantFuture, Date(timeIntervalSince1970: 0)].randomElement(using: &random)!
-            // Years 1 to 4001, SwiftData's own ends, with every bit of the fraction.
+            // From `Date.distantPast` to `distantFuture` (years 1 to 4001), every bit of the fraction.
             case 3: Date(timeIntervalSinceReferenceDate: Double.random(in: Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate, using: &random))
             default: Date(timeIntervalSinceReferenceDate: Double.random(in: -1e10...1e10, using: &random))
             }
