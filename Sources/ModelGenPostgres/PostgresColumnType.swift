@@ -121,12 +121,16 @@ struct PostgresTimestamp: Equatable {
         self.microsecondsSince2001 = microsecondsSince2001
     }
 
+    /// The first instant a store holds, in seconds since 2001: `Date.distantPast` (0001-01-01 in
+    /// Foundation's calendar, which is Julian before 1582; in the proleptic Gregorian calendar
+    /// PostgreSQL counts in, 30 December 1 BC).
+    static let earliestSecondsSince2001: Double = -63_114_076_800
+    /// The instant after the last one a store holds: 10000-01-01, in seconds since 2001.
+    static let endSecondsSince2001: Double = 252_423_993_600
+
     /// Years 1 to 9999 (`Date.distantPast` and `Date.distantFuture` included); others throw.
     init(secondsSince2001 seconds: Double) throws {
-        // `Date.distantPast` (0001-01-01 in Foundation's calendar, which is Julian before 1582: in
-        // the proleptic Gregorian calendar PostgreSQL counts in, 30 December 1 BC) and 10000-01-01,
-        // in seconds since 2001-01-01.
-        guard seconds.isFinite, seconds >= -63_114_076_800, seconds < 252_423_993_600 else {
+        guard seconds.isFinite, seconds >= Self.earliestSecondsSince2001, seconds < Self.endSecondsSince2001 else {
             throw PostgresColumnType.Unstorable(reason: "a Date outside the years 1 to 9999 (\(seconds) s since 2001), which this backend does not store")
         }
         microsecondsSince2001 = Self.roundedMicroseconds(seconds)

@@ -13,6 +13,13 @@ extension QueryCondition {
     ///     date == c  →  false, when c is off the grid          date != c  →  true, when c is off it
     ///     [c, d].contains(date)  →  the same list without the values off the grid
     ///
+    /// A constant outside the years the store holds (before `Date.distantPast`, after 9999, an
+    /// infinity), which the server could not even read, is after or before every stored date:
+    ///
+    ///     date < c, date <= c  →  date >= the first instant held, when c is after the years held
+    ///                          →  date <  the first instant held (never), when c is before them
+    ///     date == c  →  false                                  date != c  →  true
+    ///
     /// A stored date with a default on the grid (`($0.due ?? .distantFuture) < now`) is made exact
     /// alike. Dates so far from 2001 (beyond about 136 years) that a `Double` does not hold every
     /// microsecond are left as they are.
@@ -47,8 +54,10 @@ extension QueryCondition {
 
     /// `date comparison seconds`, exact on the grid; nil to leave it as it is.
     fileprivate static func exact(_ date: QueryExpression, _ comparison: QueryComparison, _ seconds: Double) -> QueryCondition? {
-        // A constant outside the years the store holds is left to be refused when it is bound.
-        guard let nearest = (try? PostgresTimestamp(secondsSince2001: seconds))?.microsecondsSince2001, let rounded = onGrid(nearest) else { return nil }
+        guard let nearest = (try? PostgresTimestamp(secondsSince2001: seconds))?.microsecondsSince2001 else {
+            return beyondStoredYears(date, comparison, seconds)
+        }
+        guard let rounded = onGrid(nearest) else { return nil }
         let (below, above) = rounded == seconds ? (nearest, nearest) : rounded < seconds ? (nearest, nearest + 1) : (nearest - 1, nearest)
         guard let low = onGrid(below), let high = onGrid(above) else { return nil }
         func compare(_ comparison: QueryComparison, _ bound: Double) -> QueryCondition { .comparison(date, comparison, .value(.real(bound), .date)) }
@@ -59,6 +68,21 @@ extension QueryCondition {
         case .lessOrEqual: return compare(.lessOrEqual, low)
         case .equal: return below == above ? compare(.equal, low) : .constant(false)
         case .notEqual: return below == above ? compare(.notEqual, low) : .constant(true)
+        }
+    }
+
+    /// `date comparison seconds` for a constant outside the years the store holds: decided by the
+    /// first instant it holds, so that a NULL date (an optional one) gives what the comparison
+    /// would. Nil for NaN, which is left to be refused when it is bound.
+    fileprivate static func beyondStoredYears(_ date: QueryExpression, _ comparison: QueryComparison, _ seconds: Double) -> QueryCondition? {
+        guard !seconds.isNaN else { return nil }
+        let first = QueryExpression.value(.real(PostgresTimestamp.earliestSecondsSince2001), .date)
+        let isAfter = seconds > 0
+        switch comparison {
+        case .less, .lessOrEqual: return .comparison(date, isAfter ? .greaterOrEqual : .less, first)
+        case .greater, .greaterOrEqual: return .comparison(date, isAfter ? .less : .greaterOrEqual, first)
+        case .equal: return .constant(false)
+        case .notEqual: return .constant(true)
         }
     }
 }

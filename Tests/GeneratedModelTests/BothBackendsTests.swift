@@ -982,8 +982,11 @@ final class BothBackendsTests: XCTestCase {
             let dates = samples.map(\.date), unsavedDates = news.map { stored($0.date) }
             // An optional date compared through a default on the grid, as apps compare one.
             let dues = samples.map { $0.due ?? .distantFuture }
+            // Now and then a constant no store holds: beyond PostgreSQL's years, or no date at all.
+            let beyond = [Date(timeIntervalSinceReferenceDate: 1e12), Date(timeIntervalSinceReferenceDate: -1e12), Date.distantPast.addingTimeInterval(-1),
+                          Date(timeIntervalSinceReferenceDate: .greatestFiniteMagnitude), Date(timeIntervalSinceReferenceDate: -.infinity), .distantPast, .distantFuture]
             for _ in 0..<12 {
-                let c = someDate()
+                let c = Int.random(in: 0..<3, using: &random) == 0 ? beyond.randomElement(using: &random)! : someDate()
                 let predicates: [(String, Predicate<Sample>, (Date) -> Bool)] = [
                     (">", #Predicate { $0.date > c }, { $0 > c }), (">=", #Predicate { $0.date >= c }, { $0 >= c }),
                     ("<", #Predicate { $0.date < c }, { $0 < c }), ("<=", #Predicate { $0.date <= c }, { $0 <= c }),

@@ -351,13 +351,14 @@ extension Sample {
 
     /// `collection.contains($0.attribute)` on lists of values of `pivot` and edge values, nil, NaN, an
     /// empty `Data`, a date between two microseconds (PostgreSQL holds none such), `Date.distantPast`
-    /// and `distantFuture`, and an empty list; `range.contains` on captured and built ranges around
+    /// and `distantFuture`, one after the year 9999 (nor that), and an empty list; `range.contains` on captured and built ranges around
     /// them; `isEmpty`.
     static func membershipPredicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
         let texts = [pivot.text, pivot.note ?? "", ""], notes = [pivot.note, nil], nothing: [String] = []
         let (ints, int16s, int64s) = ([pivot.int, 0, -1], [pivot.int16, 1], [pivot.int64, .min])
         let (doubles, floats) = ([pivot.double, 0, .infinity, .nan], [pivot.float, -0.0, .nan])
-        let dates = [pivot.date, pivot.date.addingTimeInterval(0.000_000_4), Date(timeIntervalSinceReferenceDate: 0), .distantPast, .distantFuture]
+        let dates = [pivot.date, pivot.date.addingTimeInterval(0.000_000_4), Date(timeIntervalSinceReferenceDate: 0), .distantPast, .distantFuture,
+                     Date(timeIntervalSinceReferenceDate: 1e12)]
         let (amounts, tiers, prices) = ([pivot.amount, 1], [pivot.tier, .gold], [pivot.price, nil])
         let (bytes, uuids, links) = ([pivot.bytes, Data()], [pivot.uuid], [pivot.link])
         // Longer than a statement's list of parameters holds (one array parameter), with texts that JSON and PostgreSQL's arrays escape.
