@@ -840,9 +840,11 @@ public final class PostgresModelContext {
     /// The descriptor's predicate, lowered, its comparisons of dates with constants exact on the
     /// microseconds the server keeps (`exactOnMicrosecondGrid`). Stored rows' dates are on that
     /// grid, and so are unsaved objects' as the server decides on them (a save rounds them too):
-    /// an unsaved object matches as its row will after the save, in every kind of fetch.
+    /// an unsaved object matches as its row will after the save, in every kind of fetch. Tests of
+    /// texts against constants holding NUL, which no stored text holds, are decided without
+    /// binding them (`withoutNULConstants`).
     private func condition<Model: PersistentModel>(of descriptor: FetchDescriptor<Model>) throws -> QueryCondition? {
-        try descriptor.loweredPredicate()?.exactOnMicrosecondGrid()
+        try descriptor.loweredPredicate()?.exactOnMicrosecondGrid().withoutNULConstants()
     }
 
     /// The descriptor's ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings, for its predicate

@@ -954,6 +954,45 @@ final class BothBackendsTests: XCTestCase {
     /// values, on both backends: random dates a few microseconds apart (PostgreSQL keeps whole
     /// microseconds; a save rounds the object's value too), constants on them and between them
     /// (`Date.now` is rarely on a microsecond), every comparison, the constant on either side.
+    /// Texts compared with, and searched for, constants holding the NUL character, which no
+    /// PostgreSQL text holds (a save refuses it) and no parameter binds: both backends select what
+    /// Swift selects, with and without unsaved objects (SQLite stores NUL, so its texts hold some).
+    func testTextsComparedWithConstantsHoldingNULSelectWhatSwiftSelects() async throws {
+        try await onBothBackends(Catalog.self) { flow in
+            let stored = ["", "a", "ab", "a\u{1}", "b", "é"] + (flow.name == "SQLite" ? ["a\0", "a\0x", "\0"] : [])
+            var random = SeededRandom(seed: 11)
+            let context = flow.makeContext()
+            func sample(_ text: String) -> Sample {
+                let sample = Sample.random(&random, withNUL: false, withNaN: false)
+                (sample.text, sample.note) = (text, text.isEmpty ? nil : text)
+                return sample
+            }
+            let samples = stored.map(sample)
+            for sample in samples { context.insert(sample) }
+            try await context.save()
+            let unsaved = flow.makeContext(), news = ["a", "a\u{2}", ""].map(sample)
+            for sample in news { unsaved.insert(sample) }
+            for c in ["a\0", "a\0x", "\0", "b\0", "é\0"] {
+                let note: String? = c, texts = [c, "ab"]
+                let predicates: [(String, Predicate<Sample>)] = [
+                    ("text < c", #Predicate { $0.text < c }), ("text <= c", #Predicate { $0.text <= c }),
+                    ("text > c", #Predicate { $0.text > c }), ("text >= c", #Predicate { $0.text >= c }),
+                    ("text == c", #Predicate { $0.text == c }), ("text != c", #Predicate { $0.text != c }), ("c < text", #Predicate { c < $0.text }),
+                    ("note == c", #Predicate { $0.note == note }), ("note != c", #Predicate { $0.note != note }),
+                    ("(note ?? \"\") >= c", #Predicate { ($0.note ?? "") >= c }),
+                    ("text contains c", #Predicate { $0.text.contains(c) }), ("!(text starts with c)", #Predicate { !$0.text.starts(with: c) }),
+                    ("[c, ab] contains text", #Predicate { texts.contains($0.text) }),
+                ]
+                for (label, predicate) in predicates {
+                    let trail = "\(flow.name): \(label), c = \(c.debugDescription)"
+                    try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate)), try samples.filter(predicate.evaluate).count, trail)
+                    try await assertEqual(await unsaved.fetch(FetchDescriptor(predicate: predicate)).count, try (samples + news).filter(predicate.evaluate).count,
+                                          "\(trail), with unsaved objects")
+                }
+            }
+        }
+    }
+
     func testDateComparisonsSelectWhatSwiftSelects() async throws {
         try await onBothBackends(Catalog.self, seeds: UInt64(1)...3) { seed, flow in
             var random = SeededRandom(seed: seed)
