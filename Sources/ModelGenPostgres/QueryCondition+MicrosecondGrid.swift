@@ -24,31 +24,25 @@ extension QueryCondition {
     /// alike. Dates so far from 2001 (beyond about 136 years) that a `Double` does not hold every
     /// microsecond are left as they are.
     func exactOnMicrosecondGrid() -> QueryCondition {
-        switch self {
-        case let .comparison(date, comparison, .value(.real(seconds), .date)) where date.isStoredDateOnGrid:
-            return Self.exact(date, comparison, seconds) ?? self
-        case let .comparison(.value(.real(seconds), .date), comparison, date) where date.isStoredDateOnGrid:
-            return Self.exact(date, comparison.mirrored, seconds) ?? self
-        case let .and(conditions):
-            return .and(conditions.map { $0.exactOnMicrosecondGrid() })
-        case let .or(conditions):
-            return .or(conditions.map { $0.exactOnMicrosecondGrid() })
-        case let .not(condition):
-            return .not(condition.exactOnMicrosecondGrid())
-        case let .exists(toMany, condition):
-            return .exists(toMany, condition.exactOnMicrosecondGrid())
-        case let .oneOf(date, values, .date) where date.isStoredDateOnGrid:
-            // Each value as `date == value`, made exact: one off the grid is none.
-            return .oneOf(date, values.compactMap { value in
-                guard case let .real(seconds) = value else { return value }
-                switch Self.exact(date, .equal, seconds) {
-                case let .comparison(_, _, .value(onGrid, _))?: return onGrid
-                case .constant?: return nil
-                default: return value
-                }
-            }, .date)
-        case .comparison, .isTrue, .text, .constant, .oneOf:
-            return self
+        replacingTests { test in
+            switch test {
+            case let .comparison(date, comparison, .value(.real(seconds), .date)) where date.isStoredDateOnGrid:
+                return Self.exact(date, comparison, seconds) ?? test
+            case let .comparison(.value(.real(seconds), .date), comparison, date) where date.isStoredDateOnGrid:
+                return Self.exact(date, comparison.mirrored, seconds) ?? test
+            case let .oneOf(date, values, .date) where date.isStoredDateOnGrid:
+                // Each value as `date == value`, made exact: one off the grid is none.
+                return .oneOf(date, values.compactMap { value in
+                    guard case let .real(seconds) = value else { return value }
+                    switch Self.exact(date, .equal, seconds) {
+                    case let .comparison(_, _, .value(onGrid, _))?: return onGrid
+                    case .constant?: return nil
+                    default: return value
+                    }
+                }, .date)
+            default:
+                return test
+            }
         }
     }
 

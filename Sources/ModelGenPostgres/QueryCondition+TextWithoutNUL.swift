@@ -14,25 +14,19 @@ extension QueryCondition {
     /// A NULL text (an optional one) gives what the original gives: false for an ordering or a text
     /// test, `!=` true.
     func withoutNULConstants() -> QueryCondition {
-        switch self {
-        case let .comparison(text, comparison, .value(.text(constant), .text)) where text.holdsNoNUL && constant.contains("\0"):
-            return Self.decided(text, comparison, constant)
-        case let .comparison(.value(.text(constant), .text), comparison, text) where text.holdsNoNUL && constant.contains("\0"):
-            return Self.decided(text, comparison.mirrored, constant)
-        case let .text(_, text, .value(.text(part), .text)) where text.holdsNoNUL && part.contains("\0"):
-            return .constant(false)
-        case let .oneOf(text, values, .text) where text.holdsNoNUL:
-            return .oneOf(text, values.filter { if case let .text(value) = $0 { !value.contains("\0") } else { true } }, .text)
-        case let .and(conditions):
-            return .and(conditions.map { $0.withoutNULConstants() })
-        case let .or(conditions):
-            return .or(conditions.map { $0.withoutNULConstants() })
-        case let .not(condition):
-            return .not(condition.withoutNULConstants())
-        case let .exists(toMany, condition):
-            return .exists(toMany, condition.withoutNULConstants())
-        case .comparison, .isTrue, .text, .constant, .oneOf:
-            return self
+        replacingTests { test in
+            switch test {
+            case let .comparison(text, comparison, .value(.text(constant), .text)) where text.holdsNoNUL && constant.contains("\0"):
+                Self.decided(text, comparison, constant)
+            case let .comparison(.value(.text(constant), .text), comparison, text) where text.holdsNoNUL && constant.contains("\0"):
+                Self.decided(text, comparison.mirrored, constant)
+            case let .text(_, text, .value(.text(part), .text)) where text.holdsNoNUL && part.contains("\0"):
+                .constant(false)
+            case let .oneOf(text, values, .text) where text.holdsNoNUL:
+                .oneOf(text, values.filter { if case let .text(value) = $0 { !value.contains("\0") } else { true } }, .text)
+            default:
+                test
+            }
         }
     }
 
