@@ -950,10 +950,6 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
-    /// Comparisons of stored dates with constants select what Swift selects on the objects'
-    /// values, on both backends: random dates a few microseconds apart (PostgreSQL keeps whole
-    /// microseconds; a save rounds the object's value too), constants on them and between them
-    /// (`Date.now` is rarely on a microsecond), every comparison, the constant on either side.
     /// Texts compared with, and searched for, constants holding the NUL character, which no
     /// PostgreSQL text holds (a save refuses it) and no parameter binds: both backends select what
     /// Swift selects, with and without unsaved objects (SQLite stores NUL, so its texts hold some).
@@ -993,6 +989,12 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// Comparisons of stored dates with constants select what Swift selects on the objects'
+    /// values, on both backends: random dates a few microseconds apart (PostgreSQL keeps whole
+    /// microseconds; a save rounds the object's value too), constants on them and between them
+    /// (`Date.now` is rarely on a microsecond) and now and then one no store holds (before
+    /// `Date.distantPast`, after the year 9999, an infinity), every comparison, the constant on
+    /// either side.
     func testDateComparisonsSelectWhatSwiftSelects() async throws {
         try await onBothBackends(Catalog.self, seeds: UInt64(1)...3) { seed, flow in
             var random = SeededRandom(seed: seed)
