@@ -351,8 +351,8 @@ extension Sample {
 
     /// `collection.contains($0.attribute)` on lists of values of `pivot` and edge values, nil, NaN, an
     /// empty `Data`, a date between two microseconds (PostgreSQL holds none such), `Date.distantPast`
-    /// and `distantFuture`, one after the year 9999 (nor that), and an empty list; `range.contains` on captured and built ranges around
-    /// them; `isEmpty`.
+    /// and `distantFuture`, one after the year 9999 (nor that), and an empty list; `range.contains`
+    /// on captured and built ranges around them; `isEmpty`.
     static func membershipPredicates(around pivot: Sample) -> [(String, Predicate<Sample>)] {
         let texts = [pivot.text, pivot.note ?? "", ""], notes = [pivot.note, nil], nothing: [String] = []
         let (ints, int16s, int64s) = ([pivot.int, 0, -1], [pivot.int16, 1], [pivot.int64, .min])

@@ -16,6 +16,13 @@ final class RobustnessTests: XCTestCase {
             return z ^ (z >> 31)
         }
         mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
+        /// A `Decimal` of up to 38 digits (what one holds) at any of its exponents, whose
+        /// `description` spells it in up to 167 characters.
+        mutating func decimalOfAnyExponent() -> Decimal {
+            let digits = (0...below(38)).map { _ in String(below(10)) }.joined()
+            return Decimal(sign: below(2) == 0 ? .plus : .minus, exponent: below(256) - 128,
+                           significand: Decimal(string: digits, locale: Locale(identifier: "en_US_POSIX"))!)
+        }
     }
 
     static func mutate(_ bytes: [UInt8], _ generator: inout Generator) -> [UInt8] {

@@ -302,11 +302,8 @@ enum TypeChange {
         case "URL": return ["https://example.com/a?b=c", "file:///tmp/x%20y"].map(Value.text)
         // As the runtime writes them, and as another program may have (trailing or leading zeros, an exponent).
         case "Decimal":
-            // Up to 38 digits at any exponent a `Decimal` holds (up to 167 characters), as the runtime writes them.
-            let extremes = [Decimal.leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude] + (0..<4).map { _ in
-                let digits = (0...random.below(38)).map { _ in String(random.below(10)) }.joined()
-                return Decimal(sign: random.below(2) == 0 ? .plus : .minus, exponent: random.below(256) - 128, significand: Decimal(string: digits)!)
-            }
+            // Up to 38 digits at any exponent a `Decimal` holds, as the runtime writes them.
+            let extremes = [Decimal.leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude] + (0..<4).map { _ in random.decimalOfAnyExponent() }
             return (["12.5", "12.50", "-0.001", "1000", "0", "0.000", "123456789012345678901234567890.5", "-99.990", "007.5", "1e3", "-2.5E-3", "-0.0"]
                 + extremes.map(\.description)).map(Value.text)
         case "UUID":

@@ -420,10 +420,8 @@ struct EvolvingSchema {
                         values.append(Self.exactSQL(Self.halfwayDouble(&random), dialect))
                     case "Double": values.append(String(Double(random.below(1_000_000)) / 64))
                     case "Decimal" where random.below(5) == 0:
-                        // Up to 38 digits (what a `Decimal` holds) at any of its exponents, as the app stores it.
-                        let digits = (0...random.below(38)).map { _ in String(random.below(10)) }.joined()
-                        let value = Decimal(sign: random.below(2) == 0 ? .plus : .minus, exponent: random.below(256) - 128,
-                                            significand: Decimal(string: digits, locale: Locale(identifier: "en_US_POSIX"))!)
+                        // Far from 1, as the app stores it.
+                        let value = random.decimalOfAnyExponent()
                         values.append(dialect == .sqlite ? "'\(value)'" : "\(value)")
                     // The others as the app stores them, from few values so that some repeat.
                     case "Decimal":
@@ -604,19 +602,16 @@ struct EvolvingSchema {
         var lost = 0
         for before in previous.entities {
             let rows = old.keys.filter { $0.hasPrefix("\(before.id)/") && $0.split(separator: "/").count == 2 }
-            guard let after = entities.first(where: { $0.id == before.id }) else {
-                lost += rows.count
-                continue
-            }
-            for attribute in before.storedAttributes where !after.storedAttributes.contains(where: { $0.id == attribute.id }) {
-                lost += rows.filter { old["\($0)/\(attribute.id)"] != "NULL" }.count
-            }
-        }
-        for before in previous.entities {
             let after = entities.first { $0.id == before.id }
+            if let after {
+                for attribute in before.storedAttributes where !after.storedAttributes.contains(where: { $0.id == attribute.id }) {
+                    lost += rows.filter { old["\($0)/\(attribute.id)"] != "NULL" }.count
+                }
+            } else {
+                lost += rows.count
+            }
             for relationship in before.relationships where after?.relationships.contains(where: { $0.id == relationship.id }) != true {
-                let links = old.filter { $0.key.hasPrefix("\(before.id)/") && $0.key.hasSuffix("/\(relationship.id)") && $0.key.split(separator: "/").count == 3 && $0.value != "NULL" }
-                    .map { $0.value.split(separator: ",").count }.reduce(0, +)
+                let links = rows.compactMap { old["\($0)/\(relationship.id)"] }.filter { $0 != "NULL" }.map { $0.split(separator: ",").count }.reduce(0, +)
                 let resolved = previousSchema.entity(named: before.name)?.relationships.first { $0.name == relationship.name }
                 switch resolved?.storage {
                 case .joinTable?: lost += links
