@@ -1,4 +1,5 @@
 import Foundation
+import ModelGenCore
 @_spi(Backend) import ModelGenRuntime
 import XCTest
 
@@ -15,7 +16,9 @@ import XCTest
 /// on the app's objects, in the order Foundation's `SortDescriptor`s give (random ones, through
 /// to-one relationships too, ties in id order), with a random offset and limit, on random staff
 /// (`onRandomStaff`): saved, with unsaved changes, and read by a new context; and, with no unsaved
-/// changes, a dry-run `delete(model:where:)` by it must count the objects it selects.
+/// changes, a dry-run `delete(model:where:)` by it must count the objects it selects; and on
+/// SQLite the same test written as `modelgen delete --where` text (`EmployeeTest.whereText`) must
+/// select the same objects from the store.
 extension BothBackendsTests {
     func testRandomPredicatesSelectWhatSwiftSelects() async throws {
         try await onRandomStaff(seeds: UInt64(1)...3) { staff, random in
@@ -60,10 +63,30 @@ extension BothBackendsTests {
                 // A delete selects its objects by the same condition (a dry run: nothing changes).
                 let preview = try await context.delete(model: Employee.self, where: predicate, dryRun: true)
                 XCTAssertEqual(preview.deletedCount(of: "Employee"), matching.count, "\(label), dry-run delete")
+                if let sqlite = context as? ModelContext, let text = test.whereText {
+                    let ids = try employees.filter { try predicate.evaluate($0) }.compactMap(\.persistentModelID.id).sorted()
+                    try assertWhereSelects(text, ids, in: sqlite, label)
+                }
             }
             if testRun?.failureCount ?? 0 > 0 { return }
         }
     }
+}
+
+/// `text`, as `modelgen delete --where` reads it, selects the employees `ids` from the store of `context`.
+private func assertWhereSelects(_ text: String, _ ids: [Int64], in context: ModelContext, _ label: String) throws {
+    let schema = try XCTUnwrap(CatalogSchema.resolved)
+    let entity = try XCTUnwrap(schema.entity(named: "Employee"))
+    let condition: QueryCondition
+    switch WhereClauseTranslator.translate(text, entity: entity, schema: schema) {
+    case let .success(translated): condition = translated
+    case let .failure(failure): return XCTFail("\(label): --where '\(text)' does not translate: \(failure)")
+    }
+    var renderer = PredicateSQLRenderer(dialect: .sqlite, table: entity.tableName)
+    let sql = "SELECT id FROM \(entity.tableName) WHERE \(renderer.condition(condition)) ORDER BY id"
+    let database = try SQLiteDatabase(path: try XCTUnwrap(context.container.configuration.url).path)
+    let selected = try database.query(sql, renderer.bindings).compactMap { $0[0].integer }
+    XCTAssertEqual(selected, ids, "\(label): --where '\(text)' selects other employees than its #Predicate")
 }
 
 typealias BoolExpression = any StandardPredicateExpression<Bool>
@@ -87,6 +110,15 @@ enum TextTest: CustomStringConvertible {
         case let .contains(part): PredicateExpressions.build_contains(text, PredicateExpressions.build_Arg(part))
         case let .startsWith(prefix): PredicateExpressions.build_starts(text, with: PredicateExpressions.build_Arg(prefix))
         case .isEmpty: PredicateExpressions.build_KeyPath(root: text, keyPath: \.isEmpty)
+        }
+    }
+
+    /// The test of the text at `keyPath` in `--where`'s language.
+    func whereText(_ keyPath: String) -> String {
+        switch self {
+        case let .contains(part): "\(keyPath).contains(\(part.debugDescription))"
+        case let .startsWith(prefix): "\(keyPath).hasPrefix(\(prefix.debugDescription))"
+        case .isEmpty: "\(keyPath) == \"\""
         }
     }
 
@@ -123,6 +155,19 @@ enum OptionalBoolUse: CustomStringConvertible {
         return build(optional)
     }
 
+    /// The use of a `Bool?` that is nil where `exists` is false and `test` where it is true, in
+    /// `--where`'s language (which has no `??`: the nil case is written out).
+    func whereText(exists: String, test: String) -> String {
+        switch self {
+        case .coalesce(true), .notEqual(false?): "(!(\(exists)) || \(test))"
+        case .coalesce(false), .equal(true?): "(\(exists) && \(test))"
+        case .equal(false?): "(\(exists) && !(\(test)))"
+        case .notEqual(true?): "(!(\(exists)) || !(\(test)))"
+        case .equal(nil): "!(\(exists))"
+        case .notEqual(nil): exists
+        }
+    }
+
     var description: String {
         switch self {
         case let .coalesce(fallback): "?? \(fallback)"
@@ -152,7 +197,9 @@ indirect enum EmployeeTest: CustomStringConvertible {
     case projects(all: Bool, ProjectTest)
 
     static func random(_ random: inout SeededRandom, depth: Int, outer: Int) -> EmployeeTest {
-        let names = ["e1", "e10", "e5", "", "e99", "f", "e_1", "e%", "E", "É6", "e\\"]
+        // Names near the staff's (`e0`, `e_5`, `É1`, `e\6`, `e99`: equal to one; `e1`, `e10`, `É6`:
+        // beside them), and what LIKE treats specially.
+        let names = ["e1", "e10", "e5", "", "e99", "f", "e_1", "e%", "E", "É6", "e\\", "e0", "e_5", "É1", "e\\6"]
         if depth < 3, Int.random(in: 0..<(depth + 2), using: &random) == 0 {
             switch Int.random(in: 0..<8, using: &random) {
             case 0: return .and(Self.random(&random, depth: depth + 1, outer: outer), Self.random(&random, depth: depth + 1, outer: outer))
@@ -257,6 +304,56 @@ indirect enum EmployeeTest: CustomStringConvertible {
         }
     }
 
+    /// The test in `modelgen delete --where`'s language, key paths read from the employee tested
+    /// (inside braces, the innermost object); nil where it has no form there (a comparison with an
+    /// enclosing employee's level).
+    var whereText: String? {
+        func both(_ lhs: EmployeeTest, _ rhs: EmployeeTest, _ op: String) -> String? {
+            guard let lhs = lhs.whereText, let rhs = rhs.whereText else { return nil }
+            return "(\(lhs) \(op) \(rhs))"
+        }
+        /// `level ?? 0` in `range`: `--where` has no `??`, so a missing level is written out.
+        func levelOrZero(in range: ClosedRange<Int>) -> String {
+            let present = "(level >= \(range.lowerBound) && level <= \(range.upperBound))"
+            return range.contains(0) ? "(level == nil || \(present))" : present
+        }
+        func objects(_ keyPath: String, all: Bool, _ test: String?) -> String? {
+            test.map { "\(keyPath).\(all ? "allSatisfy" : "contains") { \($0) }" }
+        }
+        switch self {
+        case let .and(lhs, rhs): return both(lhs, rhs, "&&")
+        case let .or(lhs, rhs): return both(lhs, rhs, "||")
+        case let .not(test): return test.whereText.map { "!(\($0))" }
+        case let .nameEquals(text): return "name == \(text.debugDescription)"
+        case let .nameBefore(text): return "name < \(text.debugDescription)"
+        case let .nameContains(text): return "name.contains(\(text.debugDescription))"
+        case let .nameStartsWith(text): return "name.hasPrefix(\(text.debugDescription))"
+        case let .nameIn(texts) where texts.isEmpty: return "(name == \"\" && name != \"\")"
+        case let .nameIn(texts): return "[\(texts.map(\.debugDescription).joined(separator: ", "))].contains(name)"
+        case let .levelEquals(value): return "level == \(value.map(String.init) ?? "nil")"
+        case let .levelAtLeast(value): return levelOrZero(in: value...Int.max)
+        case let .levelIn(range): return levelOrZero(in: range)
+        case .levelEqualsOuter: return nil
+        case let .managerNameEquals(text): return "manager.name == \(text?.debugDescription ?? "nil")"
+        case let .departmentTitleEquals(text): return "$0.department?.title == \(text?.debugDescription ?? "nil")"
+        case let .reportsMoreThan(count): return "reports.count > \(count)"
+        case .reportsEmpty: return "reports.isEmpty"
+        case let .managerName(test, use): return use.whereText(exists: "manager != nil", test: test.whereText("manager.name"))
+        case let .departmentTitle(test, use): return use.whereText(exists: "department.title != nil", test: test.whereText("$0.department?.title"))
+        case let .managerReportsMoreThan(count, fallback):
+            // `manager.reports.count` is false where there is no manager (documented), whatever the count.
+            let present = "manager.reports.count > \(count)"
+            return fallback > count ? "(manager == nil || \(present))" : present
+        case let .managerProjectsCountEquals(count): return count.map { "manager.projects.count == \($0)" } ?? "manager == nil"
+        case let .managerReports(all, test, use):
+            return objects("manager.reports", all: all, test.whereText).map { use.whereText(exists: "manager != nil", test: $0) }
+        case let .departmentStaff(all, test, use):
+            return objects("department.staff", all: all, test.whereText).map { use.whereText(exists: "department != nil", test: $0) }
+        case let .reports(all, test): return objects("reports", all: all, test.whereText)
+        case let .projects(all, test): return objects("projects", all: all, test.whereText)
+        }
+    }
+
     var description: String {
         switch self {
         case let .and(lhs, rhs): "(\(lhs) && \(rhs))"
@@ -315,6 +412,19 @@ indirect enum ProjectTest: CustomStringConvertible {
             return PredicateExpressions.build_Comparison(lhs: size, rhs: PredicateExpressions.build_Arg(count), op: .greaterThan)
         case let .members(all, test):
             return objectsTest(members, all: all) { test.expression($0, outer: outer) }
+        }
+    }
+
+    /// The test in `modelgen delete --where`'s language (see `EmployeeTest.whereText`).
+    var whereText: String? {
+        switch self {
+        case let .and(lhs, rhs):
+            guard let lhs = lhs.whereText, let rhs = rhs.whereText else { return nil }
+            return "(\(lhs) && \(rhs))"
+        case let .not(test): return test.whereText.map { "!(\($0))" }
+        case let .codeEquals(code): return "code == \(code.debugDescription)"
+        case let .membersMoreThan(count): return "members.count > \(count)"
+        case let .members(all, test): return test.whereText.map { "members.\(all ? "allSatisfy" : "contains") { \($0) }" }
         }
     }
 

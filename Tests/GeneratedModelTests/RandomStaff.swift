@@ -1,6 +1,16 @@
 import Foundation
+import ModelGenCore
 import ModelGenRuntime
 import XCTest
+
+/// The Catalog schema as the generator resolves it, for what reads the schema itself (`--where`).
+enum CatalogSchema {
+    static let resolved: ModelSchema? = {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Schemas/Catalog.yaml").path
+        guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
+        return ModelGen.load(path: path, bytes: [UInt8](bytes)).0
+    }()
+}
 
 /// What a check of random Catalog staff is given: the app's employees (which hold the relationships
 /// the app made, in memory), its projects, the context to ask, the generator and a label.

@@ -239,7 +239,7 @@ final class StorageAndPredicateTests: XCTestCase {
 
     /// `modelgen delete --where` text selects, on the same store, what the `#Predicate` selects.
     private func assertWhereAgrees(_ text: String, _ predicate: Predicate<Employee>, _ objects: [Employee], _ container: ModelContainer) throws {
-        let schema = try XCTUnwrap(Self.catalogSchema)
+        let schema = try XCTUnwrap(CatalogSchema.resolved)
         let entity = try XCTUnwrap(schema.entity(named: "Employee"))
         let condition = try WhereClauseTranslator.translate(text, entity: entity, schema: schema).get()
         var renderer = PredicateSQLRenderer(dialect: .sqlite, table: entity.tableName)
@@ -251,12 +251,6 @@ final class StorageAndPredicateTests: XCTestCase {
     }
 
     /// Catalog.yaml, resolved by the generator.
-    private static let catalogSchema: ModelSchema? = {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Schemas/Catalog.yaml").path
-        guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
-        return ModelGen.load(path: path, bytes: [UInt8](bytes)).0
-    }()
-
     private func assertSorted<Value: Comparable>(_ keyPath: KeyPath<Sample, Value> & Sendable, _ objects: [Sample], _ context: ModelContext, _ seed: UInt64) throws {
         let fetched = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(keyPath)])).map { $0[keyPath: keyPath] }
         XCTAssertEqual(fetched, objects.map { $0[keyPath: keyPath] }.sorted(), "seed \(seed): sorting by \(keyPath) disagrees with Swift")
