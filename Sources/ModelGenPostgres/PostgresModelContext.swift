@@ -842,9 +842,10 @@ public final class PostgresModelContext {
     /// grid, and so are unsaved objects' as the server decides on them (a save rounds them too):
     /// an unsaved object matches as its row will after the save, in every kind of fetch. Tests of
     /// texts against constants holding NUL, which no stored text holds, are decided without
-    /// binding them (`withoutNULConstants`).
+    /// binding them (`withoutNULConstants`), and so are comparisons of decimals with
+    /// `Decimal.nan`, which no stored decimal is (`withoutDecimalNaNConstants`).
     private func condition<Model: PersistentModel>(of descriptor: FetchDescriptor<Model>) throws -> QueryCondition? {
-        try descriptor.loweredPredicate()?.exactOnMicrosecondGrid().withoutNULConstants()
+        try descriptor.loweredPredicate()?.exactOnMicrosecondGrid().withoutNULConstants().withoutDecimalNaNConstants()
     }
 
     /// The descriptor's ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings, for its predicate

@@ -989,6 +989,46 @@ final class BothBackendsTests: XCTestCase {
         }
     }
 
+    /// Decimals compared with `Decimal.nan`, which Swift orders below every number and equal to
+    /// itself, and which no PostgreSQL decimal is (a save refuses it; the server orders its NaN
+    /// above every number, so the constant is not bound): both backends select what Swift selects,
+    /// with and without unsaved objects (SQLite stores NaN, so some of its decimals are).
+    func testDecimalsComparedWithNaNSelectWhatSwiftSelects() async throws {
+        try await onBothBackends(Catalog.self) { flow in
+            let stored: [Decimal] = [-1, 0, Decimal(string: "2.5")!, .greatestFiniteMagnitude] + (flow.name == "SQLite" ? [.nan] : [])
+            var random = SeededRandom(seed: 12)
+            let context = flow.makeContext()
+            func sample(_ amount: Decimal) -> Sample {
+                let sample = Sample.random(&random, withNUL: false, withNaN: false)
+                (sample.amount, sample.price) = (amount, amount == 0 ? nil : amount)
+                return sample
+            }
+            let samples = stored.map(sample)
+            for sample in samples { context.insert(sample) }
+            try await context.save()
+            let unsaved = flow.makeContext(), news = [Decimal(-3), 7, 0].map(sample)
+            for sample in news { unsaved.insert(sample) }
+            let nan = Decimal.nan, optionalNaN: Decimal? = .nan, amounts: [Decimal] = [.nan, Decimal(string: "2.5")!]
+            let predicates: [(String, Predicate<Sample>)] = [
+                ("amount < nan", #Predicate { $0.amount < nan }), ("amount <= nan", #Predicate { $0.amount <= nan }),
+                ("amount > nan", #Predicate { $0.amount > nan }), ("amount >= nan", #Predicate { $0.amount >= nan }),
+                ("amount == nan", #Predicate { $0.amount == nan }), ("amount != nan", #Predicate { $0.amount != nan }),
+                ("nan < amount", #Predicate { nan < $0.amount }), ("!(amount > nan)", #Predicate { !($0.amount > nan) }),
+                ("price == nan", #Predicate { $0.price == optionalNaN }), ("price != nan", #Predicate { $0.price != optionalNaN }),
+                ("(price ?? 0) > nan", #Predicate { ($0.price ?? 0) > nan }), ("(price ?? 1) <= nan", #Predicate { ($0.price ?? 1) <= nan }),
+                ("price > nan == true", #Predicate { $0.price.flatMap { $0 > nan } == true }),
+                ("price > nan != true", #Predicate { $0.price.flatMap { $0 > nan } != true }),
+                ("[nan, 2.5] contains amount", #Predicate { amounts.contains($0.amount) }),
+            ]
+            for (label, predicate) in predicates {
+                let trail = "\(flow.name): \(label)"
+                try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate)), try samples.filter(predicate.evaluate).count, trail)
+                try await assertEqual(await unsaved.fetch(FetchDescriptor(predicate: predicate)).count, try (samples + news).filter(predicate.evaluate).count,
+                                      "\(trail), with unsaved objects")
+            }
+        }
+    }
+
     /// Comparisons of stored dates with constants select what Swift selects on the objects'
     /// values, on both backends: random dates a few microseconds apart (PostgreSQL keeps whole
     /// microseconds; a save rounds the object's value too), constants on them and between them
