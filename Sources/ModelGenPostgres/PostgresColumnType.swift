@@ -102,9 +102,13 @@ enum PostgresColumnType: Equatable, Sendable {
         }
     }
 
-    /// A value a PostgreSQL column cannot hold, and why.
+    /// A value a PostgreSQL column cannot hold, why, and what to save instead.
     struct Unstorable: Error {
         var reason: String
+        var advice: String?
+
+        /// Why a save cannot store the value, and what to store instead.
+        var reasonForSave: String { advice.map { "\(reason); \($0)" } ?? reason }
     }
 }
 
@@ -321,13 +325,13 @@ extension PostgresColumnType {
 
     /// PostgreSQL orders a `NUMERIC` NaN above every number, where Swift orders `Decimal.nan`
     /// below them (SQLite stores it and orders it as Swift does).
-    static let decimalNaN = Unstorable(reason: "PostgreSQL orders NaN above every number, Swift orders Decimal.nan below them; store nil or a number")
+    static let decimalNaN = Unstorable(reason: "PostgreSQL orders NaN above every number, Swift orders Decimal.nan below them", advice: "store nil or a number")
 
     /// PostgreSQL orders a `float8` NaN above every number and equal to itself, where Swift's NaN
     /// is neither below, above nor equal to anything: a predicate would match it where Swift does
     /// not (SQLite refuses NaN too).
-    static let realNaN = Unstorable(reason: "PostgreSQL orders NaN above every number and equal to itself, where Swift's NaN compares false with everything; store nil or a number")
+    static let realNaN = Unstorable(reason: "PostgreSQL orders NaN above every number and equal to itself, where Swift's NaN compares false with everything", advice: "store nil or a number")
 
     /// PostgreSQL text holds no NUL character (SQLite does).
-    static let nulCharacter = Unstorable(reason: "PostgreSQL text cannot hold the NUL character (\\0); remove it or store the value as Data")
+    static let nulCharacter = Unstorable(reason: "PostgreSQL text cannot hold the NUL character (\\0)", advice: "remove it or store the value as Data")
 }

@@ -459,7 +459,7 @@ public final class PostgresModelContext {
             if stored != value { written.storedValues.append((backing, index, stored)) }
             return stored
         } catch let error as PostgresColumnType.Unstorable {
-            throw ModelContextError.unstorableValue(entity: backing.entity.name, attribute: backing.entity.attributes[index].name, reason: error.reason)
+            throw ModelContextError.unstorableValue(entity: backing.entity.name, attribute: backing.entity.attributes[index].name, reason: error.reasonForSave)
         }
     }
 
@@ -1068,7 +1068,7 @@ public final class PostgresModelContext {
             do {
                 bindings.append(try PostgresColumnType(kind).text(for: value))
             } catch let error as PostgresColumnType.Unstorable {
-                throw ModelContextError.unsupportedPredicate("a value the predicate compares with: \(error.reason)")
+                throw ModelContextError.unsupportedPredicate("a value the predicate compares with (\(error.reason)); compare with, or fall back to, a value a save can store")
             }
         }
     }

@@ -94,7 +94,7 @@ struct PredicateLowering {
         case let .condition(condition): return condition
         case let .value(value, _): return .isTrue(value)
         case .identifier: throw ModelContextError.unsupportedPredicate("an identifier used as a condition")
-        case .optionalCondition: throw ModelContextError.unsupportedPredicate("an optional Bool used as a condition (write `?? false` or `== true`)")
+        case .optionalCondition: throw ModelContextError.unsupportedPredicate("an optional Bool used as a condition; write `?? false` or `== true`")
         }
     }
 
@@ -163,13 +163,13 @@ struct PredicateLowering {
         }
         if let identifier = value as? PersistentIdentifier {
             guard let id = identifier.id else {
-                throw ModelContextError.unsupportedPredicate("the identifier of a model object that has not been saved (save the context first)")
+                throw ModelContextError.unsupportedPredicate("the identifier of a model object that has not been saved; save the context first")
             }
             return .integer(id)
         }
         if let model = value as? any PersistentModel {
             guard let id = model.persistentBackingData.id else {
-                throw ModelContextError.unsupportedPredicate("a model object that has not been saved (it has no identifier yet; save the context first)")
+                throw ModelContextError.unsupportedPredicate("a model object that has not been saved (it has no identifier yet); save the context first")
             }
             return .integer(id)
         }
@@ -223,7 +223,7 @@ extension PredicateExpressions.Variable: PredicateLowerable {
     func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
         // The value optional chaining unwrapped (`$0` in `$0.notes?.contains("x")`'s transform).
         if let value = lowering.values[key] { return .value(value, target: nil) }
-        throw ModelContextError.unsupportedPredicate("a whole model object in a comparison (compare its attributes instead)")
+        throw ModelContextError.unsupportedPredicate("a whole model object in a comparison; compare its attributes or its persistentModelID instead")
     }
 }
 
@@ -439,7 +439,7 @@ extension PredicateExpressions.SequenceContains: PredicateLowerable {
         let subjectValue = try PredicateLowering.value(of: subject)
         let kind = PredicateLowering.kind(of: subjectValue, else: elementType)
         guard values.count <= PredicateLowering.largestCapturedCollection || PredicateSQLRenderer.bindsLongListsAsOneParameter(kind) else {
-            throw ModelContextError.unsupportedPredicate("'contains' on a collection of \(values.count) values of this type (at most \(PredicateLowering.largestCapturedCollection), which SQL binds as parameters; lists of integers, texts and identifiers have no bound; split it, or fetch by a condition the values share)")
+            throw ModelContextError.unsupportedPredicate("'contains' on a collection of \(values.count) values of this type (at most \(PredicateLowering.largestCapturedCollection), which SQL binds as parameters: lists of integers, texts and identifiers have no bound); split it, or fetch by a condition the values share")
         }
         return .condition(.oneOf(subjectValue, values, kind))
     }
@@ -579,7 +579,7 @@ extension PredicateExpressions.OptionalFlatMap: PredicateLowerable {
             switch try PredicateLowering.value(of: inner) {
             case .path, .count: return inner
             default:
-                throw ModelContextError.unsupportedPredicate("a value computed inside optional chaining (chain to a stored property, and compute outside: `($0.category?.rank ?? 0) + 1`)")
+                throw ModelContextError.unsupportedPredicate("a value computed inside optional chaining; chain to a stored property, and compute outside: `($0.category?.rank ?? 0) + 1`")
             }
         }
     }

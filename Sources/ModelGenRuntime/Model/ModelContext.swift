@@ -8,7 +8,9 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
     case uniqueViolation(entity: String, attribute: String)
     /// Another constraint failed (a required relationship left empty, a foreign key).
     case constraintViolation(String)
-    /// A `#Predicate` or sort the runtime cannot translate to SQL, naming the construct.
+    /// A `#Predicate` or sort the runtime cannot translate to SQL, naming the construct; where the
+    /// runtime knows what to do instead, that follows the construct after `"; "` (and replaces the
+    /// general advice in the description).
     case unsupportedPredicate(String)
     /// A fetch descriptor no query can run (a negative `fetchLimit` or `fetchOffset`), saying why.
     case invalidDescriptor(String)
@@ -45,6 +47,9 @@ public enum ModelContextError: Error, Equatable, CustomStringConvertible {
         case let .invalidDescriptor(reason):
             return "cannot fetch with \(reason)"
         case let .unsupportedPredicate(construct):
+            if let advice = construct.range(of: "; ") {
+                return "cannot translate \(construct[..<advice.lowerBound]) to SQL; \(construct[advice.upperBound...])"
+            }
             return "cannot translate \(construct) to SQL; rewrite the predicate with comparisons, &&, ||, !, nil checks, contains or hasPrefix"
         }
     }
