@@ -487,16 +487,37 @@ final class MigrationTests: XCTestCase {
                 let stored = { (version: EvolvingSchema) in Set(version.entities.flatMap { $0.attributes.map { "\($0.id)=\($0.isTransient)" } }) }
                 if expected != nil, !stored(versions[step]).subtracting(stored(versions[step - 1])).filter({ !$0.hasSuffix("false") }).isEmpty { transient += 1 }
                 steps += 1
-                guard let expected else {
-                    // The links do not fit the new storage: refused, and the file is as it was.
+                /// The migration of this step, as a dry run or not, and whether the file stayed as it was.
+                func migrate(allowDataLoss: Bool, dryRun: Bool) throws -> (Result<MigrationReport, Error>, unchanged: Bool) {
                     try database.execute("PRAGMA wal_checkpoint")
                     let before = try Data(contentsOf: url)
-                    XCTAssertThrowsError(try SQLiteMigrator(database: database).migrate(from: schemas[step - 1], to: schemas[step], allowDataLoss: true), context) { error in
-                        XCTAssertTrue(error is MigrationRefused, "\(context): \(error)")
-                    }
-                    XCTAssertEqual(try Data(contentsOf: url), before, "\(context): a refused migration changes nothing")
+                    let result = Result { try SQLiteMigrator(database: database).migrate(from: schemas[step - 1], to: schemas[step], allowDataLoss: allowDataLoss, dryRun: dryRun) }
+                    try database.execute("PRAGMA wal_checkpoint")
+                    return (result, try Data(contentsOf: url) == before)
+                }
+                // A dry run changes nothing and reports what the run then does (or refuses the same way).
+                let (preview, previewChangedNothing) = try migrate(allowDataLoss: true, dryRun: true)
+                XCTAssertTrue(previewChangedNothing, "\(context): the dry run changed the file")
+                guard let expected else {
+                    // The links do not fit the new storage: refused, and the file is as it was.
+                    let (refused, unchanged) = try migrate(allowDataLoss: true, dryRun: false)
+                    guard case let .failure(error) = refused, let refusal = error as? MigrationRefused else { return XCTFail("\(context): \(refused)") }
+                    XCTAssertTrue(unchanged, "\(context): a refused migration changes nothing")
+                    guard case let .failure(previewError) = preview, let previewRefusal = previewError as? MigrationRefused else { return XCTFail("\(context): the dry run gave \(preview)") }
+                    var previewReport = previewRefusal.report
+                    XCTAssertTrue(previewReport.isDryRun && !previewReport.refusals.isEmpty, "\(context)")
+                    previewReport.isDryRun = false
+                    XCTAssertEqual(previewReport, refusal.report, "\(context): the dry run refused otherwise than the run")
                     refusals += 1
                     break
+                }
+                let lost = versions[step].expectedLoss(from: snapshots.last!, previous: versions[step - 1], previousSchema: schemas[step - 1])
+                if lost > 0 {
+                    // Without leave to lose data: refused, counting the same losses, and nothing changed.
+                    let (refused, unchanged) = try migrate(allowDataLoss: false, dryRun: false)
+                    guard case let .failure(error) = refused, let refusal = error as? MigrationRefused else { return XCTFail("\(context): \(refused)") }
+                    XCTAssertTrue(unchanged, "\(context): a migration refused for its losses changed the file")
+                    XCTAssertEqual(refusal.report.dataLoss.map(\.rows).reduce(0, +), lost, "\(context): the refusal counts other losses")
                 }
                 let report: MigrationReport
                 do {
@@ -505,7 +526,10 @@ final class MigrationTests: XCTestCase {
                     XCTFail("\(context): \(error)")
                     break
                 }
-                let lost = versions[step].expectedLoss(from: snapshots.last!, previous: versions[step - 1], previousSchema: schemas[step - 1])
+                var previewReport = try preview.get()
+                XCTAssertTrue(previewReport.isDryRun)
+                previewReport.isDryRun = false
+                XCTAssertEqual(previewReport, report, "\(context): the dry run reported otherwise than the run")
                 XCTAssertEqual(report.dataLoss.map(\.rows).reduce(0, +), lost, "\(context): the values reported lost \(report.dataLoss.map { "\($0.message): \($0.rows)" })")
                 losses += lost
                 try assertLikeFresh(database, schemas[step], context)
