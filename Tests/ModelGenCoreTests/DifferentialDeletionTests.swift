@@ -99,7 +99,13 @@ final class DifferentialDeletionTests: XCTestCase {
             let plan = DeletionPlanner(schema: schema).plan(for: entity.name)
             if !plan.deletedThroughParentKeys.isEmpty { deletedThroughKeys += 1 }
             let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: plan)
+            // A dry run first: it changes nothing, and reports what the run then does.
+            var preview = try DeletionExecutor(database: subject).run(program, seed: deletesAll ? .all : .ids(ids), dryRun: true)
+            XCTAssertEqual(try snapshot(subject, schema), before, "round \(round): the dry run changed rows\n\(yaml)")
             let report = try DeletionExecutor(database: subject).run(program, seed: deletesAll ? .all : .ids(ids))
+            XCTAssertTrue(preview.isDryRun)
+            (preview.isDryRun, preview.statementsExecuted) = (false, report.statementsExecuted)
+            XCTAssertEqual(preview, report, "round \(round): the dry run reported otherwise than the run\n\(yaml)")
             try oracle.run("DELETE FROM \(entity.tableName) WHERE id IN (SELECT value FROM json_each(?))", [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
 
             let after = try snapshot(oracle, schema)
@@ -143,27 +149,48 @@ final class DifferentialDeletionTests: XCTestCase {
             let ids = try sqlite.query("SELECT id FROM \(entity.tableName)").compactMap { $0[0].integer }.filter { _ in generator.below(2) == 0 }
             let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
             var report: DeletionReport?, refusal: String?
-            do {
-                report = try DeletionExecutor(database: sqlite).run(program, seed: .ids(ids))
-            } catch let refused as DeletionRefused {
+            /// The report of a run, or its refusal's message.
+            func outcome(dryRun: Bool) throws -> Result<DeletionReport, DeletionRefused> {
+                do {
+                    return .success(try DeletionExecutor(database: sqlite).run(program, seed: .ids(ids), dryRun: dryRun))
+                } catch let refused as DeletionRefused {
+                    return .failure(refused)
+                }
+            }
+            // A dry run first: it refuses as the run refuses, or reports what the run does.
+            let preview = try outcome(dryRun: true)
+            switch try outcome(dryRun: false) {
+            case let .success(done):
+                report = done
+                var previewReport = try preview.get()
+                (previewReport.isDryRun, previewReport.statementsExecuted) = (false, done.statementsExecuted)
+                XCTAssertEqual(previewReport, done, "round \(round): the dry run reported otherwise than the run\n\(yaml)")
+            case let .failure(refused):
                 refusal = refused.description
                 refusals += 1
+                guard case let .failure(previewRefusal) = preview else { return XCTFail("round \(round): the dry run was not refused\n\(yaml)") }
+                XCTAssertEqual(previewRefusal.description, refused.description, "round \(round)\n\(yaml)")
             }
 
             let survivorsQuery = (schema.entities.map(\.tableName)).map { "SELECT '\($0)', string_agg(id::text, ',' ORDER BY id) FROM \($0);" }.joined(separator: "\n")
             // Both paths, and the small one turning to tables part way (past 3 objects of an entity).
             let leaving = ("arrays, then tables past 3", "SET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting) = 3;\n")
             for path in PostgresServer.deletionPaths + [leaving] {
-                // The function's report, or its refusal's message (line breaks escaped).
-                let call = "\(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[])"
+                // The function's report, or its refusal's message (line breaks escaped): of a dry run, then of the run.
+                let call = "\(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[]"
                 let output = try PostgresServer.psql(url, schema: "mg_differential", compilation.files[1].contents + "\n" + data + "\n" + path.setting + """
-                    CREATE TEMP TABLE modelgen_outcome (result text);
-                    DO $$ BEGIN INSERT INTO modelgen_outcome SELECT \(call)::text;
-                    EXCEPTION WHEN restrict_violation THEN INSERT INTO modelgen_outcome VALUES ('refused: ' || SQLERRM); END $$;
-                    SELECT replace(result, E'\\n', '\\n') FROM modelgen_outcome;
+                    CREATE TEMP TABLE modelgen_outcome (position serial, result text);
+                    DO $$ BEGIN INSERT INTO modelgen_outcome (result) SELECT \(call), dry_run => true)::text;
+                    EXCEPTION WHEN restrict_violation THEN INSERT INTO modelgen_outcome (result) VALUES ('refused: ' || SQLERRM); END $$;
+                    DO $$ BEGIN INSERT INTO modelgen_outcome (result) SELECT \(call))::text;
+                    EXCEPTION WHEN restrict_violation THEN INSERT INTO modelgen_outcome (result) VALUES ('refused: ' || SQLERRM); END $$;
+                    SELECT replace(result, E'\\n', '\\n') FROM modelgen_outcome ORDER BY position;
 
                     """ + survivorsQuery)
-                let lines = output.split(separator: "\n").map(String.init)
+                var lines = output.split(separator: "\n").map(String.init)
+                let dryRun = lines.removeFirst()
+                XCTAssertEqual(dryRun.replacingOccurrences(of: "\"dryRun\": true", with: "\"dryRun\": false"), lines[0],
+                               "round \(round), \(path.name): the dry run reported otherwise than the run\n\(yaml)")
                 if let refusal {
                     XCTAssertEqual(lines[0], "refused: " + refusal.replacingOccurrences(of: "\n", with: "\\n"), "round \(round), \(path.name)\n\(yaml)")
                 } else {
