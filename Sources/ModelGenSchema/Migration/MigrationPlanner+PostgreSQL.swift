@@ -6,8 +6,9 @@ import ModelGenQuery
 /// the same identity and the same checks as SQLite's plan. Every check runs first in a `DO`
 /// block that raises — so the whole script changes nothing — naming the rows and their count.
 /// Constraints are found by their columns in the catalog, not by name, since a renamed table keeps
-/// the names PostgreSQL gave them. Lock waits are bounded (`lock_timeout`); foreign keys and checks
-/// are added `NOT VALID`, then validated.
+/// the names PostgreSQL gave them. Lock waits are bounded (`lock_timeout`). Foreign keys and checks
+/// are added validated, in one statement each: `NOT VALID` and a later `VALIDATE CONSTRAINT` let
+/// writes go on during the scan only in transactions of their own, and the migration is one.
 extension MigrationPlanner {
     /// The statements from `old` to `new` (without the deletion functions, which the caller appends).
     public static func postgresqlStatements(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool) -> [String] {
@@ -264,8 +265,7 @@ extension MigrationPlanner {
         if checkChanges, case let .enumeration(name) = attribute.type {
             let cases = new.enums.first { $0.name == name }?.cases ?? []
             let name = q(SQLNames.shortened(table + "_" + attribute.columnName + "_check"))
-            statements.append("ALTER TABLE \(q(table)) ADD CONSTRAINT \(name) CHECK (\(column) IN (\(cases.map(pg.literal).joined(separator: ", ")))) NOT VALID;")
-            statements.append("ALTER TABLE \(q(table)) VALIDATE CONSTRAINT \(name);")
+            statements.append("ALTER TABLE \(q(table)) ADD CONSTRAINT \(name) CHECK (\(column) IN (\(cases.map(pg.literal).joined(separator: ", "))));")
         }
         return statements
     }
@@ -286,13 +286,12 @@ extension MigrationPlanner {
             """
     }
 
-    /// A foreign key added `NOT VALID` (a brief lock, no scan) and then validated (a scan that lets
-    /// writes go on), the order PostgreSQL's documentation recommends for live tables.
+    /// A foreign key added, and so checked against the rows the table holds.
     static func addForeignKey(_ foreignKey: ForeignKey, in schema: ModelSchema) -> String {
         let q = SQLDialect.postgresql.quote
         let name = q(SQLNames.shortened(foreignKey.table + "_" + foreignKey.column + "_fkey"))
         return "ALTER TABLE \(q(foreignKey.table)) ADD CONSTRAINT \(name) FOREIGN KEY (\(q(foreignKey.column))) REFERENCES \(q(foreignKey.targetTable)) (id) "
-            + "ON DELETE \(DDLGenerator.onDeleteAction(foreignKey, in: schema)) NOT VALID;\nALTER TABLE \(q(foreignKey.table)) VALIDATE CONSTRAINT \(name);"
+            + "ON DELETE \(DDLGenerator.onDeleteAction(foreignKey, in: schema));"
     }
 }
 
