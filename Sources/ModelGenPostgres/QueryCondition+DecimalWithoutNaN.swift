@@ -43,12 +43,6 @@ extension QueryExpression {
     /// A decimal no value of which is NaN: a stored decimal, nil, a number, or one of them in
     /// place of another (`$0.price ?? 0`).
     fileprivate var holdsNoNaN: Bool {
-        switch self {
-        case let .path(path): path.kind == .decimal
-        case .value(.null, _): true
-        case let .value(.text(text), .decimal): text != QueryCondition.nan
-        case let .coalesce(value, fallback): value.holdsNoNaN && fallback.holdsNoNaN
-        case .value, .remainder, .count: false
-        }
+        neverHolds(.decimal) { if case let .text(text) = $0 { text != QueryCondition.nan } else { false } }
     }
 }

@@ -46,12 +46,6 @@ extension QueryExpression {
     /// A text no value of which holds NUL: a stored text, nil, a constant without NUL, or one of
     /// them in place of another (`$0.note ?? ""`).
     fileprivate var holdsNoNUL: Bool {
-        switch self {
-        case let .path(path): path.kind == .text
-        case .value(.null, _): true
-        case let .value(.text(text), .text): !text.contains("\0")
-        case let .coalesce(value, fallback): value.holdsNoNUL && fallback.holdsNoNUL
-        case .value, .remainder, .count: false
-        }
+        neverHolds(.text) { if case let .text(text) = $0 { !text.contains("\0") } else { false } }
     }
 }
