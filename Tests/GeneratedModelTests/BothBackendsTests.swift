@@ -978,18 +978,9 @@ final class BothBackendsTests: XCTestCase {
     func testTextsComparedWithConstantsHoldingNULSelectWhatSwiftSelects() async throws {
         try await onBothBackends(Catalog.self) { flow in
             let stored = ["", "a", "ab", "a\u{1}", "b", "é"] + (flow.name == "SQLite" ? ["a\0", "a\0x", "\0"] : [])
-            var random = SeededRandom(seed: 11)
-            let context = flow.makeContext()
-            func sample(_ text: String) -> Sample {
-                let sample = Sample.random(&random, withNUL: false, withNaN: false)
+            let samples = try await SavedAndUnsavedSamples(flow, seed: 11, saved: stored, unsaved: ["a", "a\u{2}", ""]) { sample, text in
                 (sample.text, sample.note) = (text, text.isEmpty ? nil : text)
-                return sample
             }
-            let samples = stored.map(sample)
-            for sample in samples { context.insert(sample) }
-            try await context.save()
-            let unsaved = flow.makeContext(), news = ["a", "a\u{2}", ""].map(sample)
-            for sample in news { unsaved.insert(sample) }
             for c in ["a\0", "a\0x", "\0", "b\0", "é\0"] {
                 let note: String? = c, texts = [c, "ab"]
                 let predicates: [(String, Predicate<Sample>)] = [
@@ -1001,12 +992,7 @@ final class BothBackendsTests: XCTestCase {
                     ("text contains c", #Predicate { $0.text.contains(c) }), ("!(text starts with c)", #Predicate { !$0.text.starts(with: c) }),
                     ("[c, ab] contains text", #Predicate { texts.contains($0.text) }),
                 ]
-                for (label, predicate) in predicates {
-                    let trail = "\(flow.name): \(label), c = \(c.debugDescription)"
-                    try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate)), try samples.filter(predicate.evaluate).count, trail)
-                    try await assertEqual(await unsaved.fetch(FetchDescriptor(predicate: predicate)).count, try (samples + news).filter(predicate.evaluate).count,
-                                          "\(trail), with unsaved objects")
-                }
+                try await samples.assertSelectWhatSwiftSelects(predicates, "c = \(c.debugDescription)")
             }
         }
     }
@@ -1018,18 +1004,9 @@ final class BothBackendsTests: XCTestCase {
     func testDecimalsComparedWithNaNSelectWhatSwiftSelects() async throws {
         try await onBothBackends(Catalog.self) { flow in
             let stored: [Decimal] = [-1, 0, Decimal(string: "2.5")!, .greatestFiniteMagnitude] + (flow.name == "SQLite" ? [.nan] : [])
-            var random = SeededRandom(seed: 12)
-            let context = flow.makeContext()
-            func sample(_ amount: Decimal) -> Sample {
-                let sample = Sample.random(&random, withNUL: false, withNaN: false)
+            let samples = try await SavedAndUnsavedSamples(flow, seed: 12, saved: stored, unsaved: [-3, 7, 0]) { sample, amount in
                 (sample.amount, sample.price) = (amount, amount == 0 ? nil : amount)
-                return sample
             }
-            let samples = stored.map(sample)
-            for sample in samples { context.insert(sample) }
-            try await context.save()
-            let unsaved = flow.makeContext(), news = [Decimal(-3), 7, 0].map(sample)
-            for sample in news { unsaved.insert(sample) }
             let nan = Decimal.nan, optionalNaN: Decimal? = .nan, amounts: [Decimal] = [.nan, Decimal(string: "2.5")!]
             let predicates: [(String, Predicate<Sample>)] = [
                 ("amount < nan", #Predicate { $0.amount < nan }), ("amount <= nan", #Predicate { $0.amount <= nan }),
@@ -1042,12 +1019,7 @@ final class BothBackendsTests: XCTestCase {
                 ("price > nan != true", #Predicate { $0.price.flatMap { $0 > nan } != true }),
                 ("[nan, 2.5] contains amount", #Predicate { amounts.contains($0.amount) }),
             ]
-            for (label, predicate) in predicates {
-                let trail = "\(flow.name): \(label)"
-                try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate)), try samples.filter(predicate.evaluate).count, trail)
-                try await assertEqual(await unsaved.fetch(FetchDescriptor(predicate: predicate)).count, try (samples + news).filter(predicate.evaluate).count,
-                                      "\(trail), with unsaved objects")
-            }
+            try await samples.assertSelectWhatSwiftSelects(predicates)
         }
     }
 
@@ -1284,5 +1256,39 @@ private struct RelationshipBoundsRun {
         XCTAssertEqual(storedTeams, teams, trail)
         XCTAssertEqual(storedPlayers, playerTeams, trail)
         XCTAssertEqual(storedCoaches, coachTeams, trail)
+    }
+}
+
+/// Random Catalog samples given values by `set`: one saved for each of `saved`, and one for each of
+/// `unsaved` inserted into a context of its own and not saved, beside the saved ones.
+private struct SavedAndUnsavedSamples {
+    let flow: SeedFlowBackend
+    let saved: [Sample], unsaved: [Sample]
+    let unsavedContext: any SeedFlowContext
+
+    init<Value>(_ flow: SeedFlowBackend, seed: UInt64, saved: [Value], unsaved: [Value], _ set: (Sample, Value) -> Void) async throws {
+        var random = SeededRandom(seed: seed)
+        func sample(_ value: Value) -> Sample {
+            let sample = Sample.random(&random, withNUL: false, withNaN: false)
+            set(sample, value)
+            return sample
+        }
+        let context = flow.makeContext()
+        self.saved = saved.map(sample)
+        for sample in self.saved { context.insert(sample) }
+        try await context.save()
+        (self.flow, unsavedContext, self.unsaved) = (flow, flow.makeContext(), unsaved.map(sample))
+        for sample in self.unsaved { unsavedContext.insert(sample) }
+    }
+
+    /// Each predicate selects what Swift selects on the objects: from the store, and with the unsaved
+    /// samples beside the saved ones.
+    func assertSelectWhatSwiftSelects(_ predicates: [(String, Predicate<Sample>)], _ note: String? = nil) async throws {
+        for (label, predicate) in predicates {
+            let trail = "\(flow.name): \(label)" + (note.map { ", \($0)" } ?? "")
+            try await assertEqual(await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate)), try saved.filter(predicate.evaluate).count, trail)
+            try await assertEqual(await unsavedContext.fetch(FetchDescriptor(predicate: predicate)).count, try (saved + unsaved).filter(predicate.evaluate).count,
+                                  "\(trail), with unsaved objects")
+        }
     }
 }
