@@ -200,6 +200,22 @@ final class DiagnosticTests: XCTestCase {
         assertDiagnostic("schema: S\nentities:\n  A:\n    unique: [[nope]]\n    attributes:\n      note: String\n", "test.yaml:4:15: error: 'unique' of 'A' names 'nope', which is not a stored attribute or to-one relationship of 'A'; did you mean 'note'?")
     }
 
+    /// A group naming a member of the entity that has no column on its table says why, and what
+    /// to name instead (not "not a stored attribute or to-one relationship" of a to-one it has).
+    func testAGroupNamingAMemberWithoutAColumnSaysWhy() {
+        let entities = "  A:\n    attributes:\n      note: { type: String?, transient: true }\n    relationships:\n      tags: { type: \"[B]\", inverse: as }\n"
+            + "      kids: { type: \"[C]\", inverse: a }\n      partner: { type: D?, inverse: a }\n"
+            + "  B:\n    relationships:\n      as: { type: \"[A]\", inverse: tags }\n  C:\n    relationships:\n      a: { type: A?, inverse: kids }\n"
+            + "  D:\n    relationships:\n      a: { type: A?, inverse: partner, column: a_key }\n"
+        func schema(_ group: String) -> String { "schema: S\nentities:\n" + entities.replacingOccurrences(of: "  A:\n", with: "  A:\n    indexes: [[\(group)]]\n") }
+        assertDiagnostic(schema("note"), "test.yaml:4:16: error: 'indexes' of 'A' names 'note', which is transient, so it has no column; name stored attributes and to-one relationships only")
+        assertDiagnostic(schema("tags"), "test.yaml:4:16: error: 'indexes' of 'A' names 'tags', a to-many relationship stored in the join table 'a_tags'; name stored attributes and to-one relationships only")
+        assertDiagnostic(schema("kids"), "test.yaml:4:16: error: 'indexes' of 'A' names 'kids', a to-many relationship stored as the key of its inverse, 'C.a'; name stored attributes and to-one relationships only")
+        assertDiagnostic(schema("partner"), "test.yaml:4:16: error: 'indexes' of 'A' names 'partner', a one-to-one whose key is stored on the other side, 'D.a'; set 'column' on 'A.partner' to store the key in 'A' instead, or name the pair in 'D'")
+        // The key on this side, the same group is accepted.
+        XCTAssertFalse(TestSupport.compile(schema("partner").replacingOccurrences(of: ", column: a_key", with: "").replacingOccurrences(of: "partner: { type: D?, inverse: a }", with: "partner: { type: D?, inverse: a, column: partner_key }")).hasErrors)
+    }
+
     func testAttributeOfEntityTypeAndRelationshipOfScalarType() {
         assertDiagnostic("schema: S\nentities:\n  A:\n    attributes:\n      b: B\n  B: {}\n", "test.yaml:5:10: error: attribute 'b' of 'A' has type 'B', which is an entity; declare it under 'relationships'")
         assertDiagnostic("schema: S\nentities:\n  A:\n    relationships:\n      b: String\n", "test.yaml:5:10: error: relationship 'A.b' has type 'String', which is not an entity; declare it under 'attributes'")

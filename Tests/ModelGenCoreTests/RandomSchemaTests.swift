@@ -25,6 +25,8 @@ final class RandomSchemaTests: XCTestCase {
         let lint = try postgresURL.map(installLinter) ?? false
         var accepted: [(seed: UInt64, compilation: Compilation)] = []
         var rejected = 0
+        /// Accepted schemas with a `unique` or `indexes` group naming a to-one relationship.
+        var groupsWithKeys = 0
         for seed in UInt64(1)...UInt64(Self.schemaCount) {
             let yaml = RandomSchema.yaml(seed: seed)
             let compilation = ModelGen.generate(path: "Fuzz.yaml", bytes: Array(yaml.utf8))
@@ -39,6 +41,13 @@ final class RandomSchemaTests: XCTestCase {
                 continue
             }
             accepted.append((seed, compilation))
+            let schema = try XCTUnwrap(compilation.schema)
+            if schema.entities.contains(where: { entity in
+                let keys = Set(entity.relationships.compactMap { relationship -> String? in
+                    if case let .foreignKey(column, _) = relationship.storage { column } else { nil }
+                })
+                return (entity.uniqueConstraints + entity.indexes).joined().contains(where: keys.contains)
+            }) { groupsWithKeys += 1 }
             // The PostgreSQL backend plans a database's deletion functions at run time from the
             // canonical schema the generated code carries: they must be the generated file's.
             let recorded = try ModelSchema(canonicalJSON: XCTUnwrap(compilation.schema).canonicalJSON)
@@ -52,6 +61,7 @@ final class RandomSchemaTests: XCTestCase {
         // rejected schemas would test nothing.
         XCTAssertGreaterThan(accepted.count, Self.schemaCount / 5, "accepted \(accepted.count), rejected \(rejected)")
         XCTAssertGreaterThan(rejected, Self.schemaCount / 5, "accepted \(accepted.count), rejected \(rejected)")
+        XCTAssertGreaterThan(groupsWithKeys, Self.schemaCount / 100, "accepted schemas with a key in a unique or index group")
         let stride = max(1, accepted.count / Self.compiledSample)
         for (position, sample) in accepted.enumerated() where position % stride == 0 {
             try checkSwift(sample.compilation, seed: sample.seed, in: directory.appendingPathComponent("seed\(sample.seed)"))
@@ -419,6 +429,10 @@ enum RandomSchema {
         lines.append("entities:")
         // Relationships are drawn as pairs or singles up front, so inverses point at each other.
         var relationships: [String: [String]] = [:]
+        /// Each entity's relationship names, which `unique` and `indexes` groups draw from too (a
+        /// to-one whose key is on the entity's table is accepted; a to-many, or a one-to-one stored
+        /// on the other side, is refused).
+        var relationshipNames: [String: [String]] = [:]
         var members: [String: Set<String>] = [:]
         /// A member name for `entity`, new to it (but now and then a repeat).
         func member(of entity: String, ordinary: [String]) -> String {
@@ -440,7 +454,9 @@ enum RandomSchema {
                 guard chance(many ? 30 : 2) else { return "" }
                 return (chance(60) ? ", minimumModelCount: \(random.below(3))" : "") + (chance(60) ? ", maximumModelCount: \(random.below(4))" : "")
             }
+            relationshipNames[source, default: []].append(forward)
             if chance(70) && forward != backward {
+                relationshipNames[target, default: []].append(backward)
                 relationships[source, default: []].append("\(quoted(forward)): { type: \(quoted(type(target, many: forwardMany))), inverse: \(quoted(backward)), deleteRule: \(pick(rules))\(counts(many: forwardMany)) }")
                 relationships[target, default: []].append("\(quoted(backward)): { type: \(quoted(type(source, many: backwardMany))), inverse: \(quoted(forward)), deleteRule: \(pick(rules))\(chance(6) ? ", column: \(quoted(pick(columnNames)))" : "")\(counts(many: backwardMany)) }")
             } else {
@@ -468,13 +484,14 @@ enum RandomSchema {
             }
             lines.append("    relationships:")
             for relationship in relationships[entity] ?? [] { lines.append("      " + relationship) }
+            let groupable = attributes + relationshipNames[entity, default: []]
             if !attributes.isEmpty, chance(20) {
-                let group = Array(Set((0..<(1 + random.below(2))).map { _ in quoted(pick(attributes)) })).sorted()
+                let group = Array(Set((0..<(1 + random.below(2))).map { _ in quoted(pick(groupable)) })).sorted()
                 lines.append("    unique: [[\(group.joined(separator: ", "))]]")
             }
             if !attributes.isEmpty, chance(25) {
-                let group = Array(Set((0..<(1 + random.below(2))).map { _ in quoted(pick(attributes)) })).sorted()
-                lines.append("    indexes: [[\(group.joined(separator: ", "))], \(quoted(pick(attributes)))]")
+                let group = Array(Set((0..<(1 + random.below(2))).map { _ in quoted(pick(groupable)) })).sorted()
+                lines.append("    indexes: [[\(group.joined(separator: ", "))], \(quoted(pick(groupable)))]")
             }
         }
         return lines.joined(separator: "\n") + "\n"

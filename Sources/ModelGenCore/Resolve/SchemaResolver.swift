@@ -518,14 +518,35 @@ public struct SchemaResolver {
                             return nil
                         }
                         if let match = columns.first(where: { $0.name == name.value }) { return match.column }
-                        let hint = NearMiss.hint(for: name.value, among: columns.map(\.name))
-                        diagnostics.error("'\(option)' of '\(entity.name)' names '\(name.value)', which is not a stored attribute or to-one relationship of '\(entity.name)'\(hint)", at: name.location)
+                        let problem = Self.columnlessMember(name.value, of: entity)
+                            ?? "which is not a stored attribute or to-one relationship of '\(entity.name)'\(NearMiss.hint(for: name.value, among: columns.map(\.name)))"
+                        diagnostics.error("'\(option)' of '\(entity.name)' names '\(name.value)', \(problem)", at: name.location)
                         return nil
                     }
                 }
             }
             entities[index].uniqueConstraints = resolveGroups(entitySyntax.unique, option: "unique")
             entities[index].indexes = resolveGroups(entitySyntax.indexes, option: "indexes")
+        }
+    }
+
+    /// Why `name`, a member of `entity`, has no column on its table for a `unique` or `indexes`
+    /// group to name, and what to name instead; nil when `entity` has no such member.
+    private static func columnlessMember(_ name: String, of entity: Entity) -> String? {
+        if entity.attributes.contains(where: { $0.name == name && $0.isTransient }) {
+            return "which is transient, so it has no column; name stored attributes and to-one relationships only"
+        }
+        guard let relationship = entity.relationships.first(where: { $0.name == name }) else { return nil }
+        let inverse = "'\(relationship.target).\(relationship.inverse ?? "")'"
+        switch relationship.storage {
+        case let .joinTable(table):
+            return "a to-many relationship stored in the join table '\(table)'; name stored attributes and to-one relationships only"
+        case .inverseForeignKey where relationship.isToMany:
+            return "a to-many relationship stored as the key of its inverse, \(inverse); name stored attributes and to-one relationships only"
+        case .inverseForeignKey:
+            return "a one-to-one whose key is stored on the other side, \(inverse); set 'column' on '\(entity.name).\(name)' to store the key in '\(entity.name)' instead, or name the pair in '\(relationship.target)'"
+        case .foreignKey:
+            return nil
         }
     }
 
