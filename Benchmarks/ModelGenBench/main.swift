@@ -3,13 +3,11 @@ import Foundation
 import ModelGenRuntime
 
 // modelgen-bench: safe deletion at scale against SQLite's own cascade, the per-object pattern and
-// the modelgen CLI, then the generator's growth. See BENCHMARKS.md.
+// the modelgen CLI, then the generator's growth, the runtime beside raw SQLite and GRDB, deep
+// chains, migrations and (with --postgres) the PostgreSQL functions. See BENCHMARKS.md; the
+// options are in `checkArguments`' usage.
 //
-//   swift build -c release && swift run -c release modelgen-bench [--sizes 100,1000,3000]
-//       [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000] [--generator-sizes 100,1000,10000]
-//       [--runtime-sizes 10000,80000] [--chain-sizes 1000,8000] [--migration-sizes 100,1000]
-//       [--skip-deletion] [--skip-generator] [--skip-runtime] [--skip-chains] [--skip-migration]
-//       [--postgres URL [--postgres-profiles 1000] [--tree-size 111111]]   (PostgreSQL: FitIQ, chains, a tree)
+//   swift build -c release && swift run -c release modelgen-bench [options]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -36,6 +34,50 @@ if arguments.first == "--measure-runtime" {
     print(seconds, peak, statements)
     exit(0)
 }
+
+/// The options a run takes: flags, then options with a value (those in `integerLists` a list of
+/// whole numbers, `--repetitions`, `--per-object-up-to` and `--tree-size` one).
+let flags: Set = ["--skip-deletion", "--skip-generator", "--skip-runtime", "--skip-chains", "--skip-migration"]
+let integerLists: Set = ["--sizes", "--generator-sizes", "--runtime-sizes", "--chain-sizes", "--migration-sizes", "--postgres-profiles"]
+let valued: Set = integerLists.union(["--schema", "--repetitions", "--per-object-up-to", "--tree-size", "--postgres", "--scenarios"])
+
+/// Stops with the usage when the arguments are not a run's: an unknown option (`--help` among
+/// them) would otherwise start a run of every benchmark with its defaults, and a mistyped number
+/// would be dropped without a word.
+func checkArguments() {
+    func stop(_ problem: String) -> Never {
+        FileHandle.standardError.write(Data("""
+            modelgen-bench: \(problem)
+            usage: modelgen-bench [--sizes 100,1000,3000] [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000]
+                   [--generator-sizes 100,1000,10000] [--runtime-sizes 10000,80000] [--chain-sizes 1000,8000]
+                   [--migration-sizes 100,1000] [--schema Schemas/FitIQ.yaml]
+                   [--skip-deletion] [--skip-generator] [--skip-runtime] [--skip-chains] [--skip-migration]
+                   [--postgres URL [--postgres-profiles 1000] [--tree-size 111111]]
+            See BENCHMARKS.md.
+
+            """.utf8))
+        exit(2)
+    }
+    var position = 0
+    while position < arguments.count {
+        let argument = arguments[position]
+        position += 1
+        if flags.contains(argument) { continue }
+        guard valued.contains(argument) else { stop("unknown option '\(argument)'") }
+        guard position < arguments.count else { stop("\(argument) needs a value") }
+        let value = arguments[position]
+        position += 1
+        let numbers = integerLists.contains(argument) ? value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            : ["--repetitions", "--per-object-up-to", "--tree-size"].contains(argument) ? [value] : []
+        // Sizes and counts are at least 1; `--per-object-up-to 0` runs no per-object pattern.
+        let least = argument == "--per-object-up-to" ? 0 : 1
+        if let bad = numbers.first(where: { Int($0).map { $0 < least } ?? true }) { stop("\(argument) takes whole numbers from \(least), found '\(bad)'") }
+        if argument == "--scenarios", let bad = value.split(separator: ",").first(where: { Scenario(rawValue: String($0)) == nil }) {
+            stop("--scenarios takes A, B and C, found '\(bad)'")
+        }
+    }
+}
+checkArguments()
 
 let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
 let modelgen = executable.deletingLastPathComponent().appendingPathComponent("modelgen")
