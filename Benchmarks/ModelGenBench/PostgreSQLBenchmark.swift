@@ -13,34 +13,38 @@ enum PostgreSQLBenchmark {
         print("PostgreSQL: FitIQ, the generated function beside PostgreSQL's own ON DELETE CASCADE (DELETE on the root")
         print("table), median of \(repetitions) after \(warmUpRuns) untimed runs in the same session, each run rolled back;")
         print("A = one profile (another each run, scattered over the ids: an app deletes each profile once), B = all,")
-        print("C = even ids.")
-        print(pad(["N", "scenario", "cascade s", "function s", "ratio"], [7, 9, 10, 11, 7]))
+        print("C = even ids. rows/s: the rows the function deleted (its report's total, checked against the workload's) per second.")
+        print(pad(["N", "scenario", "cascade s", "function s", "ratio", "rows/s"], [7, 9, 10, 11, 7, 10]))
         for size in profiles {
             let setup = prepare(fitIQ) + fitIQRows(profiles: size) + "ANALYZE;\n"
-            let scenarios: [(String, (Int) -> String, (Int) -> String)] = [
-                ("A", { "ARRAY[\(scattered($0, size))]::bigint[]" }, { "id = \(scattered($0, size))" }),
-                ("B", { _ in "NULL" }, { _ in "TRUE" }),
-                ("C", { _ in "ARRAY(SELECT id FROM sd_user_profile WHERE id % 2 = 0)" }, { _ in "id % 2 = 0" }),
+            // Each scenario: its name, the function's ids and the cascade's condition for run n, and
+            // the profiles it deletes.
+            let scenarios: [(String, (Int) -> String, (Int) -> String, Int)] = [
+                ("A", { "ARRAY[\(scattered($0, size))]::bigint[]" }, { "id = \(scattered($0, size))" }, 1),
+                ("B", { _ in "NULL" }, { _ in "TRUE" }, size),
+                ("C", { _ in "ARRAY(SELECT id FROM sd_user_profile WHERE id % 2 = 0)" }, { _ in "id % 2 = 0" }, size / 2),
             ]
-            for (name, ids, condition) in scenarios {
-                let times = try compare(url, setup: setup, repetitions: repetitions,
+            for (name, ids, condition, deletedProfiles) in scenarios {
+                let rows = deletedProfiles * FitIQWorkload.rowsPerProfile
+                let times = try compare(url, setup: setup, repetitions: repetitions, deleting: rows,
                                         { "DELETE FROM sd_user_profile WHERE \(condition($0));" },
-                                        { "SELECT sd_user_profile_safe_delete(\(ids($0))) IS NOT NULL;" })
-                print(pad([String(size), name, format(times.0), format(times.1), String(format: "%.2f", times.1 / times.0)], [7, 9, 10, 11, 7]))
+                                        { "SELECT \(totalDeleted) FROM sd_user_profile_safe_delete(\(ids($0))) AS report;" })
+                print(pad([String(size), name, format(times.0), format(times.1), String(format: "%.2f", times.1 / times.0), String(Int(Double(rows) / times.1))],
+                          [7, 9, 10, 11, 7, 10]))
             }
         }
         let bookshelf = try schema(at: bookshelfPath)
         print("PostgreSQL: deleting the root of N folders (Folder.children, cascade), the function beside a recursive CTE")
         print("(WITH RECURSIVE … DELETE), median of \(repetitions) after \(warmUpRuns) untimed runs, each run rolled back.")
-        print(pad(["shape", "N", "CTE s", "function s", "ratio", "µs per folder"], [7, 8, 9, 11, 7, 14]))
+        print(pad(["shape", "N", "CTE s", "function s", "ratio", "µs per folder", "rows/s"], [7, 8, 9, 11, 7, 14, 10]))
         let shapes = chains.map { ("chain", $0, "NULLIF(g - 1, 0)") } + [("tree", treeSize, "CASE WHEN g = 1 THEN NULL ELSE (g - 2) / 10 + 1 END")]
         for (shape, size, parent) in shapes {
             let setup = prepare(bookshelf) + "INSERT INTO folder (id, name, parent_id) SELECT g, 'f', \(parent) FROM generate_series(1, \(size)) AS g;\nANALYZE;\n"
-            let times = try compare(url, setup: setup, repetitions: repetitions,
+            let times = try compare(url, setup: setup, repetitions: repetitions, deleting: size,
                                     { _ in "WITH RECURSIVE doomed(id) AS (SELECT 1::bigint UNION ALL SELECT f.id FROM folder AS f JOIN doomed ON f.parent_id = doomed.id) DELETE FROM folder WHERE id IN (SELECT id FROM doomed);" },
-                                    { _ in "SELECT folder_safe_delete(ARRAY[1]::bigint[]) IS NOT NULL;" })
-            print(pad([shape, String(size), format(times.0), format(times.1), String(format: "%.2f", times.1 / times.0), String(format: "%.1f", times.1 / Double(size) * 1e6)],
-                      [7, 8, 9, 11, 7, 14]))
+                                    { _ in "SELECT \(totalDeleted) FROM folder_safe_delete(ARRAY[1]::bigint[]) AS report;" })
+            print(pad([shape, String(size), format(times.0), format(times.1), String(format: "%.2f", times.1 / times.0), String(format: "%.1f", times.1 / Double(size) * 1e6),
+                       String(Int(Double(size) / times.1))], [7, 8, 9, 11, 7, 14, 10]))
         }
     }
 
@@ -83,10 +87,16 @@ enum PostgreSQLBenchmark {
     /// first five runs (PostgreSQL's plan cache, as for prepared statements), a generic plan after.
     private static let warmUpRuns = 5
 
+    /// The rows a deletion function's report (`report`) says it deleted, as SQL.
+    private static let totalDeleted = "(SELECT sum(value::bigint) FROM jsonb_each_text(report -> 'deleted'))"
+
     /// Medians of the two statements' times, run alternately, each in a transaction rolled back,
     /// after `warmUpRuns` of each. Each statement is made for its run's number (0, 1, …, the
     /// baseline's even and the subject's odd), so that a statement may pick different rows each run.
-    private static func compare(_ url: String, setup: String, repetitions: Int, _ baseline: (Int) -> String, _ subject: (Int) -> String) throws -> (Double, Double) {
+    /// The subject prints the rows it deleted (`totalDeleted`), which must be `rows` every run: a
+    /// function that deleted too little, or too much, stops the benchmark.
+    private static func compare(_ url: String, setup: String, repetitions: Int, deleting rows: Int,
+                                _ baseline: (Int) -> String, _ subject: (Int) -> String) throws -> (Double, Double) {
         var script = setup
         for run in 0..<(warmUpRuns + repetitions) {
             if run == warmUpRuns { script += "\\timing on\n" }
@@ -102,6 +112,10 @@ enum PostgreSQLBenchmark {
             return Double(line.dropFirst(6).split(separator: " ")[0]).map { $0 / 1000 }
         }
         precondition(times.count == repetitions * 6, "unexpected psql output:\n\(output)")
+        // Every other line is a run's count of the rows the function deleted.
+        let counts = output.split(separator: "\n").filter { !$0.hasPrefix("Time: ") }
+        precondition(counts.count == warmUpRuns + repetitions && counts.allSatisfy { $0 == "\(rows)" },
+                     "the function did not delete the \(rows) rows expected: it reported \(counts.joined(separator: ", "))")
         let runs = stride(from: 0, to: times.count, by: 6).map { (times[$0 + 1], times[$0 + 4]) }
         return (median(runs.map(\.0)), median(runs.map(\.1)))
     }
