@@ -1126,10 +1126,13 @@ public final class PostgresModelContext {
             return ModelContextError.constraintViolation(message + detail)
         case "23503":
             // "Key (writer_id)=(5) is not present in table "writer"": a reference to a row another session deleted.
-            if let detail = error.serverInfo?[.detail], detail.contains("is not present in table"),
+            if let table = error.serverInfo?[.tableName], let detail = error.serverInfo?[.detail], detail.contains("is not present in table"),
                let open = detail.firstIndex(of: "("), let close = detail.firstIndex(of: ")"), open < close,
-               let property = property(table: error.serverInfo?[.tableName], column: SQLDialect.unquoted(String(detail[detail.index(after: open)..<close]))) {
-                return ModelContextError.constraintViolation("\(property) refers to an object whose row is gone (\(detail)); fetch it again")
+               case let afterColumn = detail[detail.index(after: close)...],
+               let broken = ModelContextError.brokenReference(table: table, column: SQLDialect.unquoted(String(detail[detail.index(after: open)..<close])),
+                                                              key: afterColumn.hasPrefix("=(") ? Int64(afterColumn.dropFirst(2).prefix { $0 != ")" }) : nil,
+                                                              detail: detail, entities: container.mappings.values.map(\.entity)) {
+                return broken
             }
             return ModelContextError.constraintViolation(message + detail)
         case let state where state.hasPrefix("23"):

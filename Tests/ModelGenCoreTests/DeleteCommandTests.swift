@@ -49,6 +49,26 @@ final class DeleteCommandTests: XCTestCase {
         XCTAssertEqual(try TestSupport.modelgen("migrate", later.path, "--database", database, "--from", zoo).status, 0, "once the lock is gone")
     }
 
+    /// In a store the runtime keeps (it records its schema), a delete records each table's largest
+    /// id before its rows go, so the runtime never gives a deleted row's id to a new object; a dry
+    /// run records nothing, and a database built from the DDL alone is not given the runtime's table.
+    func testADeleteInAStoreTheRuntimeKeepsRecordsTheLargestIDs() throws {
+        let plain = try zooDatabase()
+        XCTAssertEqual(try TestSupport.modelgen("delete", zoo, "--database", plain, "Animal", "--id", "4").status, 0)
+        XCTAssertEqual(try count(plain, "sqlite_master WHERE name = 'modelgen_largest_ids'"), 0, "a database without the runtime")
+
+        let kept = try zooDatabase()
+        let (schema, _) = ModelGen.load(path: zoo, bytes: Array(try Data(contentsOf: URL(fileURLWithPath: zoo))))
+        try SQLiteMigrator(database: SQLiteDatabase(path: kept, create: false)).recordSchema(XCTUnwrap(schema).canonicalJSON)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: kept))
+        XCTAssertEqual(try TestSupport.modelgen("delete", zoo, "--database", kept, "Animal", "--id", "4", "--dry-run").status, 0)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: kept)), bytes, "a dry run changes no byte")
+        XCTAssertEqual(try TestSupport.modelgen("delete", zoo, "--database", kept, "Animal", "--id", "4").status, 0)
+        let largest = try SQLiteDatabase(path: kept, create: false).query("SELECT \"table\", largest FROM modelgen_largest_ids ORDER BY 1")
+        XCTAssertEqual(largest.map { row -> String in if case let .text(table) = row[0] { "\(table) \(row[1].integer ?? 0)" } else { "\(row)" } }, ["animal 4", "animal_category 2"],
+                       "the largest ids as they were before the delete: Stray (4) was the newest animal")
+    }
+
     func testDeleteByIdPrintsTheJSONReport() throws {
         let database = try zooDatabase()
         let result = try TestSupport.modelgen("delete", zoo, "--database", database, "AnimalCategory", "--id", "1", "--json")

@@ -15,9 +15,15 @@ public enum DeletionSeed: Sendable {
 /// rolls back after counting, so it reports exactly what the real run would do.
 public struct DeletionExecutor {
     public let database: SQLiteDatabase
+    /// Tables (raw names, and quoted as SQL needs them) whose largest ids a run records before it
+    /// deletes, in its transaction, so that the ids of the rows it deletes are not given to new
+    /// objects again (`SQLiteDatabase.recordLargestIDs`): a store the runtime keeps passes every
+    /// entity's table; a database without the runtime, none.
+    public let largestIDsRecorded: [(name: String, quoted: String)]
 
-    public init(database: SQLiteDatabase) {
+    public init(database: SQLiteDatabase, recordingLargestIDsOf tables: [(name: String, quoted: String)] = []) {
         self.database = database
+        largestIDsRecorded = tables
     }
 
     /// Deletes the seed's objects and everything the program reaches from them, or deletes
@@ -52,6 +58,7 @@ public struct DeletionExecutor {
             : ("SAVEPOINT modelgen_delete", "RELEASE modelgen_delete", "ROLLBACK TO modelgen_delete; RELEASE modelgen_delete")
         try database.execute(begin)
         do {
+            if !dryRun { try database.recordLargestIDs(ofTables: largestIDsRecorded) }
             let result = try body()
             try database.execute(dryRun ? rollback : commit)
             return result

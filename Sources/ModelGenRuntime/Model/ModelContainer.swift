@@ -206,6 +206,8 @@ public final class ModelContainer {
         do {
             try database.withoutForeignKeyEnforcement {
                 try database.execute("BEGIN IMMEDIATE")
+                // The ids of the rows about to go are not given again.
+                try database.recordLargestIDs(of: schema.models.map { $0.entity })
                 for table in schema.tables { try database.execute("DELETE FROM \(table)") }
                 try database.execute("COMMIT")
             }

@@ -291,7 +291,8 @@ public final class ModelContext {
         }
         let report: DeletionReport
         do {
-            report = try DeletionExecutor(database: database).run(program, seed: seed, dryRun: dryRun)
+            report = try DeletionExecutor(database: database, recordingLargestIDsOf: schema.models.map { ($0.entity.tableName, $0.entity.table) })
+                .run(program, seed: seed, dryRun: dryRun)
         } catch let error as SQLiteError {
             throw translate(error)
         }
@@ -354,6 +355,7 @@ public final class ModelContext {
                 }
                 deletedIDs[positions[entity]!].ids.append(object.persistentBackingData.id!)
             }
+            if !deletedIDs.isEmpty { try database.recordLargestIDs(of: schema.models.map { $0.entity }) }
             try runDeletions(deletedIDs)
             try checkCascadedRowsWent(cascadedRows)
             try checkModelCounts(countChecks)
@@ -550,16 +552,24 @@ public final class ModelContext {
 
     /// Gives new objects row ids (`newIDs`), in the order they were inserted.
     private func assignIDs(_ objects: [any PersistentModel], _ assigned: inout [ModelBackingData]) throws {
+        guard !objects.isEmpty else { return }
         var counts: [ObjectIdentifier: Int] = [:]
         for object in objects { counts[ObjectIdentifier(type(of: object).entity), default: 0] += 1 }
+        try database.makeLargestIDsTable()
         var ids: [ObjectIdentifier: (ids: NewIDs, used: Int)] = [:]
+        var largest: [(table: String, id: Int64)] = []
         for object in objects {
             let entity = type(of: object).entity, key = ObjectIdentifier(entity)
-            if ids[key] == nil { ids[key] = (try newIDs(counts[key]!, in: entity), 0) }
+            if ids[key] == nil {
+                let new = try newIDs(counts[key]!, in: entity)
+                ids[key] = (new, 0)
+                if case let .counting(first) = new { largest.append((entity.tableName, first + Int64(counts[key]! - 1))) }
+            }
             object.persistentBackingData.id = ids[key]!.ids[ids[key]!.used]
             ids[key]!.used += 1
             assigned.append(object.persistentBackingData)
         }
+        try database.recordLargestIDs(largest)
     }
 
     /// The row ids a save gives the new objects of one table, in order.
@@ -576,14 +586,15 @@ public final class ModelContext {
         }
     }
 
-    /// `count` row ids no row of `entity`'s table has: counting up from one past the largest;
-    /// where that would pass `Int64.max` (a row another program wrote holds an id near it), the
-    /// smallest free ones from 1, as SQLite then picks free ones itself (at random):
+    /// `count` row ids no row of `entity`'s table has or had: counting up from one past the
+    /// largest it ever held (`SQLiteDatabase.largestIDEver`: the id of a deleted row is not given
+    /// again); where that would pass `Int64.max` (a row another program wrote holds an id near
+    /// it), the smallest free ones from 1, as SQLite then picks free ones itself (at random):
     ///
-    ///     SELECT max(id) FROM "volume"
+    ///     SELECT max(coalesce(max(id), 0), coalesce((SELECT largest FROM modelgen_largest_ids WHERE "table" = 'volume'), 0)) FROM "volume"
     ///     SELECT id FROM "volume"                 -- only when the largest id is near Int64.max
     private func newIDs(_ count: Int, in entity: EntityDescription) throws -> NewIDs {
-        let largest = try database.query("SELECT max(id) FROM \(entity.table)")[0][0].integer ?? 0
+        let largest = try database.largestIDEver(in: entity)
         if largest <= Int64.max - Int64(count) { return .counting(from: largest + 1) }
         let taken = Set(try database.query("SELECT id FROM \(entity.table)").compactMap { $0[0].integer })
         let ids = IntegerVacancies.smallestFree(count: count, excluding: taken, from: 1)
@@ -730,11 +741,11 @@ public final class ModelContext {
         guard let row = try? database.query("SELECT \"table\", rowid, parent, fkid FROM pragma_foreign_key_check LIMIT 1").first,
               case let .text(table) = row[0], case let .integer(rowID) = row[1], case let .text(parent) = row[2], case let .integer(keyID) = row[3],
               case let .text(column)? = try? database.query("SELECT \"from\" FROM pragma_foreign_key_list(?) WHERE id = ?", [.text(table), .integer(keyID)]).first?.first,
-              let property = property(named: "\(table).\(column)"),
               let value = try? database.query("SELECT \(SQLDialect.sqlite.quote(column)) FROM \(SQLDialect.sqlite.quote(table)) WHERE rowid = ?", [.integer(rowID)]).first?.first
         else { return nil }
         let key = value.integer.map(String.init) ?? "\(value)"
-        return .constraintViolation("\(property) refers to an object whose row is gone (\(column) = \(key) is not in table \(parent)); fetch it again")
+        return .brokenReference(table: table, column: column, key: value.integer, detail: "\(column) = \(key) is not in table \(parent)",
+                                entities: schema.models.map { $0.entity })
     }
 
     /// After a delete ran in the database: detach objects whose rows are gone and bring every
