@@ -272,7 +272,7 @@ public final class PostgresModelContext {
             let attributes = backing.isMarkedDeleted ? [] : backing.changedAttributeIndexes.filter { entity.attributes[$0].column != nil }.sorted()
             let keys = entity.foreignKeys.map(\.index).filter(backing.writesKey)
             guard !attributes.isEmpty || !keys.isEmpty else { continue }
-            updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys), default: []].append(backing)
+            updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys, ofDeletedObjects: backing.isMarkedDeleted), default: []].append(backing)
         }
         // In a fixed order, rows by id within each statement: two saves, in any processes, take
         // the locks of the rows they both change in the same order.
@@ -415,6 +415,11 @@ public final class PostgresModelContext {
         var entity: ObjectIdentifier
         var attributes: [Int]
         var keys: [Int]
+        /// The keys of objects the save deletes, which it writes only so that their deletion
+        /// follows the relationships they have now: a key naming a row another session deleted
+        /// is written as NULL, not refused (such a relationship leads nowhere; SQLite, which checks
+        /// keys at the commit, finds the row holding it gone by then and saves as well).
+        var ofDeletedObjects = false
     }
 
     /// One `UPDATE` for every object whose change writes the same columns (the values are named
@@ -422,6 +427,11 @@ public final class PostgresModelContext {
     ///
     ///     UPDATE "volume" SET "price" = modelgen_values.v2
     ///     FROM unnest($1::int8[], $2::float8[]) AS modelgen_values(v1, v2) WHERE "volume".id = modelgen_values.v1
+    ///
+    /// A deleted object's key names its row only if the row is there (`UpdateKey.ofDeletedObjects`):
+    ///
+    ///     UPDATE "volume" SET "writer_id" = (SELECT modelgen_target.id FROM "writer" AS modelgen_target
+    ///         WHERE modelgen_target.id = modelgen_values.v2) FROM unnest(…) AS modelgen_values(v1, v2) WHERE …
     private func update(_ key: UpdateKey, _ backings: [ModelBackingData], on connection: PostgresConnection, _ written: inout WrittenChanges) async throws {
         let mapping = container.mappings[key.entity]!
         var assignments: [String] = []
@@ -432,7 +442,13 @@ public final class PostgresModelContext {
             columns.append(ColumnArray(type: type, values: try backings.map { try stored($0, index, type, &written) }))
         }
         for index in key.keys {
-            assignments.append("\(mapping.keyColumn(of: index)!) = modelgen_values.v\(columns.count + 1)")
+            let value = "modelgen_values.v\(columns.count + 1)"
+            if key.ofDeletedObjects, let target = container.modelTypes[mapping.entity.relationships[index].target] {
+                let table = container.mapping(for: target.entity).table
+                assignments.append("\(mapping.keyColumn(of: index)!) = (SELECT modelgen_target.id FROM \(table) AS modelgen_target WHERE modelgen_target.id = \(value))")
+            } else {
+                assignments.append("\(mapping.keyColumn(of: index)!) = \(value)")
+            }
             columns.append(ColumnArray(type: .integer, values: backings.map { $0.foreignID(index).map(SQLValue.integer) ?? .null }))
         }
         let names = columns.indices.map { "v\($0 + 1)" }
