@@ -131,6 +131,11 @@ extension BothBackendsTests {
         var inserted: Employee?
         /// The objects changed so far, which a deletion prefers (their changes become moot).
         var touched: [any PersistentModel] = []
+        /// Logs a change and the objects it changed.
+        func did(_ change: String, _ objects: any PersistentModel...) {
+            log.append(change)
+            touched += objects
+        }
         for _ in 0..<Int.random(in: 1...4, using: &random) {
             let employee = employees.randomElement(using: &random)!
             let other = employees.randomElement(using: &random)!
@@ -139,35 +144,28 @@ extension BothBackendsTests {
             switch Int.random(in: 0..<10, using: &random) {
             case 0:
                 employee.level = (employee.level ?? 0) + 10
-                touched.append(employee)
-                log.append("\(employee.name).level")
+                did("\(employee.name).level", employee)
             case 1:
                 department.title = (department.title ?? "") + "'"
-                log.append("\(department.title!) title")
+                did("\(department.title!) title", department)
             case 2 where employee.manager !== other:
                 employee.manager = other
-                touched += [employee, other]
-                log.append("\(employee.name).manager = \(other.name)")
+                did("\(employee.name).manager = \(other.name)", employee, other)
             case 3 where !other.reports.contains { $0 === employee }:
                 other.reports.append(employee)
-                touched += [employee, other]
-                log.append("\(other.name).reports += \(employee.name)")
+                did("\(other.name).reports += \(employee.name)", employee, other)
             case 4 where employee.department !== department:
                 employee.department = department
-                touched += [employee, department]
-                log.append("\(employee.name).department = \(department.title!)")
+                did("\(employee.name).department = \(department.title!)", employee, department)
             case 5 where !department.staff.contains { $0 === employee }:
                 department.staff.append(employee)
-                touched += [employee, department]
-                log.append("\(department.title!).staff += \(employee.name)")
+                did("\(department.title!).staff += \(employee.name)", employee, department)
             case 6 where !employee.projects.contains { $0 === project }:
                 employee.projects.append(project)
-                touched += [employee, project]
-                log.append("\(employee.name).projects += \(project.code)")
+                did("\(employee.name).projects += \(project.code)", employee, project)
             case 7 where !project.members.contains { $0 === employee }:
                 project.members.append(employee)
-                touched += [employee, project]
-                log.append("\(project.code).members += \(employee.name)")
+                did("\(project.code).members += \(employee.name)", employee, project)
             case 8 where inserted == nil:
                 let new = Employee(name: "n", level: 0)
                 new.manager = other
@@ -183,14 +181,13 @@ extension BothBackendsTests {
                 first.delete(doomedHere)
                 log.append("delete \(type(of: doomedHere).entity.name)#\(doomedHere.persistentModelID.id!)")
             default:
-                touched.append(employee)
                 // A membership or a manager let go: the row it names may be gone; nothing to refuse.
                 if let gone = employee.projects.first {
                     employee.projects.removeAll { $0 === gone }
-                    log.append("\(employee.name).projects -= \(gone.code)")
+                    did("\(employee.name).projects -= \(gone.code)", employee)
                 } else {
                     employee.manager = nil
-                    log.append("\(employee.name).manager = nil")
+                    did("\(employee.name).manager = nil", employee)
                 }
             }
         }
