@@ -19,8 +19,8 @@ extension SQLiteDatabase {
         try execute("CREATE TABLE IF NOT EXISTS \(Self.largestIDsTable) (\"table\" TEXT PRIMARY KEY, largest INTEGER NOT NULL) WITHOUT ROWID")
     }
 
-    /// The largest id `entity`'s table holds or ever held (0 for none), `modelgen_largest_ids`
-    /// made first:
+    /// The largest id `entity`'s table holds or ever held (0 for none); the caller has made
+    /// `modelgen_largest_ids` (`makeLargestIDsTable`):
     ///
     ///     SELECT max(coalesce(max(id), 0), coalesce((SELECT largest FROM modelgen_largest_ids WHERE "table" = 'volume'), 0)) FROM "volume"
     func largestIDEver(in entity: EntityDescription) throws -> Int64 {
@@ -28,7 +28,8 @@ extension SQLiteDatabase {
                    [.text(entity.tableName)])
     }
 
-    /// Raises the recorded largest id of each table to `largest` (`modelgen_largest_ids` made first), in one statement:
+    /// Raises the recorded largest id of each table (raw name) to `id`, in one statement; the
+    /// caller has made `modelgen_largest_ids` (`makeLargestIDsTable`):
     ///
     ///     INSERT INTO modelgen_largest_ids ("table", largest) VALUES (?, ?), (?, ?)
     ///         ON CONFLICT ("table") DO UPDATE SET largest = max(largest, excluded.largest)
