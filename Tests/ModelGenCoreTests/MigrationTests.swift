@@ -78,7 +78,10 @@ final class MigrationTests: XCTestCase {
                 relationships:
                   products: { type: "[Product]", inverse: rack, deleteRule: cascade, originalName: items }
             """)
-        let (database, _) = try store(v1, rows: "INSERT INTO shelf (id, label) VALUES (1, 'A'); INSERT INTO item (id, title, shelf_id) VALUES (1, 'pen', 1), (2, 'ink', NULL);")
+        let (database, _) = try store(v1, rows: "INSERT INTO shelf (id, label) VALUES (1, 'A'); INSERT INTO item (id, title, shelf_id) VALUES (1, 'pen', 1), (2, 'ink', NULL), (3, 'cap', NULL);")
+        // The runtime recorded the largest ids, then item 3 was deleted: its id is not to be given again.
+        try database.recordLargestIDs(ofTables: [("item", "item"), ("shelf", "shelf")])
+        try database.execute("DELETE FROM item WHERE id = 3")
         let log = StatementLog(database)
         let report = try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
         XCTAssertTrue(report.dataLoss.isEmpty, report.description)
@@ -88,6 +91,7 @@ final class MigrationTests: XCTestCase {
                        "the indexes were renamed, not built again:\n\(log.statements.joined(separator: "\n"))")
         XCTAssertEqual(try strings(database, "SELECT id, name, rack_id FROM product ORDER BY id"), ["1|pen|1", "2|ink|nil"])
         XCTAssertEqual(try strings(database, "SELECT id, label FROM rack"), ["1|A"])
+        XCTAssertEqual(try strings(database, "SELECT * FROM modelgen_largest_ids ORDER BY 1"), ["product|3", "rack|1"], "the largest ids follow the renamed tables")
     }
 
     func testAddingColumnsAndDefaults() throws {

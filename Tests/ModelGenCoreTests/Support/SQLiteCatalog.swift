@@ -9,7 +9,7 @@ struct SQLiteCatalog: Equatable, CustomStringConvertible {
     var tables: [String: [String]] = [:]
 
     init(_ database: SQLiteDatabase) throws {
-        let names = try database.query("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'modelgen_schema'")
+        let names = try database.query("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('modelgen_schema', 'modelgen_largest_ids')")
         for row in names {
             guard case let .text(table) = row[0], case let .text(sql) = row[1] else { continue }
             var facts: [String] = []
