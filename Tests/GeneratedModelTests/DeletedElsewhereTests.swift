@@ -5,12 +5,15 @@ import XCTest
 /// Saves that meet objects another context deleted, on both backends. A context reads employees,
 /// departments and projects with their relationships; another deletes some of them and saves;
 /// the first then changes values, to-one relationships (from either side), memberships of the
-/// many-to-many (from either side) and inserts a new employee, at random. A save whose changes
+/// many-to-many (from either side), inserts a new employee and deletes objects of its own, at
+/// random. A save whose changes (net of changes undone, and but for those of objects it deletes)
 /// write to a deleted object's row, or a key or a membership naming a deleted object, must be
 /// refused in the schema's words — `.deletedFromStore` naming such an object, or a relationship
 /// that "refers to an object whose row is gone" — never with the database's own message, and
-/// change nothing; any other save must succeed, writing what was asked, and bring no deleted
-/// row back.
+/// change nothing; any other save must succeed, writing what was asked, removing what it
+/// deletes, and bringing no deleted row back. (It found that on SQLite a deleted row's id went
+/// to the next new row, so a key naming the deleted row named the new one:
+/// `testAnIdentifierIsNeverGivenToAnotherObject` guards that alone.)
 extension BothBackendsTests {
     func testSavesMeetingObjectsDeletedElsewhereAreRefusedInTheSchemasWordsOrSucceed() async throws {
         var outcomes: [String: Int] = [:]
