@@ -23,7 +23,7 @@ final class CanonicalJSONTests: XCTestCase {
             XCTAssertEqual(schema.canonicalJSON, encoded(schema), url.lastPathComponent)
             compared += 1
         }
-        for seed in UInt64(1)...300 {
+        for seed in UInt64(1)...400 {
             guard let schema = ModelGen.load(path: "Fuzz.yaml", bytes: Array(RandomSchema.yaml(seed: seed).utf8)).0 else { continue }
             XCTAssertEqual(schema.canonicalJSON, encoded(schema), "seed \(seed)")
             compared += 1

@@ -484,14 +484,18 @@ enum RandomSchema {
             }
             lines.append("    relationships:")
             for relationship in relationships[entity] ?? [] { lines.append("      " + relationship) }
-            let groupable = attributes + relationshipNames[entity, default: []]
+            /// A member for a group: an attribute, or now and then a relationship.
+            func groupMember() -> String {
+                let relationships = relationshipNames[entity, default: []]
+                return quoted(!relationships.isEmpty && chance(15) ? pick(relationships) : pick(attributes))
+            }
             if !attributes.isEmpty, chance(20) {
-                let group = Array(Set((0..<(1 + random.below(2))).map { _ in quoted(pick(groupable)) })).sorted()
+                let group = Array(Set((0..<(1 + random.below(2))).map { _ in groupMember() })).sorted()
                 lines.append("    unique: [[\(group.joined(separator: ", "))]]")
             }
             if !attributes.isEmpty, chance(25) {
-                let group = Array(Set((0..<(1 + random.below(2))).map { _ in quoted(pick(groupable)) })).sorted()
-                lines.append("    indexes: [[\(group.joined(separator: ", "))], \(quoted(pick(groupable)))]")
+                let group = Array(Set((0..<(1 + random.below(2))).map { _ in groupMember() })).sorted()
+                lines.append("    indexes: [[\(group.joined(separator: ", "))], \(groupMember())]")
             }
         }
         return lines.joined(separator: "\n") + "\n"
