@@ -75,7 +75,7 @@ struct DeleteCommand: ParsableCommand {
             let connection = try SQLiteDatabase(path: database, create: false)
             // In a store the runtime keeps (it records its schema), the ids of the rows deleted are
             // not given to new objects again (see SQLiteDatabase.recordLargestIDs).
-            let keptByRuntime = try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(ModelSchema.recordTable)]) > 0
+            let keptByRuntime = try SQLiteMigrator(database: connection).storedSchema() != nil
             report = try DeletionExecutor(database: connection,
                                           recordingLargestIDsOf: keptByRuntime ? model.entities.map { ($0.tableName, SQLDialect.sqlite.quote($0.tableName)) } : [])
                 .run(program, seed: seed, dryRun: dryRun)

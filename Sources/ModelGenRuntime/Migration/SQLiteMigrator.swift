@@ -200,7 +200,7 @@ public struct SQLiteMigrator {
                         throw MigrationRefused(report: report)
                     }
                 }
-                try carryLargestIDs(from: old, to: new)
+                try carryLargestIDs(renamed: plan.renamedTables)
                 try recordSchema(newJSON)
                 try database.execute(dryRun ? "ROLLBACK" : "COMMIT")
                 return true
@@ -221,24 +221,18 @@ public struct SQLiteMigrator {
     }
 
     /// The largest ids the runtime recorded (`SQLiteDatabase.recordLargestIDs`) follow the tables
-    /// the migration renamed (an entity renamed with `originalName`, or given another `table`), so
-    /// that the ids of rows deleted before the migration are not given again after it; per table
-    /// renamed (tables may exchange names: every old row goes before the new ones are written):
+    /// the migration renamed (`MigrationPlan.renamedTables`), so that the ids of rows deleted
+    /// before the migration are not given again after it; per table renamed (tables may exchange
+    /// names: every old row goes before the new ones are written):
     ///
     ///     SELECT largest FROM modelgen_largest_ids WHERE "table" = 'old_name'
     ///     DELETE FROM modelgen_largest_ids WHERE "table" = 'old_name'
     ///     INSERT INTO modelgen_largest_ids ("table", largest) VALUES ('new_name', ?), … ON CONFLICT …
-    private func carryLargestIDs(from old: ModelSchema, to new: ModelSchema) throws {
-        var renamed: [(from: String, to: String)] = []
-        for entity in new.entities {
-            guard let previous = old.entities.first(where: { $0.name == entity.name }) ?? old.entities.first(where: { entity.originalNames.contains($0.name) }),
-                  previous.tableName != entity.tableName else { continue }
-            renamed.append((previous.tableName, entity.tableName))
-        }
+    private func carryLargestIDs(renamed: [String: String]) throws {
         guard !renamed.isEmpty, try tableExists(SQLiteDatabase.largestIDsTable) else { return }
+        let table = SQLiteDatabase.largestIDsTable
         var carried: [(table: String, id: Int64)] = []
-        for (from, to) in renamed {
-            let table = SQLiteDatabase.largestIDsTable
+        for (from, to) in renamed.sorted(by: { $0.key < $1.key }) {
             if let largest = try database.query("SELECT largest FROM \(table) WHERE \"table\" = ?", [.text(from)]).first?.first?.integer {
                 carried.append((to, largest))
             }

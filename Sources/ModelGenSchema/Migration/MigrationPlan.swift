@@ -89,6 +89,10 @@ public struct MigrationPlan: Equatable, Sendable {
 
     /// Tables created, rebuilt or renamed: their foreign keys are checked before the commit.
     public var checkedTables: [String] = []
+    /// The tables the migration renames (an entity renamed with `originalName` or given another
+    /// `table`, a join table renamed with it): old name → new name. What the runtime keeps by
+    /// table name (`modelgen_largest_ids`) follows them.
+    public var renamedTables: [String: String] = [:]
     /// Tables whose rows must number the same after the migration (they refer to rebuilt tables).
     public var countedTables: [String] = []
     /// Every index of the new schema; the migrator drops any other index and creates the missing ones.

@@ -204,6 +204,7 @@ public struct MigrationPlanner {
         for table in news {
             guard let original = originalNames[table.key], original != table.definition.name else { continue }
             renames.append((original, table.definition.name))
+            plan.renamedTables[original] = table.definition.name
             plan.operations.append(.init(kind: table.isJoinTable ? "renameTable" : "renameEntity", entity: table.entity, detail: "rename table \(original) to \(table.definition.name)", safety: .safe))
         }
         for (index, rename) in renames.enumerated() {
