@@ -56,7 +56,8 @@ public final class PostgresModelContainer: Sendable {
     /// holding an advisory lock (two servers starting at once do not both create or migrate):
     /// - an empty database gets the schema's tables, indexes and safe-deletion functions, and the
     ///   schema is recorded in `modelgen_schema`;
-    /// - a database that records this schema is used as it is;
+    /// - a database that records this schema is used as it is (but for its foreign keys, made
+    ///   `DEFERRABLE` where an earlier ModelGen made them without: `deferrableForeignKeys`);
     /// - a database that records an earlier version is migrated (`modelgen migrate`'s PostgreSQL
     ///   plan: checks first, tables changed in place, functions replaced), unless a check fails or
     ///   data would be lost without `allowsMigrationDataLoss`;
@@ -130,16 +131,18 @@ public final class PostgresModelContainer: Sendable {
                 try await run("SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.\(record)'))", on: connection)
                 if try await text("SELECT (to_regclass('\(record)') IS NOT NULL)::text", on: connection) == "true" {
                     let stored = try await text("SELECT schema FROM \(record) WHERE id = 1", on: connection) ?? ""
-                    guard stored != json else { return }
-                    let old = try ModelSchema(canonicalJSON: stored)
-                    guard old.name == canonical.name else { throw PostgresModelContainerError.storeHasOtherSchema(schema: name, storedSchema: old.name) }
-                    let statements = MigrationPlanner.postgresqlStatements(from: old, to: canonical, allowDataLoss: allowsMigrationDataLoss)
-                    do {
-                        for statement in statements.flatMap(SQLScript.statements) + functions() { try await run(statement, on: connection) }
-                    } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23514" {
-                        throw PostgresModelContainerError.migrationRefused(schema: name, message: error.serverInfo?[.message] ?? "\(error)")
+                    if stored != json {
+                        let old = try ModelSchema(canonicalJSON: stored)
+                        guard old.name == canonical.name else { throw PostgresModelContainerError.storeHasOtherSchema(schema: name, storedSchema: old.name) }
+                        let statements = MigrationPlanner.postgresqlStatements(from: old, to: canonical, allowDataLoss: allowsMigrationDataLoss)
+                        do {
+                            for statement in statements.flatMap(SQLScript.statements) + functions() { try await run(statement, on: connection) }
+                        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23514" {
+                            throw PostgresModelContainerError.migrationRefused(schema: name, message: error.serverInfo?[.message] ?? "\(error)")
+                        }
+                        try await run("UPDATE \(record) SET hash = \(SQLDialect.postgresql.literal(canonical.canonicalHash)), schema = \(SQLDialect.postgresql.literal(json)) WHERE id = 1", on: connection)
                     }
-                    try await run("UPDATE \(record) SET hash = \(SQLDialect.postgresql.literal(canonical.canonicalHash)), schema = \(SQLDialect.postgresql.literal(json)) WHERE id = 1", on: connection)
+                    try await run(Self.deferrableForeignKeys(of: tableNames), on: connection)
                     return
                 }
                 var existing: [String] = []
@@ -158,13 +161,37 @@ public final class PostgresModelContainer: Sendable {
         }
     }
 
+    /// Makes the foreign keys of `tables` that are not `DEFERRABLE` so (a database made before
+    /// ModelGen's keys were: its saves could not defer them to the commit), in place, keeping
+    /// every row; a statement that alters nothing where all are. A role that does not own the
+    /// tables cannot alter them: their keys are left as they are, with a warning (saves then check
+    /// them as each statement ends, as they did before):
+    ///
+    ///     DO $modelgen$ DECLARE k record; BEGIN
+    ///     FOR k IN SELECT c.conrelid::regclass AS t, c.conname FROM pg_constraint AS c
+    ///       WHERE c.contype = 'f' AND NOT c.condeferrable
+    ///         AND c.conrelid IN (SELECT to_regclass(quote_ident(n)) FROM unnest(ARRAY['book', …]::text[]) AS n)
+    ///       ORDER BY 1, 2
+    ///     LOOP EXECUTE format('ALTER TABLE %s ALTER CONSTRAINT %I DEFERRABLE', k.t, k.conname); END LOOP;
+    ///     EXCEPTION WHEN insufficient_privilege THEN RAISE WARNING '…'; END $modelgen$
+    static func deferrableForeignKeys(of tables: [String]) -> String {
+        let names = tables.map(SQLDialect.postgresql.literal).joined(separator: ", ")
+        return "DO $modelgen$ DECLARE k record; BEGIN FOR k IN SELECT c.conrelid::regclass AS t, c.conname FROM pg_constraint AS c "
+            + "WHERE c.contype = 'f' AND NOT c.condeferrable AND c.conrelid IN (SELECT to_regclass(quote_ident(n)) FROM unnest(ARRAY[\(names)]::text[]) AS n) ORDER BY 1, 2 "
+            + "LOOP EXECUTE format('ALTER TABLE %s ALTER CONSTRAINT %I DEFERRABLE', k.t, k.conname); END LOOP; "
+            + "EXCEPTION WHEN insufficient_privilege THEN RAISE WARNING 'ModelGen: the foreign keys stay not deferrable (%): "
+            + "saves check them as each statement ends; open once as the tables'' owner to make them deferrable', SQLERRM; END $modelgen$"
+    }
+
     /// The order in which new rows are inserted, and the keys written after all inserts: Kahn's
     /// order over the key edges (self-references need none: one statement inserts all rows of an
     /// entity, and PostgreSQL checks its keys at the statement's end). In a cycle, the first
     /// entity (in schema order) whose keys to the entities not yet inserted are all optional goes
     /// first, those keys written afterwards (its rows are inserted with NULL there, which a
     /// required key's `NOT NULL` would refuse); validation refuses cycles of required keys, so
-    /// there is one.
+    /// there is one. A save defers the keys' checks to its commit, which needs no such order; it
+    /// is kept for a server that does not defer them (Citus does not pass `SET CONSTRAINTS` on to
+    /// the nodes holding distributed tables), where the keys are checked as each statement ends.
     private static func insertionOrder(of entities: [EntityDescription]) -> (entities: [ObjectIdentifier], lateKeys: [ObjectIdentifier: Set<Int>]) {
         var order: [EntityDescription] = []
         var placed: Set<String> = []

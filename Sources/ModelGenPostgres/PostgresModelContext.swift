@@ -133,7 +133,8 @@ public final class PostgresModelContext {
     // MARK: - Save
 
     /// Writes inserts, changes and deletions in one transaction, in a number of statements that
-    /// depends on the schema, not on the number of objects: per entity, one to reserve the ids of
+    /// depends on the schema, not on the number of objects: one to defer the checks of foreign keys
+    /// to the commit (as a save on SQLite defers them); per entity, one to reserve the ids of
     /// its new rows and one to insert them; one `UPDATE` per entity and set of changed columns;
     /// two per join table; one safe-deletion call per entity deleted from (decided together:
     /// `SaveDeletionOrder`). On failure nothing is written, the objects keep their unsaved
@@ -150,6 +151,9 @@ public final class PostgresModelContext {
         var written = WrittenChanges()
         do {
             try await container.client.withTransaction(logger: container.logger) { connection in
+                // Keys are checked at the commit, as SQLite's save checks them (`defer_foreign_keys`):
+                // a row the save writes may name a row gone by then if the save's deletions remove it too.
+                _ = try await self.run(Self.deferForeignKeys, on: connection).collect()
                 let cascadedRows = try await self.setUniqueValuesOfCascadedRowsAside(inserting: newObjects, on: connection)
                 written = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
                 let countChecks = try await self.modelCountChecks(inserted: newObjects, on: connection)
@@ -176,6 +180,10 @@ public final class PostgresModelContext {
         clearPendingChanges()
         if !deletedIdentities.isEmpty { try await refreshAfterDeletion(deletedObjects: deletedIdentities) }
     }
+
+    /// Defers the checks of the schema's foreign keys (`DEFERRABLE`, checked as each statement ends
+    /// unless deferred) to the transaction's commit.
+    private static let deferForeignKeys = "SET CONSTRAINTS ALL DEFERRED"
 
     /// Where a statement reads a list of ids bound as one array (its first parameter).
     private static let idListClause = "= ANY($1::bigint[])"
@@ -272,7 +280,7 @@ public final class PostgresModelContext {
             let attributes = backing.isMarkedDeleted ? [] : backing.changedAttributeIndexes.filter { entity.attributes[$0].column != nil }.sorted()
             let keys = entity.foreignKeys.map(\.index).filter(backing.writesKey)
             guard !attributes.isEmpty || !keys.isEmpty else { continue }
-            updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys, ofDeletedObjects: backing.isMarkedDeleted), default: []].append(backing)
+            updates[UpdateKey(entity: ObjectIdentifier(entity), attributes: attributes, keys: keys), default: []].append(backing)
         }
         // In a fixed order, rows by id within each statement: two saves, in any processes, take
         // the locks of the rows they both change in the same order.
@@ -415,11 +423,6 @@ public final class PostgresModelContext {
         var entity: ObjectIdentifier
         var attributes: [Int]
         var keys: [Int]
-        /// The keys of objects the save deletes, which it writes only so that their deletion
-        /// follows the relationships they have now: a key naming a row another session deleted
-        /// is written as NULL, not refused (such a relationship leads nowhere; SQLite, which checks
-        /// keys at the commit, finds the row holding it gone by then and saves as well).
-        var ofDeletedObjects = false
     }
 
     /// One `UPDATE` for every object whose change writes the same columns (the values are named
@@ -427,11 +430,6 @@ public final class PostgresModelContext {
     ///
     ///     UPDATE "volume" SET "price" = modelgen_values.v2
     ///     FROM unnest($1::int8[], $2::float8[]) AS modelgen_values(v1, v2) WHERE "volume".id = modelgen_values.v1
-    ///
-    /// A deleted object's key names its row only if the row is there (`UpdateKey.ofDeletedObjects`):
-    ///
-    ///     UPDATE "volume" SET "writer_id" = (SELECT modelgen_target.id FROM "writer" AS modelgen_target
-    ///         WHERE modelgen_target.id = modelgen_values.v2) FROM unnest(…) AS modelgen_values(v1, v2) WHERE …
     private func update(_ key: UpdateKey, _ backings: [ModelBackingData], on connection: PostgresConnection, _ written: inout WrittenChanges) async throws {
         let mapping = container.mappings[key.entity]!
         var assignments: [String] = []
@@ -442,13 +440,7 @@ public final class PostgresModelContext {
             columns.append(ColumnArray(type: type, values: try backings.map { try stored($0, index, type, &written) }))
         }
         for index in key.keys {
-            let value = "modelgen_values.v\(columns.count + 1)"
-            if key.ofDeletedObjects, let target = container.modelTypes[mapping.entity.relationships[index].target] {
-                let table = container.mapping(for: target.entity).table
-                assignments.append("\(mapping.keyColumn(of: index)!) = (SELECT modelgen_target.id FROM \(table) AS modelgen_target WHERE modelgen_target.id = \(value))")
-            } else {
-                assignments.append("\(mapping.keyColumn(of: index)!) = \(value)")
-            }
+            assignments.append("\(mapping.keyColumn(of: index)!) = modelgen_values.v\(columns.count + 1)")
             columns.append(ColumnArray(type: .integer, values: backings.map { $0.foreignID(index).map(SQLValue.integer) ?? .null }))
         }
         let names = columns.indices.map { "v\($0 + 1)" }
@@ -919,6 +911,7 @@ public final class PostgresModelContext {
         return try await container.client.withConnection { connection in
             _ = try await self.run("BEGIN", on: connection).collect()
             do {
+                _ = try await self.run(Self.deferForeignKeys, on: connection).collect()
                 _ = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
                 for backing in assigned { self.register(backing) }
                 let result = try await body(connection)

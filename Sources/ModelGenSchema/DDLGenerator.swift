@@ -94,8 +94,8 @@ public struct DDLGenerator {
     /// The join table's definition.
     public func tableDefinition(of table: JoinTable) -> TableDefinition {
         TableDefinition(name: table.name, columns: [
-            (table.column, "\(q(table.column)) \(dialect.keyType) NOT NULL REFERENCES \(q(table.table)) (id) ON DELETE CASCADE"),
-            (table.targetColumn, "\(q(table.targetColumn)) \(dialect.keyType) NOT NULL REFERENCES \(q(table.targetTable)) (id) ON DELETE CASCADE"),
+            (table.column, "\(q(table.column)) \(dialect.keyType) NOT NULL REFERENCES \(q(table.table)) (id) ON DELETE CASCADE\(dialect.foreignKeyDeferrability)"),
+            (table.targetColumn, "\(q(table.targetColumn)) \(dialect.keyType) NOT NULL REFERENCES \(q(table.targetTable)) (id) ON DELETE CASCADE\(dialect.foreignKeyDeferrability)"),
         ], constraints: ["PRIMARY KEY (\(q(table.column)), \(q(table.targetColumn)))"])
     }
 
@@ -169,7 +169,7 @@ public struct DDLGenerator {
             var line = "\(q(foreignKey.column)) \(dialect.keyType)"
             if foreignKey.isRequired { line += " NOT NULL" }
             if foreignKey.isUnique { line += " UNIQUE" }
-            let reference = "REFERENCES \(q(foreignKey.targetTable)) (id) ON DELETE \(Self.onDeleteAction(foreignKey, in: schema))"
+            let reference = "REFERENCES \(q(foreignKey.targetTable)) (id) ON DELETE \(Self.onDeleteAction(foreignKey, in: schema))\(dialect.foreignKeyDeferrability)"
             if dialect == .sqlite || existing.contains(foreignKey.target) {
                 line += " " + reference
             } else {

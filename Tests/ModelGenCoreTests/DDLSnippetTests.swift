@@ -214,10 +214,13 @@ final class DDLSnippetTests: XCTestCase {
         XCTAssertTrue(ddl.contains("order_id INTEGER NOT NULL REFERENCES \"order\" (id) ON DELETE CASCADE"), ddl)
     }
 
+    /// PostgreSQL's keys are `DEFERRABLE`, which the runtime's saves defer to the commit (as they
+    /// defer SQLite's); SQLite's need no such clause.
     func testForeignKeyCyclesAreAddedAfterTheTablesInPostgreSQL() {
         let yaml = "schema: S\nentities:\n  A:\n    relationships:\n      b: { type: B? }\n  B:\n    relationships:\n      a: { type: A? }\n"
         let postgres = TestSupport.postgresDDL(yaml)
-        XCTAssertTrue(postgres.contains("ALTER TABLE b ADD CONSTRAINT b_a_id_fkey FOREIGN KEY (a_id) REFERENCES a (id) ON DELETE SET NULL;"), postgres)
+        XCTAssertTrue(postgres.contains("ALTER TABLE b ADD CONSTRAINT b_a_id_fkey FOREIGN KEY (a_id) REFERENCES a (id) ON DELETE SET NULL DEFERRABLE;"), postgres)
+        XCTAssertTrue(postgres.contains("    b_id BIGINT REFERENCES b (id) ON DELETE SET NULL DEFERRABLE\n"), postgres)
         XCTAssertTrue(TestSupport.sqliteDDL(yaml).contains("a_id INTEGER REFERENCES a (id) ON DELETE SET NULL"))
     }
 

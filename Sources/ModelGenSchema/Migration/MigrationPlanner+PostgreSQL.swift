@@ -291,7 +291,7 @@ extension MigrationPlanner {
         let q = SQLDialect.postgresql.quote
         let name = q(SQLNames.shortened(foreignKey.table + "_" + foreignKey.column + "_fkey"))
         return "ALTER TABLE \(q(foreignKey.table)) ADD CONSTRAINT \(name) FOREIGN KEY (\(q(foreignKey.column))) REFERENCES \(q(foreignKey.targetTable)) (id) "
-            + "ON DELETE \(DDLGenerator.onDeleteAction(foreignKey, in: schema));"
+            + "ON DELETE \(DDLGenerator.onDeleteAction(foreignKey, in: schema))\(SQLDialect.postgresql.foreignKeyDeferrability);"
     }
 }
 

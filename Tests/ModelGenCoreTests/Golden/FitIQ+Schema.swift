@@ -277,7 +277,7 @@ CREATE TABLE sd_dietary_and_activity_preferences (
     daily_calorie_goal BIGINT,
     activity_level TEXT,
     diet_type TEXT,
-    user_profile_id BIGINT UNIQUE REFERENCES sd_user_profile (id) ON DELETE CASCADE
+    user_profile_id BIGINT UNIQUE REFERENCES sd_user_profile (id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE sd_progress_entry (
@@ -286,7 +286,7 @@ CREATE TABLE sd_progress_entry (
     metric TEXT NOT NULL,
     value DOUBLE PRECISION NOT NULL,
     date TIMESTAMP WITH TIME ZONE NOT NULL,
-    user_profile_id BIGINT REFERENCES sd_user_profile (id) ON DELETE CASCADE
+    user_profile_id BIGINT REFERENCES sd_user_profile (id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE sd_sleep_session (
@@ -294,7 +294,7 @@ CREATE TABLE sd_sleep_session (
     start_date TIMESTAMP WITH TIME ZONE NOT NULL,
     end_date TIMESTAMP WITH TIME ZONE NOT NULL,
     quality DOUBLE PRECISION,
-    user_profile_id BIGINT REFERENCES sd_user_profile (id) ON DELETE CASCADE
+    user_profile_id BIGINT REFERENCES sd_user_profile (id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE sd_sleep_stage (
@@ -302,7 +302,7 @@ CREATE TABLE sd_sleep_stage (
     stage TEXT NOT NULL,
     start_date TIMESTAMP WITH TIME ZONE NOT NULL,
     end_date TIMESTAMP WITH TIME ZONE NOT NULL,
-    session_id BIGINT REFERENCES sd_sleep_session (id) ON DELETE CASCADE
+    session_id BIGINT REFERENCES sd_sleep_session (id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE sd_activity_snapshot (
@@ -310,7 +310,7 @@ CREATE TABLE sd_activity_snapshot (
     date TIMESTAMP WITH TIME ZONE NOT NULL,
     steps BIGINT NOT NULL,
     active_calories DOUBLE PRECISION NOT NULL,
-    user_profile_id BIGINT REFERENCES sd_user_profile (id) ON DELETE CASCADE
+    user_profile_id BIGINT REFERENCES sd_user_profile (id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE sd_physical_attribute (
@@ -318,7 +318,7 @@ CREATE TABLE sd_physical_attribute (
     kind TEXT NOT NULL,
     value DOUBLE PRECISION NOT NULL,
     recorded_at TIMESTAMP WITH TIME ZONE NOT NULL,
-    user_profile_id BIGINT REFERENCES sd_user_profile (id) ON DELETE CASCADE
+    user_profile_id BIGINT REFERENCES sd_user_profile (id) ON DELETE CASCADE DEFERRABLE
 );
 
 CREATE TABLE sd_outbox_event (
