@@ -1140,7 +1140,7 @@ public final class PostgresModelContext {
                case let afterColumn = detail[detail.index(after: close)...],
                let broken = ModelContextError.brokenReference(table: table, column: SQLDialect.unquoted(String(detail[detail.index(after: open)..<close])),
                                                               key: afterColumn.hasPrefix("=(") ? Int64(afterColumn.dropFirst(2).prefix { $0 != ")" }) : nil,
-                                                              detail: detail, entities: container.mappings.values.map(\.entity)) {
+                                                              entities: container.mappings.values.map(\.entity)) {
                 return broken
             }
             return ModelContextError.constraintViolation(message + detail)

@@ -738,14 +738,12 @@ public final class ModelContext {
     ///     SELECT "table", rowid, parent, fkid FROM pragma_foreign_key_check
     ///     SELECT "from" FROM pragma_foreign_key_list(?) WHERE id = ?
     private func brokenReference() -> ModelContextError? {
-        guard let row = try? database.query("SELECT \"table\", rowid, parent, fkid FROM pragma_foreign_key_check LIMIT 1").first,
-              case let .text(table) = row[0], case let .integer(rowID) = row[1], case let .text(parent) = row[2], case let .integer(keyID) = row[3],
+        guard let row = try? database.query("SELECT \"table\", rowid, fkid FROM pragma_foreign_key_check LIMIT 1").first,
+              case let .text(table) = row[0], case let .integer(rowID) = row[1], case let .integer(keyID) = row[2],
               case let .text(column)? = try? database.query("SELECT \"from\" FROM pragma_foreign_key_list(?) WHERE id = ?", [.text(table), .integer(keyID)]).first?.first,
               let value = try? database.query("SELECT \(SQLDialect.sqlite.quote(column)) FROM \(SQLDialect.sqlite.quote(table)) WHERE rowid = ?", [.integer(rowID)]).first?.first
         else { return nil }
-        let key = value.integer.map(String.init) ?? "\(value)"
-        return .brokenReference(table: table, column: column, key: value.integer, detail: "\(column) = \(key) is not in table \(parent)",
-                                entities: schema.models.map { $0.entity })
+        return .brokenReference(table: table, column: column, key: value.integer, entities: schema.models.map { $0.entity })
     }
 
     /// After a delete ran in the database: detach objects whose rows are gone and bring every
