@@ -7,7 +7,8 @@ import XCTest
 /// Lending schema (a cascade, a deny reached through it, a required to-one, a many-to-many) must
 /// end alike on SQLite and on PostgreSQL. Each round, one context reads everything; another
 /// deletes objects of every kind and saves; the first then moves books, links and unlinks
-/// readers, inserts books and loans, renames and deletes objects, and saves. Every save must be
+/// readers, inserts books and loans, renames and deletes objects, fetches (seeing its unsaved
+/// changes) and saves. Every fetch must find the same objects, and every save must be
 /// saved or refused alike — in the same words but for row ids, which the backends may give
 /// differently; a save that meets several problems may be refused for different ones, each in the
 /// schema's words — and after every save the stores must hold the same rows, compared by name.
@@ -100,6 +101,13 @@ extension BothBackendsTests {
                 default:
                     if let doomed = held.all.randomElement(using: &random) { first.delete(doomed) }
                 }
+            }
+            // What a fetch sees of the unsaved changes: the store's rows and the changes, alike.
+            do {
+                let titles = try await first.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.author != nil }, sortBy: [SortDescriptor(\.title)])).map(\.title)
+                trace.append("fetched: \(titles), \(try await first.fetchCount(FetchDescriptor<Loan>())) loans")
+            } catch {
+                trace.append("fetch failed: \(error)".replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression))
             }
             trace.append(try await outcome(of: first, naming: held))
             trace.append("rows: " + (try await rows(flow)))
