@@ -16,9 +16,33 @@ import XCTest
 /// naming a deleted row differing in their detail.)
 extension BothBackendsTests {
     func testTheBackendsEndRandomWorkOfTwoContextsAlike() async throws {
+        let outcomes = try await assertBackendsAgree(Lending.self, seeds: UInt64(1)...80, workOfTwoContexts)
+        // Each kind of outcome is met: of 6,006 saves (seeds 1,000 to 2,000), 66 % saved, 25 % refused
+        // by a deny, 7 % for a deleted object, 2 % for a key naming a deleted row.
+        for (outcome, least) in [("saved", 150), ("refused: delete", 50), ("refused: deletedFromStore", 10), ("refused: constraintViolation", 2)] {
+            XCTAssertGreaterThan(outcomes[outcome] ?? 0, least, "\(outcomes)")
+        }
+    }
+
+    /// The same on Seats, whose seats hold unique values (single and compound) in small ranges, so
+    /// that saves of both contexts move, swap, give up and collide on them, beside one-to-one
+    /// partners and cascades: saved or refused alike (`.uniqueViolation` naming the same
+    /// attribute), the same rows after.
+    func testTheBackendsEndRandomWorkOnUniqueValuesAlike() async throws {
+        let outcomes = try await assertBackendsAgree(Seats.self, seeds: UInt64(1)...60, workOnSeats)
+        for (outcome, least) in [("saved", 60), ("refused: uniqueViolation", 20)] {
+            XCTAssertGreaterThan(outcomes[outcome] ?? 0, least, "\(outcomes)")
+        }
+    }
+
+    /// Runs `work` for each seed on both backends and fails at the first line where their traces
+    /// disagree (`agree`); returns how often each outcome (the first two words of a line that is not
+    /// rows) came up on SQLite.
+    private func assertBackendsAgree(_ schema: any ModelSchemaDefinition.Type, seeds: ClosedRange<UInt64>,
+                                     _ work: (UInt64, SeedFlowBackend) async throws -> [String]) async throws -> [String: Int] {
         var traces: [String: [UInt64: [String]]] = [:]
-        try await onBothBackends(Lending.self, seeds: UInt64(1)...80) { seed, flow in
-            traces[flow.name, default: [:]][seed] = try await workOfTwoContexts(seed: seed, on: flow)
+        try await onBothBackends(schema, seeds: seeds) { seed, flow in
+            traces[flow.name, default: [:]][seed] = try await work(seed, flow)
         }
         var outcomes: [String: Int] = [:]
         for (seed, sqlite) in (traces["SQLite"] ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -29,19 +53,15 @@ extension BothBackendsTests {
             }
             for line in sqlite where !line.hasPrefix("rows: ") { outcomes[line.split(separator: " ").prefix(2).joined(separator: " "), default: 0] += 1 }
         }
-        // Each kind of outcome is met: of 6,006 saves (seeds 1,000 to 2,000), 66 % saved, 25 % refused
-        // by a deny, 7 % for a deleted object, 2 % for a key naming a deleted row.
-        for (outcome, least) in [("saved", 150), ("refused: delete", 50), ("refused: deletedFromStore", 10), ("refused: constraintViolation", 2)] {
-            XCTAssertGreaterThan(outcomes[outcome] ?? 0, least, "\(outcomes)")
-        }
+        return outcomes
     }
 
     /// Whether two traces' lines agree: equal, or two refusals in the schema's words that name
     /// different problems (a save that meets several is refused for the one its backend's
-    /// statements meet first: they write rows in different orders).
+    /// statements meet first: SQLite writes row by row, PostgreSQL a column of rows at once).
     private func agree(_ sqlite: String, _ postgres: String) -> Bool {
         func inSchemaWords(_ line: String) -> Bool {
-            line.hasPrefix("refused: deletedFromStore ") || line.hasPrefix("refused: delete refused")
+            line.hasPrefix("refused: deletedFromStore ") || line.hasPrefix("refused: delete refused") || line.hasPrefix("refused: uniqueViolation ")
                 || line.hasPrefix("refused: constraintViolation ") && line.contains(" refers to an object whose row is gone (") && line.hasSuffix("); fetch it again")
         }
         return sqlite == postgres || inSchemaWords(sqlite) && inSchemaWords(postgres)
@@ -78,7 +98,7 @@ extension BothBackendsTests {
             let second = flow.makeContext()
             let there = try await everything(in: second)
             for object in there.all where Int.random(in: 0..<6, using: &random) == 0 { second.delete(object) }
-            trace.append(try await outcome(of: second, naming: there))
+            trace.append(try await outcome(of: second, naming: there.name))
             trace.append("rows: " + (try await rows(flow)))
 
             for _ in 0..<Int.random(in: 1...6, using: &random) {
@@ -109,10 +129,117 @@ extension BothBackendsTests {
             } catch {
                 trace.append("fetch failed: \(error)".replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression))
             }
-            trace.append(try await outcome(of: first, naming: held))
+            trace.append(try await outcome(of: first, naming: held.name))
             trace.append("rows: " + (try await rows(flow)))
         }
         return trace
+    }
+
+    /// The trace of one seed's work on Seats: both contexts change unique values within small
+    /// ranges (codes, ranks, labels, serials, aisle and place), partners, stands; delete and insert.
+    private func workOnSeats(seed: UInt64, on flow: SeedFlowBackend) async throws -> [String] {
+        var random = SeededRandom(seed: seed)
+        var trace: [String] = []
+        func serial(_ number: Int) -> UUID { UUID(uuidString: "00000000-0000-0000-0000-" + String(format: "%012d", number))! }
+        var next = 0
+        func number() -> Int { next += 1; return next }
+
+        let setup = flow.makeContext()
+        let guests = (0..<3).map { Guest(name: "g\($0)") }
+        let stands = (0..<2).map { Stand(name: "s\($0)") }
+        for index in 0..<5 {
+            let seat = Seat(code: "c\(index)", rank: index, label: index % 2 == 0 ? "l\(index)" : nil, serial: serial(index), aisle: index, place: 0)
+            seat.guest = index < guests.count ? guests[index] : nil
+            seat.stand = stands.randomElement(using: &random)
+            setup.insert(seat)
+        }
+        for _ in 0..<4 {
+            let ticket = Ticket(number: number())
+            ticket.holder = guests.randomElement(using: &random)
+            setup.insert(ticket)
+        }
+        try await setup.save()
+
+        for _ in 0..<3 {
+            let first = flow.makeContext()
+            let held = try await seatsEverything(in: first)
+            let second = flow.makeContext()
+            let there = try await seatsEverything(in: second)
+            for object in there.all where Int.random(in: 0..<8, using: &random) == 0 { second.delete(object) }
+            if let seat = there.seats.randomElement(using: &random) { seat.rank = Int.random(in: 0..<8, using: &random) }
+            trace.append(try await outcome(of: second, naming: there.name))
+            trace.append("rows: " + (try await seatRows(flow)))
+
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                guard let seat = held.seats.randomElement(using: &random), let other = held.seats.randomElement(using: &random) else { break }
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0: (seat.code, other.code) = (other.code, seat.code)
+                case 1: seat.rank = Int.random(in: 0..<8, using: &random)
+                case 2: seat.label = Bool.random(using: &random) ? nil : "l\(Int.random(in: 0..<4, using: &random))"
+                case 3: seat.serial = serial(Int.random(in: 0..<8, using: &random))
+                case 4: (seat.aisle, seat.place) = (Int.random(in: 0..<3, using: &random), Int.random(in: 0..<3, using: &random))
+                case 5: seat.guest = Bool.random(using: &random) ? held.guests.randomElement(using: &random) : nil
+                case 6:
+                    let new = Seat(code: "c\(Int.random(in: 0..<10, using: &random))", rank: Int.random(in: 0..<10, using: &random), label: nil,
+                                   serial: serial(Int.random(in: 0..<10, using: &random)), aisle: Int.random(in: 0..<3, using: &random), place: Int.random(in: 0..<3, using: &random))
+                    new.stand = held.stands.randomElement(using: &random)
+                    first.insert(new)
+                case 7:
+                    let ticket = Ticket(number: number())
+                    ticket.holder = held.guests.randomElement(using: &random)
+                    first.insert(ticket)
+                case 8: seat.stand = Bool.random(using: &random) ? held.stands.randomElement(using: &random) : nil
+                default:
+                    if let doomed = held.all.randomElement(using: &random) { first.delete(doomed) }
+                }
+            }
+            trace.append(try await outcome(of: first, naming: held.name))
+            trace.append("rows: " + (try await seatRows(flow)))
+        }
+        return trace
+    }
+
+    /// The Seats objects a context reads, in a fixed order, every relationship loaded and read.
+    private struct HeldSeats {
+        var seats: [Seat], guests: [Guest], tickets: [Ticket], stands: [Stand]
+        var all: [any PersistentModel] { seats as [any PersistentModel] + guests + tickets + stands }
+        /// Names by identifier, as the objects were read (a seat by its code then).
+        let names: [PersistentIdentifier: String]
+        func name(of identifier: PersistentIdentifier) -> String? { names[identifier] }
+    }
+
+    private func seatsEverything(in context: some SeedFlowContext) async throws -> HeldSeats {
+        let seats = try await context.fetch(FetchDescriptor<Seat>(sortBy: [SortDescriptor(\.code)]))
+        let guests = try await context.fetch(FetchDescriptor<Guest>(sortBy: [SortDescriptor(\.name)]))
+        let tickets = try await context.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.number)]))
+        let stands = try await context.fetch(FetchDescriptor<Stand>(sortBy: [SortDescriptor(\.name)]))
+        try await context.load(\.guest, of: seats)
+        try await context.load(\.stand, of: seats)
+        try await context.load(\.seat, of: guests)
+        try await context.load(\.tickets, of: guests)
+        try await context.load(\.holder, of: tickets)
+        try await context.load(\.seats, of: stands)
+        for seat in seats { _ = (seat.guest, seat.stand) }
+        for guest in guests { _ = (guest.seat, guest.tickets.count) }
+        for ticket in tickets { _ = ticket.holder }
+        for stand in stands { _ = stand.seats.count }
+        var names: [PersistentIdentifier: String] = [:]
+        for seat in seats { names[seat.persistentModelID] = "seat " + seat.code }
+        for guest in guests { names[guest.persistentModelID] = guest.name }
+        for ticket in tickets { names[ticket.persistentModelID] = "ticket \(ticket.number)" }
+        for stand in stands { names[stand.persistentModelID] = stand.name }
+        return HeldSeats(seats: seats, guests: guests, tickets: tickets, stands: stands, names: names)
+    }
+
+    /// What a Seats store holds: each seat's values, partner and stand; each ticket's holder.
+    private func seatRows(_ flow: SeedFlowBackend) async throws -> String {
+        let context = flow.makeContext()
+        defer { withExtendedLifetime(context) {} }
+        let held = try await seatsEverything(in: context)
+        let seats = held.seats.map { seat in
+            "\(seat.code)/\(seat.rank)/\(seat.label ?? "-")/\(seat.serial.uuidString.suffix(2))/\(seat.aisle).\(seat.place)/\(seat.guest?.name ?? "-")/\(seat.stand?.name ?? "-")"
+        }
+        return "\(seats) \(held.guests.map(\.name)) \(held.tickets.map { "\($0.number):\($0.holder?.name ?? "-")" }) \(held.stands.map(\.name))"
     }
 
     /// The objects a context reads, sorted by name, every relationship loaded and read.
@@ -147,7 +274,7 @@ extension BothBackendsTests {
 
     /// "saved", or "refused: " and the error with row ids left out (the backends may give new
     /// rows different ids) and the objects an identifier names by name.
-    private func outcome(of context: some SeedFlowContext, naming held: Held) async throws -> String {
+    private func outcome(of context: some SeedFlowContext, naming name: (PersistentIdentifier) -> String?) async throws -> String {
         do {
             try await context.save()
             return "saved"
@@ -157,8 +284,9 @@ extension BothBackendsTests {
             case let error as ModelContextError:
                 switch error {
                 case let .deletedFromStore(entity, id):
-                    words = "deletedFromStore \(entity) \(held.name(of: PersistentIdentifier(entity: entity, id: id)) ?? "?")"
+                    words = "deletedFromStore \(entity) \(name(PersistentIdentifier(entity: entity, id: id)) ?? "?")"
                 case let .constraintViolation(message): words = "constraintViolation \(message)"
+                case let .uniqueViolation(entity, attribute): words = "uniqueViolation \(entity).\(attribute)"
                 default: words = "\(error)"
                 }
             case let refusal as DeletionRefused: words = refusal.description
