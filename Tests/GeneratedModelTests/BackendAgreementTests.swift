@@ -6,7 +6,8 @@ import XCTest
 /// A differential property test of the two backends: the same random work of two contexts on the
 /// Lending schema (a cascade, a deny reached through it, a required to-one, a many-to-many) must
 /// end alike on SQLite and on PostgreSQL. Each round, one context reads everything; another
-/// deletes objects of every kind and saves; the first then moves books, links and unlinks
+/// deletes objects of every kind and saves, and now and then a third deletes authors by a
+/// predicate (`delete(model:where:dryRun:)`: the same report); the first then moves books, links and unlinks
 /// readers, inserts books and loans, renames and deletes objects, fetches (seeing its unsaved
 /// changes) and saves. Every fetch must find the same objects, and every save must be
 /// saved or refused alike — in the same words but for row ids, which the backends may give
@@ -100,6 +101,19 @@ extension BothBackendsTests {
             for object in there.all where Int.random(in: 0..<6, using: &random) == 0 { second.delete(object) }
             trace.append(try await outcome(of: second, naming: there.name))
             trace.append("rows: " + (try await rows(flow)))
+            // Now and then a delete by predicate (the deletion plan; PostgreSQL's function), or its dry run.
+            if Int.random(in: 0..<3, using: &random) == 0, let author = there.authors.randomElement(using: &random) {
+                let (name, dryRun) = (author.name, Bool.random(using: &random))
+                do {
+                    let report = try await flow.makeContext().delete(model: Author.self, where: #Predicate { $0.name <= name }, dryRun: dryRun)
+                    trace.append("deleted: \(report.deleted.map { "\($0.entity) \($0.count)" }.sorted()), \(report.nullified) nullified, dry run \(report.isDryRun)")
+                } catch let refusal as DeletionRefused {
+                    trace.append("refused: " + refusal.description.replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression))
+                } catch let refusal as PostgresDeletionRefused {
+                    trace.append("refused: " + refusal.message.replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression))
+                }
+                trace.append("rows: " + (try await rows(flow)))
+            }
 
             for _ in 0..<Int.random(in: 1...6, using: &random) {
                 guard let book = held.books.randomElement(using: &random), let reader = held.readers.randomElement(using: &random) else { break }
