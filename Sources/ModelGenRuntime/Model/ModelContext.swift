@@ -735,7 +735,7 @@ public final class ModelContext {
     /// The first key of the open transaction that refers to no row, as an error naming its
     /// entity and relationship (`PRAGMA foreign_key_check`), or nil if none is found.
     ///
-    ///     SELECT "table", rowid, parent, fkid FROM pragma_foreign_key_check
+    ///     SELECT "table", rowid, fkid FROM pragma_foreign_key_check
     ///     SELECT "from" FROM pragma_foreign_key_list(?) WHERE id = ?
     private func brokenReference() -> ModelContextError? {
         guard let row = try? database.query("SELECT \"table\", rowid, fkid FROM pragma_foreign_key_check LIMIT 1").first,
