@@ -36,6 +36,17 @@ extension BothBackendsTests {
         }
     }
 
+    /// The same on Teams, whose relationships are bounded (`minimumModelCount`,
+    /// `maximumModelCount`: a team's players, a team's coaches, a coach's teams, checked by every
+    /// save, from either side) beside a cascade and a unique name: saved or refused alike
+    /// (`.modelCountViolation` naming the same relationship), the same rows after.
+    func testTheBackendsEndRandomWorkOnBoundedRelationshipsAlike() async throws {
+        let outcomes = try await assertBackendsAgree(Teams.self, seeds: UInt64(1)...60, workOnTeams)
+        for (outcome, least) in [("saved", 60), ("refused: modelCountViolation", 20)] {
+            XCTAssertGreaterThan(outcomes[outcome] ?? 0, least, "\(outcomes)")
+        }
+    }
+
     /// Runs `work` for each seed on both backends and fails at the first line where their traces
     /// disagree (`agree`); returns how often each outcome (the first two words of a line that is not
     /// rows) came up on SQLite.
@@ -258,6 +269,102 @@ extension BothBackendsTests {
         return "\(seats) \(held.guests.map(\.name)) \(held.tickets.map { "\($0.number):\($0.holder?.name ?? "-")" }) \(held.stands.map(\.name))"
     }
 
+    /// The trace of one seed's work on Teams: players move between teams, coaches join and leave
+    /// teams (from either side), teams are renamed into each other's names, objects of every kind
+    /// are inserted and deleted, by both contexts.
+    private func workOnTeams(seed: UInt64, on flow: SeedFlowBackend) async throws -> [String] {
+        var random = SeededRandom(seed: seed)
+        var trace: [String] = []
+        var counter = 0
+        func name(_ prefix: String) -> String { counter += 1; return "\(prefix)\(counter)" }
+
+        let setup = flow.makeContext()
+        let teams = (0..<3).map { Team(name: "t\($0)") }
+        for team in teams { team.players = [Player(name: name("p")), Player(name: name("p"))] }
+        let coaches = (0..<3).map { _ in Coach(name: name("c")) }
+        for (coach, team) in zip(coaches, teams) { coach.teams = [team] }
+        coaches[0].teams.append(teams[1])
+        for team in teams { setup.insert(team) }
+        try await setup.save()
+
+        for _ in 0..<3 {
+            let first = flow.makeContext()
+            let held = try await teamsEverything(in: first)
+            let second = flow.makeContext()
+            let there = try await teamsEverything(in: second)
+            for object in there.all where Int.random(in: 0..<7, using: &random) == 0 { second.delete(object) }
+            if let player = there.players.randomElement(using: &random) { player.team = there.teams.randomElement(using: &random) }
+            trace.append(try await outcome(of: second, naming: there.name))
+            trace.append("rows: " + (try await teamRows(flow)))
+
+            for _ in 0..<Int.random(in: 1...5, using: &random) {
+                guard let team = held.teams.randomElement(using: &random), let coach = held.coaches.randomElement(using: &random),
+                      let player = held.players.randomElement(using: &random) else { break }
+                switch Int.random(in: 0..<9, using: &random) {
+                case 0: player.team = Int.random(in: 0..<4, using: &random) == 0 ? nil : team
+                case 1 where !team.coaches.contains { $0 === coach }: team.coaches.append(coach)
+                case 2: team.coaches.removeAll { $0 === coach }
+                case 3 where !coach.teams.contains { $0 === team }: coach.teams.append(team)
+                case 4:
+                    let new = Player(name: name("p"))
+                    new.team = team
+                    first.insert(new)
+                case 5:
+                    let new = Coach(name: name("c"))
+                    new.teams = Bool.random(using: &random) ? [team] : []
+                    first.insert(new)
+                case 6: team.name = "t\(Int.random(in: 0..<5, using: &random))"
+                case 7:
+                    let new = Team(name: "t\(Int.random(in: 3..<6, using: &random))")
+                    new.players = Bool.random(using: &random) ? [Player(name: name("p"))] : []
+                    first.insert(new)
+                default:
+                    if let doomed = held.all.randomElement(using: &random) { first.delete(doomed) }
+                }
+            }
+            trace.append(try await outcome(of: first, naming: held.name))
+            trace.append("rows: " + (try await teamRows(flow)))
+        }
+        return trace
+    }
+
+    /// The Teams objects a context reads, by name, every relationship loaded and read.
+    private struct HeldTeams {
+        var teams: [Team], players: [Player], coaches: [Coach]
+        var all: [any PersistentModel] { teams as [any PersistentModel] + players + coaches }
+        /// Names by identifier, as the objects were read.
+        let names: [PersistentIdentifier: String]
+        func name(of identifier: PersistentIdentifier) -> String? { names[identifier] }
+    }
+
+    private func teamsEverything(in context: some SeedFlowContext) async throws -> HeldTeams {
+        let teams = try await context.fetch(FetchDescriptor<Team>(sortBy: [SortDescriptor(\.name)]))
+        let players = try await context.fetch(FetchDescriptor<Player>(sortBy: [SortDescriptor(\.name)]))
+        let coaches = try await context.fetch(FetchDescriptor<Coach>(sortBy: [SortDescriptor(\.name)]))
+        try await context.load(\.players, of: teams)
+        try await context.load(\.coaches, of: teams)
+        try await context.load(\.sponsors, of: teams)
+        try await context.load(\.team, of: players)
+        try await context.load(\.teams, of: coaches)
+        for team in teams { _ = (team.players.count, team.coaches.count, team.sponsors.count) }
+        for player in players { _ = player.team }
+        for coach in coaches { _ = coach.teams.count }
+        var names: [PersistentIdentifier: String] = [:]
+        for team in teams { names[team.persistentModelID] = team.name }
+        for player in players { names[player.persistentModelID] = player.name }
+        for coach in coaches { names[coach.persistentModelID] = coach.name }
+        return HeldTeams(teams: teams, players: players, coaches: coaches, names: names)
+    }
+
+    /// What a Teams store holds: each team's players and coaches, each coach's teams.
+    private func teamRows(_ flow: SeedFlowBackend) async throws -> String {
+        let context = flow.makeContext()
+        defer { withExtendedLifetime(context) {} }
+        let held = try await teamsEverything(in: context)
+        let teams = held.teams.map { "\($0.name)(\($0.players.map(\.name).sorted().joined(separator: " ")); \($0.coaches.map(\.name).sorted().joined(separator: " ")))" }
+        return "\(teams) \(held.players.map { "\($0.name):\($0.team?.name ?? "-")" }) \(held.coaches.map { "\($0.name):\($0.teams.count)" })"
+    }
+
     /// The objects a context reads, sorted by name, every relationship loaded and read.
     private struct Held {
         var authors: [Author], books: [Book], readers: [Reader], loans: [Loan]
@@ -303,6 +410,8 @@ extension BothBackendsTests {
                     words = "deletedFromStore \(entity) \(name(PersistentIdentifier(entity: entity, id: id)) ?? "?")"
                 case let .constraintViolation(message): words = "constraintViolation \(message)"
                 case let .uniqueViolation(entity, attribute): words = "uniqueViolation \(entity).\(attribute)"
+                case let .modelCountViolation(entity, id, relationship, count, _, _):
+                    words = "modelCountViolation \(entity).\(relationship) of \(name(PersistentIdentifier(entity: entity, id: id)) ?? "a new object"): \(count)"
                 default: words = "\(error)"
                 }
             case let refusal as DeletionRefused: words = refusal.description
