@@ -14,7 +14,8 @@ import XCTest
 /// differently; a save that meets several problems may be refused for different ones, each in the
 /// schema's words — and after every save the stores must hold the same rows, compared by name.
 /// No model of the rules: each backend checks the other. (It found the backends' words for a key
-/// naming a deleted row differing in their detail.)
+/// naming a deleted row differing in their detail.) The same harness runs random work of two
+/// contexts on Seats (unique values) and on Teams (bounded relationships).
 extension BothBackendsTests {
     func testTheBackendsEndRandomWorkOfTwoContextsAlike() async throws {
         let outcomes = try await assertBackendsAgree(Lending.self, seeds: UInt64(1)...80, workOfTwoContexts)
