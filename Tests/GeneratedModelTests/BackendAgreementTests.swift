@@ -121,10 +121,8 @@ extension BothBackendsTests {
                 do {
                     let report = try await flow.makeContext().delete(model: Author.self, where: #Predicate { $0.name <= name }, dryRun: dryRun)
                     trace.append("deleted: \(report.deleted.map { "\($0.entity) \($0.count)" }.sorted()), \(report.nullified) nullified, dry run \(report.isDryRun)")
-                } catch let refusal as DeletionRefused {
-                    trace.append("refused: " + refusal.description.replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression))
-                } catch let refusal as PostgresDeletionRefused {
-                    trace.append("refused: " + refusal.message.replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression))
+                } catch where error is DeletionRefused || error is PostgresDeletionRefused {
+                    trace.append(refusal(error, naming: there.name))
                 }
                 trace.append("rows: " + (try await rows(flow)))
             }
@@ -155,7 +153,7 @@ extension BothBackendsTests {
                 let titles = try await first.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.author != nil }, sortBy: [SortDescriptor(\.title)])).map(\.title)
                 trace.append("fetched: \(titles), \(try await first.fetchCount(FetchDescriptor<Loan>())) loans")
             } catch {
-                trace.append("fetch failed: \(error)".replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression))
+                trace.append(withoutIDs("fetch failed: \(error)"))
             }
             trace.append(try await outcome(of: first, naming: held.name))
             trace.append("rows: " + (try await rows(flow)))
@@ -396,32 +394,42 @@ extension BothBackendsTests {
         return held
     }
 
-    /// "saved", or "refused: " and the error with row ids left out (the backends may give new
-    /// rows different ids) and the objects an identifier names by name.
+    /// "saved", or the refusal (`refusal(_:naming:)`); a refused context is rolled back.
     private func outcome(of context: some SeedFlowContext, naming name: (PersistentIdentifier) -> String?) async throws -> String {
         do {
             try await context.save()
             return "saved"
         } catch {
-            let words: String
-            switch error {
-            case let error as ModelContextError:
-                switch error {
-                case let .deletedFromStore(entity, id):
-                    words = "deletedFromStore \(entity) \(name(PersistentIdentifier(entity: entity, id: id)) ?? "?")"
-                case let .constraintViolation(message): words = "constraintViolation \(message)"
-                case let .uniqueViolation(entity, attribute): words = "uniqueViolation \(entity).\(attribute)"
-                case let .modelCountViolation(entity, id, relationship, count, _, _):
-                    words = "modelCountViolation \(entity).\(relationship) of \(name(PersistentIdentifier(entity: entity, id: id)) ?? "a new object"): \(count)"
-                default: words = "\(error)"
-                }
-            case let refusal as DeletionRefused: words = refusal.description
-            case let refusal as PostgresDeletionRefused: words = refusal.message
-            default: words = "\(type(of: error)) \(error)"
-            }
             context.rollback()
-            return "refused: " + words.replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression)
+            return refusal(error, naming: name)
         }
+    }
+
+    /// "refused: " and the error's words with row ids left out, the objects an identifier names
+    /// named by `name`.
+    private func refusal(_ error: any Error, naming name: (PersistentIdentifier) -> String?) -> String {
+        let words: String
+        switch error {
+        case let error as ModelContextError:
+            switch error {
+            case let .deletedFromStore(entity, id):
+                words = "deletedFromStore \(entity) \(name(PersistentIdentifier(entity: entity, id: id)) ?? "?")"
+            case let .constraintViolation(message): words = "constraintViolation \(message)"
+            case let .uniqueViolation(entity, attribute): words = "uniqueViolation \(entity).\(attribute)"
+            case let .modelCountViolation(entity, id, relationship, count, _, _):
+                words = "modelCountViolation \(entity).\(relationship) of \(name(PersistentIdentifier(entity: entity, id: id)) ?? "a new object"): \(count)"
+            default: words = "\(error)"
+            }
+        case let refusal as DeletionRefused: words = refusal.description
+        case let refusal as PostgresDeletionRefused: words = refusal.message
+        default: words = "\(type(of: error)) \(error)"
+        }
+        return withoutIDs("refused: " + words)
+    }
+
+    /// `text` with every number written `#`: the backends may give new rows different ids.
+    private func withoutIDs(_ text: String) -> String {
+        text.replacingOccurrences(of: #"\d+"#, with: "#", options: .regularExpression)
     }
 
     /// What the store holds, by name: each author, each book with its author, readers and loans.
