@@ -5,9 +5,15 @@ import XCTest
 /// Thousands of deterministic mutations of the example schemas: every one must either compile
 /// or give at least one located error (and then no files); none may crash or hang.
 final class RobustnessTests: XCTestCase {
-    /// SplitMix64: a small deterministic generator, so a failure reproduces.
+    /// SplitMix64: a small deterministic generator, so a failure reproduces. With
+    /// `MODELGEN_TEST_SEED_SALT=n` in the environment every seed draws another stream (the same
+    /// for the same `n`), so the seeded tests run again on inputs no earlier run saw.
     struct Generator {
         var state: UInt64
+        init(state: UInt64) { self.state = state ^ Self.salt }
+        /// What `MODELGEN_TEST_SEED_SALT` mixes into every seed: 0 (the seeds as written) when it is unset.
+        static let salt: UInt64 = ProcessInfo.processInfo.environment["MODELGEN_TEST_SEED_SALT"]
+            .flatMap { UInt64($0) }.map { $0 &* 0x9E37_79B9_7F4A_7C15 } ?? 0
         mutating func next() -> UInt64 {
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
