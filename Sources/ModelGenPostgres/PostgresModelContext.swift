@@ -851,9 +851,12 @@ public final class PostgresModelContext {
     /// an unsaved object matches as its row will after the save, in every kind of fetch. Tests of
     /// texts against constants holding NUL, which no stored text holds, are decided without
     /// binding them (`withoutNULConstants`), and so are comparisons of decimals with
-    /// `Decimal.nan`, which no stored decimal is (`withoutDecimalNaNConstants`).
+    /// `Decimal.nan`, which no stored decimal is (`withoutDecimalNaNConstants`). Before those, a
+    /// test of a value with such a constant in place of a missing one (`$0.note ?? "a\0"`, or a
+    /// date off the grid) is split into the value's test and the constant's
+    /// (`splittingUnstorableFallbacks`).
     private func condition<Model: PersistentModel>(of descriptor: FetchDescriptor<Model>) throws -> QueryCondition? {
-        try descriptor.loweredPredicate()?.exactOnMicrosecondGrid().withoutNULConstants().withoutDecimalNaNConstants()
+        try descriptor.loweredPredicate()?.splittingUnstorableFallbacks().exactOnMicrosecondGrid().withoutNULConstants().withoutDecimalNaNConstants()
     }
 
     /// The descriptor's ` WHERE … ORDER BY … LIMIT … OFFSET …` and its bindings, for its predicate

@@ -98,8 +98,8 @@ extension QueryExpression {
         }
     }
 
-    /// A date constant on the microsecond grid, or nil.
-    private var isDateConstantOnGrid: Bool {
+    /// Whether this is a date constant on the microsecond grid (or nil).
+    var isDateConstantOnGrid: Bool {
         switch self {
         case .value(.null, _): true
         case let .value(.real(seconds), .date):

@@ -982,7 +982,7 @@ final class BothBackendsTests: XCTestCase {
                 (sample.text, sample.note) = (text, text.isEmpty ? nil : text)
             }
             for c in ["a\0", "a\0x", "\0", "b\0", "é\0"] {
-                let note: String? = c, texts = [c, "ab"]
+                let note: String? = c, texts = [c, "ab"], a = "a", ab = "ab"
                 let predicates: [(String, Predicate<Sample>)] = [
                     ("text < c", #Predicate { $0.text < c }), ("text <= c", #Predicate { $0.text <= c }),
                     ("text > c", #Predicate { $0.text > c }), ("text >= c", #Predicate { $0.text >= c }),
@@ -991,6 +991,13 @@ final class BothBackendsTests: XCTestCase {
                     ("(note ?? \"\") >= c", #Predicate { ($0.note ?? "") >= c }),
                     ("text contains c", #Predicate { $0.text.contains(c) }), ("!(text starts with c)", #Predicate { !$0.text.starts(with: c) }),
                     ("[c, ab] contains text", #Predicate { texts.contains($0.text) }),
+                    // The constant in place of a missing text: compared with a constant, with a stored text and with itself.
+                    ("(note ?? c) < ab", #Predicate { ($0.note ?? c) < ab }), ("(note ?? c) >= text", #Predicate { ($0.note ?? c) >= $0.text }),
+                    ("(note ?? c) == c", #Predicate { ($0.note ?? c) == c }), ("(note ?? c) != a", #Predicate { ($0.note ?? c) != a }),
+                    ("text < (note ?? c)", #Predicate { $0.text < ($0.note ?? c) }), ("(note ?? (note ?? c)) <= ab", #Predicate { ($0.note ?? ($0.note ?? c)) <= ab }),
+                    ("(note ?? c) contains a", #Predicate { ($0.note ?? c).contains(a) }), ("(note ?? c) starts with c", #Predicate { ($0.note ?? c).starts(with: c) }),
+                    ("text contains (note ?? c)", #Predicate { $0.text.contains($0.note ?? c) }),
+                    ("[c, ab] contains (note ?? c)", #Predicate { texts.contains($0.note ?? c) }),
                 ]
                 try await samples.assertSelectWhatSwiftSelects(predicates, "c = \(c.debugDescription)")
             }
@@ -1007,7 +1014,7 @@ final class BothBackendsTests: XCTestCase {
             let samples = try await SavedAndUnsavedSamples(flow, seed: 12, saved: stored, unsaved: [-3, 7, 0]) { sample, amount in
                 (sample.amount, sample.price) = (amount, amount == 0 ? nil : amount)
             }
-            let nan = Decimal.nan, optionalNaN: Decimal? = .nan, amounts: [Decimal] = [.nan, Decimal(string: "2.5")!]
+            let nan = Decimal.nan, optionalNaN: Decimal? = .nan, amounts: [Decimal] = [.nan, Decimal(string: "2.5")!], one = Decimal(1)
             let predicates: [(String, Predicate<Sample>)] = [
                 ("amount < nan", #Predicate { $0.amount < nan }), ("amount <= nan", #Predicate { $0.amount <= nan }),
                 ("amount > nan", #Predicate { $0.amount > nan }), ("amount >= nan", #Predicate { $0.amount >= nan }),
@@ -1018,6 +1025,11 @@ final class BothBackendsTests: XCTestCase {
                 ("price > nan == true", #Predicate { $0.price.flatMap { $0 > nan } == true }),
                 ("price > nan != true", #Predicate { $0.price.flatMap { $0 > nan } != true }),
                 ("[nan, 2.5] contains amount", #Predicate { amounts.contains($0.amount) }),
+                // `Decimal.nan` in place of a missing decimal: compared with a number, with a stored decimal and with itself.
+                ("(price ?? nan) < 1", #Predicate { ($0.price ?? nan) < one }), ("(price ?? nan) > 1", #Predicate { ($0.price ?? nan) > one }),
+                ("(price ?? nan) == nan", #Predicate { ($0.price ?? nan) == nan }), ("(price ?? nan) != nan", #Predicate { ($0.price ?? nan) != nan }),
+                ("(price ?? nan) >= amount", #Predicate { ($0.price ?? nan) >= $0.amount }), ("amount <= (price ?? nan)", #Predicate { $0.amount <= ($0.price ?? nan) }),
+                ("[nan, 2.5] contains (price ?? nan)", #Predicate { amounts.contains($0.price ?? nan) }),
             ]
             try await samples.assertSelectWhatSwiftSelects(predicates)
         }
@@ -1081,6 +1093,16 @@ final class BothBackendsTests: XCTestCase {
                                                  ("due ?? far >=", #Predicate<Sample> { ($0.due ?? far) >= c }, { (date: Date) in date >= c })] {
                     let found = try await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate))
                     XCTAssertEqual(found, dues.filter(swift).count, "\(flow.name), seed \(seed): \(name) \(c.timeIntervalSinceReferenceDate)")
+                }
+                // A default no store holds exactly (between microseconds, or beyond PostgreSQL's
+                // years), against the constant and against the stored date.
+                let fallback = Int.random(in: 0..<3, using: &random) == 0 ? beyond.randomElement(using: &random)! : someDate()
+                for (name, predicate, swift) in [("due ?? fallback <", #Predicate<Sample> { ($0.due ?? fallback) < c }, { (sample: Sample) in (sample.due ?? fallback) < c }),
+                                                 ("due ?? fallback ==", #Predicate<Sample> { ($0.due ?? fallback) == c }, { (sample: Sample) in (sample.due ?? fallback) == c }),
+                                                 ("due ?? fallback >= date", #Predicate<Sample> { ($0.due ?? fallback) >= $0.date }, { (sample: Sample) in (sample.due ?? fallback) >= sample.date })] {
+                    let found = try await flow.makeContext().fetchCount(FetchDescriptor(predicate: predicate))
+                    XCTAssertEqual(found, samples.filter(swift).count,
+                                   "\(flow.name), seed \(seed): \(name) \(c.timeIntervalSinceReferenceDate), fallback \(fallback.timeIntervalSinceReferenceDate)")
                 }
             }
         }
