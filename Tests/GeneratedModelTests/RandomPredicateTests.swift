@@ -11,7 +11,8 @@ import XCTest
 /// optional chaining (`manager?.name.contains(…)`, `department?.title?.isEmpty`: a `Bool?` taken by
 /// `??` or compared with `true`, `false` or nil), to-many relationships of an object a to-one
 /// reaches (`manager?.reports.count ?? 0`, `manager?.projects.count == nil`,
-/// `department?.staff.contains { … } == true`), under `&&`, `||` and `!`.
+/// `department?.staff.contains { … } == true`), a title given in place of a missing one that no
+/// PostgreSQL text holds (`(department?.title ?? "d\0") < "d"`), under `&&`, `||` and `!`.
 /// Each must select, on both backends, what Foundation's evaluation of the same predicate selects
 /// on the app's objects, in the order Foundation's `SortDescriptor`s give (random ones, through
 /// to-one relationships too, ties in id order), with a random offset and limit, on random staff
@@ -186,6 +187,8 @@ indirect enum EmployeeTest: CustomStringConvertible {
     /// `level == the level of the n-th enclosing employee` (0: the outermost).
     case levelEqualsOuter(Int)
     case managerNameEquals(String?), departmentTitleEquals(String?)
+    /// `(department?.title ?? fallback) < text`, or `== text` (`equal`): fallbacks no PostgreSQL text holds among them.
+    case departmentTitleOrElse(fallback: String, equal: Bool, String)
     /// `manager?.name.<test> <use>` and `department?.title?.<test> <use>`.
     case managerName(TextTest, OptionalBoolUse), departmentTitle(TextTest, OptionalBoolUse)
     /// `(manager?.reports.count ?? fallback) > count`, `manager?.projects.count == count`.
@@ -213,7 +216,7 @@ indirect enum EmployeeTest: CustomStringConvertible {
         }
         let level: Int? = Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0...3, using: &random)
         let low = Int.random(in: 0...3, using: &random)
-        switch Int.random(in: 0..<(outer > 0 ? 18 : 17), using: &random) {
+        switch Int.random(in: 0..<(outer > 0 ? 19 : 18), using: &random) {
         case 0: return .nameEquals(names.randomElement(using: &random)!)
         case 1: return .nameBefore(names.randomElement(using: &random)!)
         case 2: return .nameContains(["1", "", "e", "9", "_", "%", "\\", "É"].randomElement(using: &random)!)
@@ -231,6 +234,8 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case 14: return .departmentTitle(.random(&random), .random(&random))
         case 15: return .managerReportsMoreThan(Int.random(in: 0...2, using: &random), fallback: Int.random(in: -1...1, using: &random))
         case 16: return .managerProjectsCountEquals(Int.random(in: 0..<4, using: &random) == 0 ? nil : Int.random(in: 0...2, using: &random))
+        case 17: return .departmentTitleOrElse(fallback: ["", "d0", "d\0", "\0", "é\0"].randomElement(using: &random)!, equal: Bool.random(using: &random),
+                                               ["d0", "", "d", "d\0", "\0", "e"].randomElement(using: &random)!)
         default: return .levelEqualsOuter(Int.random(in: 0..<outer, using: &random))
         }
     }
@@ -265,6 +270,14 @@ indirect enum EmployeeTest: CustomStringConvertible {
                 PredicateExpressions.build_KeyPath(root: $0, keyPath: \.title)
             }
             return PredicateExpressions.build_Equal(lhs: title, rhs: PredicateExpressions.build_Arg(text))
+        case let .departmentTitleOrElse(fallback, equal, text):
+            let title = PredicateExpressions.build_NilCoalesce(
+                lhs: PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.department)) {
+                    PredicateExpressions.build_KeyPath(root: $0, keyPath: \.title)
+                },
+                rhs: PredicateExpressions.build_Arg(fallback))
+            if equal { return PredicateExpressions.build_Equal(lhs: title, rhs: PredicateExpressions.build_Arg(text)) }
+            return PredicateExpressions.build_Comparison(lhs: title, rhs: PredicateExpressions.build_Arg(text), op: .lessThan)
         case let .reportsMoreThan(count):
             let size = PredicateExpressions.build_KeyPath(root: reports, keyPath: \.count)
             return PredicateExpressions.build_Comparison(lhs: size, rhs: PredicateExpressions.build_Arg(count), op: .greaterThan)
@@ -333,7 +346,7 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case let .levelEquals(value): return "level == \(value.map(String.init) ?? "nil")"
         case let .levelAtLeast(value): return levelOrZero(in: value...Int.max)
         case let .levelIn(range): return levelOrZero(in: range)
-        case .levelEqualsOuter: return nil
+        case .levelEqualsOuter, .departmentTitleOrElse: return nil
         case let .managerNameEquals(text): return "manager.name == \(text?.debugDescription ?? "nil")"
         case let .departmentTitleEquals(text): return "$0.department?.title == \(text?.debugDescription ?? "nil")"
         case let .reportsMoreThan(count): return "reports.count > \(count)"
@@ -370,6 +383,7 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case let .levelEqualsOuter(index): "level == outer[\(index)].level"
         case let .managerNameEquals(text): "manager?.name == \(text?.debugDescription ?? "nil")"
         case let .departmentTitleEquals(text): "department?.title == \(text?.debugDescription ?? "nil")"
+        case let .departmentTitleOrElse(fallback, equal, text): "(department?.title ?? \(fallback.debugDescription)) \(equal ? "==" : "<") \(text.debugDescription)"
         case let .reportsMoreThan(count): "reports.count > \(count)"
         case .reportsEmpty: "reports.isEmpty"
         case let .managerName(test, use): "manager?.name.\(test) \(use)"
