@@ -1080,7 +1080,7 @@ public final class PostgresModelContext {
             do {
                 bindings.append(try PostgresColumnType(kind).text(for: value))
             } catch let error as PostgresColumnType.Unstorable {
-                throw ModelContextError.unsupportedPredicate("a value the predicate compares with (\(error.reason)); compare with, or fall back to, a value a save can store")
+                throw ModelContextError.unsupportedPredicate("a value the predicate compares with (\(error.reason)); compare with a value a save can store")
             }
         }
     }
