@@ -60,7 +60,7 @@ extension QueryCondition {
             }
             guard let lhs = SwiftConstant(lhs, kind), let rhs = SwiftConstant(rhs, kind) else { return nil }
             return .constant(lhs.compare(comparison, rhs))
-        case let .text(test, .value(.text(text), .text), .value(.text(part), .text)) where text.contains("\0") || part.contains("\0"):
+        case let .text(test, .value(.text(text), .text), .value(.text(part), .text)) where SQLValue.text(text).isUnstorable(.text) || SQLValue.text(part).isUnstorable(.text):
             let (whole, piece) = (Array(text.unicodeScalars), Array(part.unicodeScalars))
             switch test {
             case .contains: return .constant(piece.isEmpty || whole.indices.contains { whole[$0...].starts(with: piece) })
@@ -80,13 +80,19 @@ extension QueryCondition {
 /// a text by its Unicode scalars (as both stores compare texts), a `Decimal` and a `Date` as
 /// themselves (`Decimal.nan` equal to itself and below every number).
 private enum SwiftConstant {
-    case text([Unicode.Scalar])
+    case text(ScalarText)
     case decimal(Decimal)
     case date(Date)
 
+    /// A text compared by its Unicode scalars, one after another.
+    struct ScalarText: Comparable {
+        var scalars: [Unicode.Scalar]
+        static func < (lhs: ScalarText, rhs: ScalarText) -> Bool { lhs.scalars.lexicographicallyPrecedes(rhs.scalars) }
+    }
+
     init?(_ value: SQLValue, _ kind: QueryValueKind) {
         switch (value, kind) {
-        case let (.text(text), .text): self = .text(Array(text.unicodeScalars))
+        case let (.text(text), .text): self = .text(ScalarText(scalars: Array(text.unicodeScalars)))
         case (.text("NaN"), .decimal): self = .decimal(.nan)
         case let (.text(digits), .decimal):
             guard let decimal = Decimal(string: digits, locale: Locale(identifier: "en_US_POSIX")) else { return nil }
@@ -99,8 +105,7 @@ private enum SwiftConstant {
     /// `self comparison other`, for two constants of one kind (false for two of different kinds).
     func compare(_ comparison: QueryComparison, _ other: SwiftConstant) -> Bool {
         switch (self, other) {
-        case let (.text(a), .text(b)): Self.compare(a.lazy.map(\.value).lexicographicallyPrecedes(b.lazy.map(\.value)),
-                                                    b.lazy.map(\.value).lexicographicallyPrecedes(a.lazy.map(\.value)), comparison)
+        case let (.text(a), .text(b)): Self.compare(a, comparison, b)
         case let (.decimal(a), .decimal(b)): Self.compare(a, comparison, b)
         case let (.date(a), .date(b)): Self.compare(a, comparison, b)
         default: false
@@ -116,19 +121,6 @@ private enum SwiftConstant {
         case .lessOrEqual: a <= b
         case .greater: a > b
         case .greaterOrEqual: a >= b
-        }
-    }
-
-    /// A comparison of two sequences from which precedes which (Swift's operators of a `String`
-    /// compared by scalars: equal when neither precedes).
-    private static func compare(_ aFirst: Bool, _ bFirst: Bool, _ comparison: QueryComparison) -> Bool {
-        switch comparison {
-        case .equal: !aFirst && !bFirst
-        case .notEqual: aFirst || bFirst
-        case .less: aFirst
-        case .lessOrEqual: !bFirst
-        case .greater: bFirst
-        case .greaterOrEqual: !aFirst
         }
     }
 }
@@ -163,14 +155,16 @@ extension QueryExpression {
 }
 
 extension SQLValue {
-    /// Whether the server cannot hold this constant of `kind` exactly: a text holding NUL,
-    /// `Decimal.nan`, a date off the microsecond grid or outside the years 1 to 9999.
+    /// Whether the server cannot hold this constant of `kind` exactly: one a parameter cannot bind
+    /// (a text holding NUL, `Decimal.nan`, a date outside the years 1 to 9999: what a save refuses),
+    /// or a date off the microsecond grid, which a bound timestamp rounds.
     fileprivate func isUnstorable(_ kind: QueryValueKind) -> Bool {
-        switch (self, kind) {
-        case let (.text(text), .text): text.contains("\0")
-        case (.text("NaN"), .decimal): true
-        case (.real, .date): !QueryExpression.value(self, .date).isDateConstantOnGrid
-        default: false
+        if kind == .date, case .real = self { return !QueryExpression.value(self, .date).isDateConstantOnGrid }
+        do {
+            _ = try PostgresColumnType(kind).text(for: self)
+            return false
+        } catch {
+            return true
         }
     }
 }

@@ -246,6 +246,9 @@ indirect enum EmployeeTest: CustomStringConvertible {
         let level = PredicateExpressions.build_KeyPath(root: employee, keyPath: \.level)
         let levelOrZero = PredicateExpressions.build_NilCoalesce(lhs: level, rhs: PredicateExpressions.build_Arg(0))
         let reports = PredicateExpressions.build_KeyPath(root: employee, keyPath: \.reports)
+        let departmentTitle = PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.department)) {
+            PredicateExpressions.build_KeyPath(root: $0, keyPath: \.title)
+        }
         switch self {
         case let .and(lhs, rhs): return conjunction(lhs.expression(employee, outer: outer), rhs.expression(employee, outer: outer))
         case let .or(lhs, rhs): return disjunction(lhs.expression(employee, outer: outer), rhs.expression(employee, outer: outer))
@@ -266,16 +269,9 @@ indirect enum EmployeeTest: CustomStringConvertible {
             }
             return PredicateExpressions.build_Equal(lhs: managerName, rhs: PredicateExpressions.build_Arg(text))
         case let .departmentTitleEquals(text):
-            let title = PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.department)) {
-                PredicateExpressions.build_KeyPath(root: $0, keyPath: \.title)
-            }
-            return PredicateExpressions.build_Equal(lhs: title, rhs: PredicateExpressions.build_Arg(text))
+            return PredicateExpressions.build_Equal(lhs: departmentTitle, rhs: PredicateExpressions.build_Arg(text))
         case let .departmentTitleOrElse(fallback, equal, text):
-            let title = PredicateExpressions.build_NilCoalesce(
-                lhs: PredicateExpressions.build_flatMap(PredicateExpressions.build_KeyPath(root: employee, keyPath: \.department)) {
-                    PredicateExpressions.build_KeyPath(root: $0, keyPath: \.title)
-                },
-                rhs: PredicateExpressions.build_Arg(fallback))
+            let title = PredicateExpressions.build_NilCoalesce(lhs: departmentTitle, rhs: PredicateExpressions.build_Arg(fallback))
             if equal { return PredicateExpressions.build_Equal(lhs: title, rhs: PredicateExpressions.build_Arg(text)) }
             return PredicateExpressions.build_Comparison(lhs: title, rhs: PredicateExpressions.build_Arg(text), op: .lessThan)
         case let .reportsMoreThan(count):
