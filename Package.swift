@@ -88,10 +88,12 @@ let package = Package(
             exclude: ["Schemas"],
             plugins: ["ModelGenPlugin"]
         ),
+        // What the test targets share: the seeded generator of every seeded test (`SeededRandom`).
+        .target(name: "ModelGenTestSupport", path: "Tests/ModelGenTestSupport"),
         // Compiles the plugin-generated code of the example schemas and runs the seeds' flows on SQLite.
         .testTarget(
             name: "GeneratedModelTests",
-            dependencies: ["ModelGenRuntime", "ModelGenCore", "ModelGenPostgres", "CSQLite", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["ModelGenRuntime", "ModelGenCore", "ModelGenPostgres", "ModelGenTestSupport", "CSQLite", .product(name: "PostgresNIO", package: "postgres-nio")],
             exclude: ["Schemas"],
             plugins: ["ModelGenPlugin"]
         ),
@@ -104,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ModelGenCoreTests",
-            dependencies: ["ModelGenCore", "ModelGenRuntime", "FitIQWorkload", "CSQLite"],
+            dependencies: ["ModelGenCore", "ModelGenRuntime", "ModelGenTestSupport", "FitIQWorkload", "CSQLite"],
             exclude: ["Golden", "Fixtures"]
         ),
     ]

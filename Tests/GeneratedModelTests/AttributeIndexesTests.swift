@@ -1,4 +1,5 @@
 @_spi(Backend) import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// `AttributeIndexes` (an object's changed attributes: bits for the first 64, a set beyond)

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Backend) import ModelGenRuntime
 import ModelGenPostgres
+import ModelGenTestSupport
 import XCTest
 
 /// A differential property test of the two backends: the same random work of two contexts on the

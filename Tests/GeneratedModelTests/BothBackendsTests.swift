@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Backend) import ModelGenRuntime
 import ModelGenPostgres
+import ModelGenTestSupport
 import PostgresNIO
 import XCTest
 

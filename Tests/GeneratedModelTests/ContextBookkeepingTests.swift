@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 @testable import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// What a save writes and what a context keeps, on real SQLite files: join rows written once per

@@ -1,5 +1,6 @@
 import Foundation
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// A differential property test of the context: random sequences of what an app does to related

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Backend) import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// A deleted object's delete rules follow the relationships it has when the save runs, as

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Backend) import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// Saves that meet objects another context deleted, on both backends. A context reads employees,

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Backend) import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// The values rows set aside in a unique integer column take (`IntegerVacancies`), checked against

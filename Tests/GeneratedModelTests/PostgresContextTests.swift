@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenPostgres
 import ModelGenRuntime
+import ModelGenTestSupport
 import PostgresNIO
 import XCTest
 

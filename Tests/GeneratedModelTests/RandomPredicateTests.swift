@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 @_spi(Backend) import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// Random predicates over Catalog employees, built at run time from Foundation's own

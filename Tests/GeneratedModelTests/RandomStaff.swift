@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// The Catalog schema as the generator resolves it, for what reads the schema itself (`--where`).

@@ -1,4 +1,5 @@
 @testable import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// The identity map's table against a `Dictionary`: random inserts, replacements, lookups that

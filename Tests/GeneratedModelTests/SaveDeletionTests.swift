@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Backend) import ModelGenRuntime
 import ModelGenPostgres
+import ModelGenTestSupport
 import XCTest
 
 /// A save deletes its objects together, whatever order the app deleted them in (`SPEC.md` §3: a

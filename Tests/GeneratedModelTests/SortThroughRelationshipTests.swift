@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Backend) import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// A `SortDescriptor` through a to-one relationship (`\Animal.category?.name`, as SwiftData takes

@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// Property tests of the runtime on the Catalog schema and real SQLite files: random values of
@@ -255,28 +256,6 @@ final class StorageAndPredicateTests: XCTestCase {
         let fetched = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(keyPath)])).map { $0[keyPath: keyPath] }
         XCTAssertEqual(fetched, objects.map { $0[keyPath: keyPath] }.sorted(), "seed \(seed): sorting by \(keyPath) disagrees with Swift")
     }
-}
-
-/// SplitMix64: a small seeded generator, so every run draws the same values. With
-/// `MODELGEN_TEST_SEED_SALT=n` in the environment every seed draws another stream (the same for
-/// the same `n`), so the seeded tests run again on inputs no earlier run saw; a failure names its
-/// seed, and the salt reproduces it.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed ^ TestSeedSalt.value }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
-/// What `MODELGEN_TEST_SEED_SALT` mixes into every seed: 0 (the seeds as written) when it is unset.
-enum TestSeedSalt {
-    static let value: UInt64 = ProcessInfo.processInfo.environment["MODELGEN_TEST_SEED_SALT"]
-        .flatMap { UInt64($0) }.map { $0 &* 0x9E37_79B9_7F4A_7C15 } ?? 0
 }
 
 extension Sample {

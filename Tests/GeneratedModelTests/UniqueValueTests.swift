@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Backend) import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// Unique values moved between objects in one save, on both backends: random rounds swap codes,

@@ -20,7 +20,7 @@ final class DefaultValueTests: XCTestCase {
         }
         var accepted = 0, rejected = 0
         for seed in UInt64(1)...40 {
-            var random = RobustnessTests.Generator(state: seed)
+            var random = RobustnessTests.Generator(seed: seed)
             var defaults: [(type: String, spelling: String)] = []
             for _ in 0..<12 {
                 let candidate = Self.randomDefault(&random)

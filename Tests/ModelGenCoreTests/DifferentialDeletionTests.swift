@@ -69,7 +69,7 @@ final class DifferentialDeletionTests: XCTestCase {
     }
 
     func testPlansAgreeWithSQLitesOwnCascadeOnRandomSchemas() throws {
-        var generator = Generator(state: 7)
+        var generator = Generator(seed: 7)
         var deletedAnything = 0, deletedThroughKeys = 0
         for round in 0..<150 {
             let yaml = Self.randomSchema(&generator)
@@ -135,7 +135,7 @@ final class DifferentialDeletionTests: XCTestCase {
     /// refuses (deny, noAction), the same refusal, word for word, and nothing changed.
     func testPostgreSQLFunctionsAgreeWithTheSQLitePlans() throws {
         let url = try PostgresServer.requireURL()
-        var generator = Generator(state: 99)
+        var generator = Generator(seed: 99)
         var refusals = 0
         for round in 0..<120 {
             let yaml = Self.randomSchema(&generator, refusing: true)

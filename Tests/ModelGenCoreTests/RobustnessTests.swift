@@ -1,35 +1,14 @@
 import Foundation
 import ModelGenCore
+import ModelGenTestSupport
 import XCTest
 
 /// Thousands of deterministic mutations of the example schemas: every one must either compile
 /// or give at least one located error (and then no files); none may crash or hang.
 final class RobustnessTests: XCTestCase {
-    /// SplitMix64: a small deterministic generator, so a failure reproduces. With
-    /// `MODELGEN_TEST_SEED_SALT=n` in the environment every seed draws another stream (the same
-    /// for the same `n`), so the seeded tests run again on inputs no earlier run saw.
-    struct Generator {
-        var state: UInt64
-        init(state: UInt64) { self.state = state ^ Self.salt }
-        /// What `MODELGEN_TEST_SEED_SALT` mixes into every seed: 0 (the seeds as written) when it is unset.
-        static let salt: UInt64 = ProcessInfo.processInfo.environment["MODELGEN_TEST_SEED_SALT"]
-            .flatMap { UInt64($0) }.map { $0 &* 0x9E37_79B9_7F4A_7C15 } ?? 0
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { bound <= 0 ? 0 : Int(next() % UInt64(bound)) }
-        /// A `Decimal` of up to 38 digits (what one holds) at any of its exponents, whose
-        /// `description` spells it in up to 167 characters.
-        mutating func decimalOfAnyExponent() -> Decimal {
-            let digits = (0...below(38)).map { _ in String(below(10)) }.joined()
-            return Decimal(sign: below(2) == 0 ? .plus : .minus, exponent: below(256) - 128,
-                           significand: Decimal(string: digits, locale: Locale(identifier: "en_US_POSIX"))!)
-        }
-    }
+    /// The seeded generator of every seeded test here (`SeededRandom`, which a salt in the
+    /// environment sends to unseen inputs).
+    typealias Generator = SeededRandom
 
     static func mutate(_ bytes: [UInt8], _ generator: inout Generator) -> [UInt8] {
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
@@ -73,7 +52,7 @@ final class RobustnessTests: XCTestCase {
     /// same files, or the same errors at the same places. Checked on the examples and on mutants
     /// of them (which exercise the error paths).
     func testEveryWayOfSavingTheSameTextCompilesAlike() throws {
-        var generator = Generator(state: 4_141)
+        var generator = Generator(seed: 4_141)
         // Text after the schema is its own only once the schema's YAML has been read to its end
         // (after an unclosed quote it would be part of the quoted text), and a document end
         // marker needs a document before it.
@@ -112,7 +91,7 @@ final class RobustnessTests: XCTestCase {
     }
 
     func testMutatedSchemasNeverCrashAndErrorsAreLocated() throws {
-        var generator = Generator(state: 2026)
+        var generator = Generator(seed: 2026)
         var compiled = 0, rejected = 0
         for schema in TestSupport.exampleSchemas {
             let original = [UInt8](try Data(contentsOf: schema))
@@ -140,7 +119,7 @@ final class RobustnessTests: XCTestCase {
     }
 
     func testMutatedTemplatesNeverCrashAndErrorsAreLocated() throws {
-        var generator = Generator(state: 1)
+        var generator = Generator(seed: 1)
         let zoo = [UInt8](try Data(contentsOf: TestSupport.schemasDirectory.appendingPathComponent("Zoo.yaml")))
         var rendered = 0, rejected = 0
         for round in 0..<1_000 {
@@ -161,5 +140,15 @@ final class RobustnessTests: XCTestCase {
         }
         XCTAssertGreaterThan(rejected, 100, "the mutations should break some templates")
         XCTAssertGreaterThan(rendered, 100, "most mutations (text, reordering) still render")
+    }
+}
+
+extension SeededRandom {
+    /// A `Decimal` of up to 38 digits (what one holds) at any of its exponents, whose
+    /// `description` spells it in up to 167 characters.
+    mutating func decimalOfAnyExponent() -> Decimal {
+        let digits = (0...below(38)).map { _ in String(below(10)) }.joined()
+        return Decimal(sign: below(2) == 0 ? .plus : .minus, exponent: below(256) - 128,
+                       significand: Decimal(string: digits, locale: Locale(identifier: "en_US_POSIX"))!)
     }
 }

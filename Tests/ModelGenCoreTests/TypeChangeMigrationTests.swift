@@ -28,7 +28,7 @@ final class TypeChangeMigrationTests: XCTestCase {
         if postgresURL == nil, ProcessInfo.processInfo.environment["CI"] == "true" {
             XCTFail("CI=true but MODELGEN_TEST_POSTGRES_URL is not set")
         }
-        var random = RobustnessTests.Generator(state: 20_261_126)
+        var random = RobustnessTests.Generator(seed: 20_261_126)
         for (from, to) in Self.widenings {
             let values = TypeChange.values(of: from, random: &random)
             XCTAssertEqual(expectation(values, from: from, to: to).refused, 0, "SPEC §6 lists \(from) → \(to) as a widening: every value converts")
