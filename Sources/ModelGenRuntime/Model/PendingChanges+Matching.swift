@@ -19,8 +19,10 @@ extension PendingChanges {
     public func mergedInIDOrder<Model: PersistentModel>(
         saved: [Model], candidates: some Sequence<any PersistentModel>, limit: Int?, matches: (Model) throws -> Bool
     ) rethrows -> [Model] {
-        var result = try saved.filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
-        let found = Set(result.map(ObjectIdentifier.init))
+        // A lookup before each insert (a fetch with a limit of 1 by a unique value) comes here once
+        // per object imported: each step below is skipped when it would change nothing.
+        var result = changedIdentities.isEmpty ? saved : try saved.filter { try !changedIdentities.contains(ObjectIdentifier($0)) || matches($0) }
+        let found = result.isEmpty ? [] : Set(result.map(ObjectIdentifier.init))
         var joining: [Model] = [], new: [Model] = []
         for candidate in candidates where !candidate.persistentBackingData.isDeleted && !found.contains(ObjectIdentifier(candidate)) {
             let object = unsafeDowncast(candidate, to: Model.self)
@@ -30,8 +32,9 @@ extension PendingChanges {
         if !joining.isEmpty {
             result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
         }
-        result += new.sorted { insertionOrder[ObjectIdentifier($0)] ?? 0 < insertionOrder[ObjectIdentifier($1)] ?? 0 }
-        if let limit { result = Array(result.prefix(limit)) }
+        if new.count > 1 { new.sort { insertionOrder[ObjectIdentifier($0)] ?? 0 < insertionOrder[ObjectIdentifier($1)] ?? 0 } }
+        if result.isEmpty { result = new } else if !new.isEmpty { result += new }
+        if let limit, result.count > limit { result.removeSubrange(limit...) }
         return result
     }
 }
