@@ -1,5 +1,6 @@
 import Foundation
 import ModelGenCore
+import ModelGenTestSupport
 import XCTest
 
 /// The canonical JSON is recorded in every store and hashed to tell schema versions apart: the
@@ -34,7 +35,7 @@ final class CanonicalJSONTests: XCTestCase {
     func testAnyValueGivesJSONEncodersBytes() throws {
         var nonFinite = 0
         for seed in UInt64(1)...2_000 {
-            var random = RobustnessTests.Generator(seed: seed &* 7_919)
+            var random = SeededRandom(seed: seed &* 7_919)
             let schema = Self.randomSchema(&random)
             let expected = encoded(schema)
             if expected.isEmpty { nonFinite += 1 }
@@ -49,17 +50,17 @@ final class CanonicalJSONTests: XCTestCase {
     private static let pieces = ["a", "Z", "_", "0", "9", " ", "\"", "\\", "/", "'", "{", "}", "$", "\u{7F}", "\u{0}", "\u{1}",
                                  "\u{8}", "\t", "\n", "\u{C}", "\r", "\u{1F}", "é", "ß", "\u{301}", "\u{2028}", "\u{FEFF}", "日本", "😀", "\u{FFFD}"]
 
-    private static func string(_ random: inout RobustnessTests.Generator) -> String {
+    private static func string(_ random: inout SeededRandom) -> String {
         // Mostly plain names (the fast path), sometimes anything.
         if random.below(3) > 0 { return "name\(random.below(1000))" }
         return (0..<random.below(6)).map { _ in pieces[random.below(pieces.count)] }.joined()
     }
 
-    private static func strings(_ random: inout RobustnessTests.Generator) -> [String] {
+    private static func strings(_ random: inout SeededRandom) -> [String] {
         (0..<random.below(3)).map { _ in string(&random) }
     }
 
-    private static func double(_ random: inout RobustnessTests.Generator) -> Double {
+    private static func double(_ random: inout SeededRandom) -> Double {
         let special: [Double] = [0, -0.0, 1, -1, 0.1, 1e-7, 1e21, 1e300, 5e-324, .greatestFiniteMagnitude, 123_456_789_012_345_678, 0.5, 2.5e-8]
         switch random.below(12) {
         case 0: return [.nan, .infinity, -.infinity][random.below(3)]
@@ -68,7 +69,7 @@ final class CanonicalJSONTests: XCTestCase {
         }
     }
 
-    private static func defaultValue(_ random: inout RobustnessTests.Generator) -> DefaultValue? {
+    private static func defaultValue(_ random: inout SeededRandom) -> DefaultValue? {
         switch random.below(10) {
         case 0: .string(string(&random))
         case 1: .integer(Int64(bitPattern: random.next()))
@@ -83,11 +84,11 @@ final class CanonicalJSONTests: XCTestCase {
         }
     }
 
-    private static func optionalCount(_ random: inout RobustnessTests.Generator) -> Int? {
+    private static func optionalCount(_ random: inout SeededRandom) -> Int? {
         random.below(3) == 0 ? Int(truncatingIfNeeded: random.next()) : nil
     }
 
-    private static func randomSchema(_ random: inout RobustnessTests.Generator) -> ModelSchema {
+    private static func randomSchema(_ random: inout SeededRandom) -> ModelSchema {
         let enums = (0..<random.below(3)).map { _ in
             EnumType(name: string(&random), cases: strings(&random),
                      caseOriginalNames: Dictionary((0..<random.below(3)).map { _ in (string(&random), strings(&random)) }, uniquingKeysWith: { first, _ in first }))

@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// A default is stored as the value the app stores for it. For random spellings of defaults of every
@@ -20,7 +21,7 @@ final class DefaultValueTests: XCTestCase {
         }
         var accepted = 0, rejected = 0
         for seed in UInt64(1)...40 {
-            var random = RobustnessTests.Generator(seed: seed)
+            var random = SeededRandom(seed: seed)
             var defaults: [(type: String, spelling: String)] = []
             for _ in 0..<12 {
                 let candidate = Self.randomDefault(&random)
@@ -127,7 +128,7 @@ final class DefaultValueTests: XCTestCase {
     }
 
     /// A type and a spelling of a default for it, of the kinds that have more than one spelling per value.
-    static func randomDefault(_ random: inout RobustnessTests.Generator) -> (type: String, spelling: String) {
+    static func randomDefault(_ random: inout SeededRandom) -> (type: String, spelling: String) {
         func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(random.below(10))) }) }
         /// `whole` digits, a point and `fraction` digits (none: no point), perhaps negative.
         func decimal(whole: Int, fraction: Int) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// Random schemas and data, deleted twice: by ModelGen's plan on a database whose foreign keys
@@ -8,12 +9,10 @@ import XCTest
 /// SQLite's own ON DELETE CASCADE / SET NULL. The survivors, the counts and the nullified
 /// references must agree, and `PRAGMA foreign_key_check` must be empty.
 final class DifferentialDeletionTests: XCTestCase {
-    typealias Generator = RobustnessTests.Generator
-
     /// A schema whose rules SQL actions can express: cascade or nullify on to-many sides of
     /// one-to-many pairs (self-references included), nullify on many-to-many and inverseless to-ones;
     /// with `refusing`, deny and noAction too (deletes the plans refuse).
-    static func randomSchema(_ generator: inout Generator, refusing: Bool = false) -> String {
+    static func randomSchema(_ generator: inout SeededRandom, refusing: Bool = false) -> String {
         let count = 2 + generator.below(5)
         var relationships = Array(repeating: [String](), count: count)
         var attributes = Array(repeating: ["      label: String?"], count: count)
@@ -41,7 +40,7 @@ final class DifferentialDeletionTests: XCTestCase {
     }
 
     /// Rows inserted with NULL keys first, then keys set, so any reference graph (cycles too) loads.
-    static func randomData(_ schema: ModelSchema, _ generator: inout Generator) -> String {
+    static func randomData(_ schema: ModelSchema, _ generator: inout SeededRandom) -> String {
         var rowCounts: [String: Int] = [:]
         var sql = "BEGIN;\n"
         for entity in schema.entities {
@@ -69,7 +68,7 @@ final class DifferentialDeletionTests: XCTestCase {
     }
 
     func testPlansAgreeWithSQLitesOwnCascadeOnRandomSchemas() throws {
-        var generator = Generator(seed: 7)
+        var generator = SeededRandom(seed: 7)
         var deletedAnything = 0, deletedThroughKeys = 0
         for round in 0..<150 {
             let yaml = Self.randomSchema(&generator)
@@ -135,7 +134,7 @@ final class DifferentialDeletionTests: XCTestCase {
     /// refuses (deny, noAction), the same refusal, word for word, and nothing changed.
     func testPostgreSQLFunctionsAgreeWithTheSQLitePlans() throws {
         let url = try PostgresServer.requireURL()
-        var generator = Generator(seed: 99)
+        var generator = SeededRandom(seed: 99)
         var refusals = 0
         for round in 0..<120 {
             let yaml = Self.randomSchema(&generator, refusing: true)

@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import ModelGenCore
 @testable import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// Schema evolution on real SQLite files: named cases for the rows of SPEC §6, and a differential
@@ -465,7 +466,7 @@ final class MigrationTests: XCTestCase {
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
         var refusals = 0, losses = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0, madeRequired = 0, renamedByName = 0, transient = 0, steps = 0
         for seed in UInt64(1)...150 {
-            var random = RobustnessTests.Generator(seed: seed &* 104_729)
+            var random = SeededRandom(seed: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
             for _ in 0..<3 { versions.append(versions.last!.evolved(&random)) }
             let schemas = try versions.map { try schema($0.yaml) }

@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// Schema evolution on a real PostgreSQL server: the script `modelgen migrate OLD NEW --dialect
@@ -23,7 +24,7 @@ final class PostgreSQLMigrationTests: XCTestCase {
     func testRandomEvolutionsMatchFreshDatabasesAndKeepTheData() throws {
         let url = try PostgresServer.requireURL()
         for seed in UInt64(1)...20 {
-            var random = RobustnessTests.Generator(seed: seed &* 104_729)
+            var random = SeededRandom(seed: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
             for _ in 0..<3 { versions.append(versions.last!.evolved(&random)) }
             let schemas = try versions.map { try schema($0.yaml) }

@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// Validation is the only gate: random schemas, their names drawn from pools of keywords, reserved
@@ -404,7 +405,7 @@ enum RandomSchema {
     static let enumCases = ["small", "large", "Type", "default", "self", "class"]
 
     static func yaml(seed: UInt64) -> String {
-        var random = RobustnessTests.Generator(seed: seed &* 7919)
+        var random = SeededRandom(seed: seed &* 7919)
         func pick<T>(_ items: [T]) -> T { items[random.below(items.count)] }
         func chance(_ percent: Int) -> Bool { random.below(100) < percent }
         /// Mostly ordinary names; sometimes one of the troublesome ones.

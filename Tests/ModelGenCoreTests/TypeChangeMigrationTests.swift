@@ -2,6 +2,7 @@ import Foundation
 import ModelGenCore
 import ModelGenRuntime
 import ModelGenSchema
+import ModelGenTestSupport
 import XCTest
 
 /// Every change of an attribute's type (SPEC §6), differentially on both backends: for each pair of
@@ -28,7 +29,7 @@ final class TypeChangeMigrationTests: XCTestCase {
         if postgresURL == nil, ProcessInfo.processInfo.environment["CI"] == "true" {
             XCTFail("CI=true but MODELGEN_TEST_POSTGRES_URL is not set")
         }
-        var random = RobustnessTests.Generator(seed: 20_261_126)
+        var random = SeededRandom(seed: 20_261_126)
         for (from, to) in Self.widenings {
             let values = TypeChange.values(of: from, random: &random)
             XCTAssertEqual(expectation(values, from: from, to: to).refused, 0, "SPEC §6 lists \(from) → \(to) as a widening: every value converts")
@@ -264,7 +265,7 @@ enum TypeChange {
     }
 
     /// Values of `type` at its edges, and random ones.
-    static func values(of type: String, random: inout RobustnessTests.Generator) -> [Value] {
+    static func values(of type: String, random: inout SeededRandom) -> [Value] {
         if let range = range(of: type) {
             let edges: [Int64] = [0, 7, -1, 70_000, -40_000, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, 1 << 60, 123_456_789_012_345_678, Int64.max, Int64.min, Int64.max - 1]
             let randomOnes = (0..<8).map { _ in Int64(bitPattern: random.next()) >> Int64(random.below(64)) }

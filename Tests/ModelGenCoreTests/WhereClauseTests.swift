@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// `modelgen delete --where` text: literals read exactly as Swift reads them, and every input
@@ -161,7 +162,7 @@ final class WhereClauseTests: XCTestCase {
             INSERT INTO item (id, name, note, count, weight, price, added, size, parent_id) VALUES
               (1, 'root', NULL, 0, 0, '0', 0, 'small', NULL), (2, 'a', 'x', 1, 2.5, '9.5', 1, 'large', 1), (3, 'b', NULL, -2, 1e300, '-3', 2, 'small', 2);
             """)
-        var generator = RobustnessTests.Generator(seed: 12_345)
+        var generator = SeededRandom(seed: 12_345)
         var translated = 0
         for round in 0..<8_000 {
             var text = Array(clauses[generator.below(clauses.count)].unicodeScalars).map(String.init)

@@ -1,6 +1,7 @@
 import Foundation
 import ModelGenCore
 import ModelGenRuntime
+import ModelGenTestSupport
 import XCTest
 
 /// A schema that evolves at random, one version after another, remembering the identity of every
@@ -105,7 +106,7 @@ struct EvolvingSchema {
         return nextID
     }
 
-    static func random(_ random: inout RobustnessTests.Generator) -> EvolvingSchema {
+    static func random(_ random: inout SeededRandom) -> EvolvingSchema {
         var schema = EvolvingSchema()
         for _ in 0..<(2 + random.below(2)) { schema.addEntity(&random) }
         for _ in 0..<(1 + random.below(3)) { schema.addRelationship(&random) }
@@ -116,14 +117,14 @@ struct EvolvingSchema {
 
     // MARK: - Changes
 
-    private mutating func addEntity(_ random: inout RobustnessTests.Generator) {
+    private mutating func addEntity(_ random: inout SeededRandom) {
         let id = newID()
         var entity = Entity(id: id, name: "E\(id)")
         for _ in 0..<(1 + random.below(3)) { entity.attributes.append(newAttribute(&random, required: random.below(2) == 0)) }
         entities.append(entity)
     }
 
-    private mutating func newAttribute(_ random: inout RobustnessTests.Generator, required: Bool) -> Attribute {
+    private mutating func newAttribute(_ random: inout SeededRandom, required: Bool) -> Attribute {
         let id = newID()
         if random.below(5) == 0 {
             // An enumeration: a new one now and then, else one the schema has.
@@ -151,7 +152,7 @@ struct EvolvingSchema {
 
     /// Adds, renames or removes a case of an enumeration (never one an attribute's default names,
     /// nor the last one).
-    private mutating func changeCase(_ random: inout RobustnessTests.Generator) {
+    private mutating func changeCase(_ random: inout SeededRandom) {
         guard !enums.isEmpty else { return }
         let e = random.below(enums.count)
         let c = random.below(enums[e].cases.count)
@@ -173,7 +174,7 @@ struct EvolvingSchema {
         }
     }
 
-    private mutating func addRelationship(_ random: inout RobustnessTests.Generator) {
+    private mutating func addRelationship(_ random: inout SeededRandom) {
         guard !entities.isEmpty else { return }
         let source = random.below(entities.count), target = entities[random.below(entities.count)].id
         let id = newID()
@@ -183,13 +184,13 @@ struct EvolvingSchema {
     }
 
     /// The next version: one to three random changes of the kinds SPEC §6 lists.
-    func evolved(_ random: inout RobustnessTests.Generator) -> EvolvingSchema {
+    func evolved(_ random: inout SeededRandom) -> EvolvingSchema {
         var next = self
         for _ in 0..<(1 + random.below(3)) { next.change(&random) }
         return next
     }
 
-    private mutating func change(_ random: inout RobustnessTests.Generator) {
+    private mutating func change(_ random: inout SeededRandom) {
         let e = random.below(entities.count)
         switch random.below(27) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
@@ -305,7 +306,7 @@ struct EvolvingSchema {
     }
 
     /// Removes one of `groups`, or adds a group of two of `entity`'s attributes.
-    private func toggleGroup(in groups: inout [[Int]], of entity: Entity, _ random: inout RobustnessTests.Generator) {
+    private func toggleGroup(in groups: inout [[Int]], of entity: Entity, _ random: inout SeededRandom) {
         if !groups.isEmpty, random.below(2) == 0 {
             groups.remove(at: random.below(groups.count))
             return
@@ -377,7 +378,7 @@ struct EvolvingSchema {
     /// A round number beyond 2^53 (`a`e`k`, `a` of at most six digits) that lies exactly halfway
     /// between two doubles: where the one it reads as has an even significand, Swift writes its
     /// digits and PostgreSQL longer ones (a widening to `String` must write Swift's).
-    static func halfwayDouble(_ random: inout RobustnessTests.Generator) -> Double {
+    static func halfwayDouble(_ random: inout SeededRandom) -> Double {
         while true {
             let a = 1 + random.below(999_999), k = 15 + random.below(10)
             let number = Double("\(a)e\(k)")!
@@ -402,7 +403,7 @@ struct EvolvingSchema {
     /// each relationship's kind allows (none, one, or for many-to-many up to two targets per object;
     /// a one-to-one never shares a target), written where `schema` stores them.
     /// With `dialect` PostgreSQL, booleans are written `TRUE` and `FALSE`.
-    func rows(_ random: inout RobustnessTests.Generator, schema: ModelSchema, dialect: SQLDialect = .sqlite) -> String {
+    func rows(_ random: inout SeededRandom, schema: ModelSchema, dialect: SQLDialect = .sqlite) -> String {
         var statements: [String] = []
         let q = dialect.quote
         let counts = Dictionary(entities.map { ($0.id, 2 + random.below(4)) }, uniquingKeysWith: { first, _ in first })
