@@ -464,7 +464,8 @@ public final class PostgresModelContext {
         let value = backing.storedValue(at: index)
         do {
             let stored = try type.checked(value)
-            if stored != value { written.storedValues.append((backing, index, stored)) }
+            // Bit for bit: a date of -0.0 s is stored as the microsecond 0, which reads back as 0.0.
+            if !stored.isIdentical(to: value) { written.storedValues.append((backing, index, stored)) }
             return stored
         } catch let error as PostgresColumnType.Unstorable {
             throw ModelContextError.unstorableValue(entity: backing.entity.name, attribute: backing.entity.attributes[index].name, reason: error.reasonForSave)

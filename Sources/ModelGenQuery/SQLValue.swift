@@ -12,4 +12,10 @@ public enum SQLValue: Equatable, Hashable, Sendable {
         if case let .integer(value) = self { return value }
         return nil
     }
+
+    /// Whether the two hold the same bits: `==` compares as Swift does, and takes `-0.0` for `0.0`.
+    public func isIdentical(to other: SQLValue) -> Bool {
+        if case let (.real(a), .real(b)) = (self, other) { return a.bitPattern == b.bitPattern }
+        return self == other
+    }
 }

@@ -10,12 +10,16 @@ import Foundation
 public struct DDLGenerator {
     public let schema: ModelSchema
     public let dialect: SQLDialect
+    /// How SQLite's floating-point columns are declared: untyped, but for a store an earlier
+    /// ModelGen made, which a migration reads as it is.
+    public let floatingPointColumns: SQLiteFloatingPointColumns
     /// Each entity's foreign keys, by entity name (looked up, never iterated).
     private let foreignKeysByEntity: [String: [ForeignKey]]
 
-    public init(schema: ModelSchema, dialect: SQLDialect) {
+    public init(schema: ModelSchema, dialect: SQLDialect, floatingPointColumns: SQLiteFloatingPointColumns = .untyped) {
         self.schema = schema
         self.dialect = dialect
+        self.floatingPointColumns = floatingPointColumns
         var byEntity: [String: [ForeignKey]] = [:]
         for foreignKey in schema.foreignKeys { byEntity[foreignKey.entity, default: []].append(foreignKey) }
         foreignKeysByEntity = byEntity
@@ -187,7 +191,8 @@ public struct DDLGenerator {
         var check: String?
         switch attribute.type {
         case let .scalar(type):
-            line = "\(column) \(dialect.columnType(type))"
+            let declared = dialect.columnType(type, floatingPoint: floatingPointColumns)
+            line = declared.isEmpty ? column : "\(column) \(declared)"
             if type == .bool && dialect == .sqlite { check = "\(column) IN (0, 1)" }
         case let .enumeration(name):
             line = "\(column) TEXT"

@@ -1,12 +1,24 @@
 import ModelGenQuery
 
+/// How an SQLite store declares the columns of `Double`, `Float` and `Date` attributes.
+public enum SQLiteFloatingPointColumns: Sendable {
+    /// No declared type, so no affinity: SQLite keeps a value as it was bound, a `-0.0` with its
+    /// sign. What the DDL writes.
+    case untyped
+    /// Declared `REAL`, as ModelGen wrote them before: SQLite writes a whole `REAL` value as an
+    /// integer, which loses the sign of a zero. Stores made then have these columns until a
+    /// migration rebuilds their tables (`SQLiteMigrator` does on open).
+    case real
+}
+
 extension SQLDialect {
-    /// The column type of a scalar attribute. See README "SQL mapping".
-    public func columnType(_ type: ScalarType) -> String {
+    /// The column type of a scalar attribute, empty for none (SQLite's floating-point columns).
+    /// See README "SQL mapping".
+    public func columnType(_ type: ScalarType, floatingPoint: SQLiteFloatingPointColumns = .untyped) -> String {
         switch (self, type) {
         case (.sqlite, .string), (.sqlite, .url), (.sqlite, .uuid), (.sqlite, .decimal): return "TEXT"
         case (.sqlite, .int), (.sqlite, .int64), (.sqlite, .int32), (.sqlite, .int16), (.sqlite, .bool): return "INTEGER"
-        case (.sqlite, .double), (.sqlite, .float), (.sqlite, .date): return "REAL"
+        case (.sqlite, .double), (.sqlite, .float), (.sqlite, .date): return floatingPoint == .real ? "REAL" : ""
         case (.sqlite, .data): return "BLOB"
         case (.postgresql, .string), (.postgresql, .url): return "TEXT"
         case (.postgresql, .int), (.postgresql, .int64): return "BIGINT"
@@ -41,7 +53,7 @@ extension SQLDialect {
         switch value {
         case let .string(text), let .enumCase(text): return literal(text)
         case let .integer(number): return String(number)
-        case let .real(number): return self == .sqlite ? Self.sqliteReal(number) : number == number.rounded() && abs(number) < 1e15 ? String(format: "%.1f", number) : "\(number)"
+        case let .real(number): return self == .sqlite ? Self.sqliteReal(number) : Self.postgresqlReal(number)
         case let .bool(flag): return self == .sqlite ? (flag ? "1" : "0") : (flag ? "TRUE" : "FALSE")
         case let .date(seconds, iso8601): return self == .sqlite ? Self.sqliteReal(seconds) : literal(iso8601)
         case let .uuid(text): return self == .sqlite ? literal(text) : literal(text.lowercased())
@@ -52,7 +64,15 @@ extension SQLDialect {
         }
     }
 
-    /// A finite `Double` as an SQLite expression whose value is exactly `number`. SQLite before
+    /// A finite `Double` as a PostgreSQL constant. A decimal literal is a `NUMERIC`, which has no
+    /// negative zero, so `-0.0` is written as a `DOUBLE PRECISION` constant (`'-0'::DOUBLE PRECISION`).
+    static func postgresqlReal(_ number: Double) -> String {
+        if number == 0, number.sign == .minus { return "'-0'::DOUBLE PRECISION" }
+        return number == number.rounded() && abs(number) < 1e15 ? String(format: "%.1f", number) : "\(number)"
+    }
+
+    /// A finite `Double` as an SQLite expression whose value is exactly `number` (`-0.0` with its
+    /// sign, which a constant keeps in an untyped column). SQLite before
     /// 3.43 (Debian 12 has 3.40, older Apple systems older ones) reads some decimal literals as a
     /// neighbouring double (`0.00782433` as `0.007824330000000001`), so only whole numbers up to
     /// 2^49 are written as digits (`7.0`: an integer SQLite reads exactly, scaled by ten); any other

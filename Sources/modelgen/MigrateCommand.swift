@@ -71,6 +71,10 @@ struct MigrateCommand: ParsableCommand {
                 printError("error: \(database) is \(stored.map { "at schema \($0.hash)" } ?? "not recorded at any schema"), not at \(schemas[0]) (\(new.canonicalHash)); run 'modelgen migrate \(schemas[0]) --database \(database)'")
                 throw ExitCode(1)
             }
+            guard try migrator.floatingPointColumns(of: new) == .untyped else {
+                printError("error: \(database) is at \(schemas[0]), but an earlier ModelGen declared its floating-point columns REAL (where -0.0 is stored as 0); run 'modelgen migrate \(schemas[0]) --database \(database)' to rebuild their tables")
+                throw ExitCode(1)
+            }
             return
         }
         let old: ModelSchema

@@ -259,10 +259,9 @@ final class StorageAndPredicateTests: XCTestCase {
 }
 
 extension Sample {
-    /// Every stored value, bit for bit, but for the sign of a zero `Double` or `Float`: SQLite writes
-    /// integral REAL values as integers, so -0.0 reads back as 0.0 (equal in Swift; see README).
+    /// Every stored value, bit for bit (the sign of a zero `Double`, `Float` or `Date` included).
     var snapshot: [String] {
-        [Self.scalars(text), String(int), String(int64), String(int32), String(int16), String((double == 0 ? 0 : double).bitPattern), String((float == 0 ? 0 : float).bitPattern),
+        [Self.scalars(text), String(int), String(int64), String(int32), String(int16), String(double.bitPattern), String(float.bitPattern),
          String(flag), String(date.timeIntervalSinceReferenceDate.bitPattern), uuid.uuidString, bytes.base64EncodedString(),
          amount.description, link.absoluteString, tier.rawValue, note.map(Self.scalars) ?? "<nil>", price?.description ?? "<nil>"]
     }
@@ -393,6 +392,8 @@ extension Sample {
             return value
         }
         func float() -> Float {
+            let special: [Float] = [0, -0.0, .infinity, -.infinity, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+            if Int.random(in: 0..<4, using: &random) == 0 { return special.randomElement(using: &random)! }
             var value = Float(bitPattern: UInt32(truncatingIfNeeded: random.next()))
             while value.isNaN { value = Float(bitPattern: UInt32(truncatingIfNeeded: random.next())) }
             return value
@@ -414,7 +415,7 @@ extension Sample {
         func date() -> Date {
             switch Int.random(in: 0..<8, using: &random) {
             case 0, 1: Date()
-            case 2: [Date.distantPast, .distantFuture, Date(timeIntervalSince1970: 0)].randomElement(using: &random)!
+            case 2: [Date.distantPast, .distantFuture, Date(timeIntervalSince1970: 0), Date(timeIntervalSinceReferenceDate: -0.0)].randomElement(using: &random)!
             // From `Date.distantPast` to `distantFuture` (years 1 to 4001), every bit of the fraction.
             case 3: Date(timeIntervalSinceReferenceDate: Double.random(in: Date.distantPast.timeIntervalSinceReferenceDate...Date.distantFuture.timeIntervalSinceReferenceDate, using: &random))
             default: Date(timeIntervalSinceReferenceDate: Double.random(in: -1e10...1e10, using: &random))

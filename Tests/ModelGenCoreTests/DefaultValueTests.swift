@@ -70,12 +70,12 @@ final class DefaultValueTests: XCTestCase {
         XCTAssertGreaterThan(accepted, 400, "accepted \(accepted), rejected \(rejected)")
     }
 
-    /// Values equal as stored: doubles bit for bit (SQLite reads `-0.0` back as `0`, which Swift's `==` takes as equal).
+    /// Values equal as stored: doubles bit for bit (a `-0.0` with its sign).
     private func assertSame(_ values: [SQLiteValue?], _ expected: [SQLiteValue], _ defaults: [(type: String, spelling: String)], _ label: String,
                             file: StaticString = #filePath, line: UInt = #line) {
         for (index, (value, wanted)) in zip(values, expected).enumerated() {
             let same = switch (value, wanted) {
-            case let (.real(a)?, .real(b)): a.bitPattern == b.bitPattern || (a == 0 && b == 0)
+            case let (.real(a)?, .real(b)): a.bitPattern == b.bitPattern
             default: value == wanted
             }
             XCTAssertTrue(same, "\(label): \(defaults[index].type) default \"\(defaults[index].spelling)\" stored as \(value.map { "\($0)" } ?? "nil"), the app stores \(wanted)", file: file, line: line)
@@ -139,7 +139,7 @@ final class DefaultValueTests: XCTestCase {
             return ("Decimal", decimal(whole: random.below(6), fraction: random.below(8)))
         case 2, 3:
             switch random.below(3) {
-            case 0: return ("Double", decimal(whole: random.below(7), fraction: random.below(10)))
+            case 0: return ("Double", random.below(8) == 0 ? ["-0.0", "-0", "0.0"][random.below(3)] : decimal(whole: random.below(7), fraction: random.below(10)))
             case 1:
                 // Any finite double, as Swift writes it (exponents, subnormals).
                 var value = Double(bitPattern: random.next())
@@ -150,7 +150,7 @@ final class DefaultValueTests: XCTestCase {
         case 4, 5:
             switch random.below(3) {
             case 0: return ("Float", decimal(whole: random.below(9), fraction: random.below(9)))
-            case 1: return ("Float", ["0.1", "16777217", "3.4028234e38", "1e-45", "-2.5", "100000000.5"][random.below(6)])
+            case 1: return ("Float", ["0.1", "16777217", "3.4028234e38", "1e-45", "-2.5", "100000000.5", "-0.0"][random.below(7)])
             default: return ("Float", decimal(whole: 1, fraction: random.below(4)) + "e" + String(random.below(70) - 35))
             }
         case 6:

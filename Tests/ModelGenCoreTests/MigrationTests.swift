@@ -17,11 +17,12 @@ final class MigrationTests: XCTestCase {
         return try XCTUnwrap(compilation.schema, compilation.diagnostics.map(\.description).joined(separator: "\n"))
     }
 
-    /// A store at `schema`, as the runtime creates one, with `rows` inserted.
-    private func store(_ schema: ModelSchema, rows: String = "") throws -> (SQLiteDatabase, URL) {
+    /// A store at `schema`, as the runtime creates one (or, with `.real`, as an earlier ModelGen
+    /// did: floating-point columns declared `REAL`), with `rows` inserted.
+    private func store(_ schema: ModelSchema, rows: String = "", floatingPointColumns: SQLiteFloatingPointColumns = .untyped) throws -> (SQLiteDatabase, URL) {
         let url = try TestSupport.temporaryDirectory().appendingPathComponent("store.sqlite")
         let database = try SQLiteDatabase(path: url.path)
-        try database.execute(DDLGenerator(schema: schema, dialect: .sqlite).render(header: "test"))
+        try database.execute(DDLGenerator(schema: schema, dialect: .sqlite, floatingPointColumns: floatingPointColumns).render(header: "test"))
         try SQLiteMigrator(database: database).recordSchema(schema.canonicalJSON)
         if !rows.isEmpty { try database.execute("BEGIN; PRAGMA defer_foreign_keys = ON; \(rows) COMMIT;") }
         return (database, url)
@@ -461,6 +462,43 @@ final class MigrationTests: XCTestCase {
         XCTAssertEqual(again.standardOutput, "The store is at this schema already; nothing to do.\n")
     }
 
+    /// A store whose floating-point columns an earlier ModelGen declared `REAL` (where SQLite
+    /// stores -0.0 as 0) is stale to `--check` though it records the schema; a dry run says what
+    /// the migration rebuilds and changes nothing; the migration rebuilds those tables untyped,
+    /// values kept, and then there is nothing to do.
+    func testTheCommandRebuildsTheTablesOfFloatingPointColumnsDeclaredREAL() throws {
+        let directory = try TestSupport.temporaryDirectory()
+        let yaml = "schema: Shop\nentities:\n  Item:\n    attributes:\n      title: String\n      price: Double?\n  Tag:\n    attributes:\n      name: String\n"
+        let path = directory.appendingPathComponent("Shop.yaml")
+        try yaml.write(to: path, atomically: true, encoding: .utf8)
+        let shop = try schema(yaml)
+        let file = directory.appendingPathComponent("shop.sqlite").path
+        let database = try SQLiteDatabase(path: file)
+        try database.execute(DDLGenerator(schema: shop, dialect: .sqlite, floatingPointColumns: .real).render(header: "an earlier ModelGen")
+                             + "INSERT INTO item (id, title, price) VALUES (1, 'pen', 2.5), (2, 'ink', NULL); INSERT INTO tag (id, name) VALUES (1, 'new');")
+        try SQLiteMigrator(database: database).recordSchema(shop.canonicalJSON)
+        try database.execute("PRAGMA wal_checkpoint")
+        let before = try Data(contentsOf: URL(fileURLWithPath: file))
+
+        let check = try TestSupport.modelgen("migrate", path.path, "--database", file, "--check")
+        XCTAssertEqual(check.status, 1)
+        XCTAssertTrue(check.standardError.contains("declared its floating-point columns REAL"), check.standardError)
+        let dryRun = try TestSupport.modelgen("migrate", path.path, "--database", file, "--dry-run")
+        XCTAssertEqual(dryRun.status, 0, dryRun.standardError)
+        XCTAssertTrue(dryRun.standardOutput.hasPrefix("Would rebuild the tables whose floating-point columns an earlier ModelGen declared REAL"), dryRun.standardOutput)
+        XCTAssertTrue(dryRun.standardOutput.contains("rebuild table item") && !dryRun.standardOutput.contains("rebuild table tag"), dryRun.standardOutput)
+        try database.execute("PRAGMA wal_checkpoint")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: file)), before, "a dry run changes nothing")
+
+        let migrated = try TestSupport.modelgen("migrate", path.path, "--database", file)
+        XCTAssertEqual(migrated.status, 0, migrated.standardError)
+        XCTAssertEqual(try strings(database, "SELECT id, title, price, typeof(price) FROM item ORDER BY id"), ["1|pen|2.5|real", "2|ink|nil|null"])
+        XCTAssertEqual(try database.scalar("SELECT count(*) FROM pragma_table_info('item') WHERE type = 'REAL'"), 0)
+        try assertLikeFresh(database, shop)
+        XCTAssertEqual(try TestSupport.modelgen("migrate", path.path, "--database", file, "--check").status, 0)
+        XCTAssertEqual(try TestSupport.modelgen("migrate", path.path, "--database", file).standardOutput, "The store is at this schema already; nothing to do.\n")
+    }
+
     // MARK: - Differential property test
 
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
@@ -471,7 +509,9 @@ final class MigrationTests: XCTestCase {
             for _ in 0..<3 { versions.append(versions.last!.evolved(&random)) }
             let schemas = try versions.map { try schema($0.yaml) }
             let rows = versions[0].rows(&random, schema: schemas[0])
-            let (database, url) = try store(schemas[0], rows: rows)
+            // Every third store as an earlier ModelGen made it: its REAL columns become untyped on the way.
+            let earlier: SQLiteFloatingPointColumns = seed % 3 == 0 ? .real : .untyped
+            let (database, url) = try store(schemas[0], rows: rows, floatingPointColumns: earlier)
             var snapshots = [try versions[0].snapshot(database, schema: schemas[0])]
             for step in 1..<schemas.count {
                 let context = "seed \(seed), step \(step)\n\(versions[step - 1].yaml)\n→\n\(versions[step].yaml)"
@@ -546,7 +586,7 @@ final class MigrationTests: XCTestCase {
             // The first version straight to the last gives the same tables as step by step, and the
             // values the direct change keeps (step by step may differ only where an intermediate
             // version filled NULLs with a default or dropped a value).
-            let (direct, _) = try store(schemas[0], rows: rows)
+            let (direct, _) = try store(schemas[0], rows: rows, floatingPointColumns: earlier)
             try SQLiteMigrator(database: direct).migrate(from: schemas[0], to: schemas.last!, allowDataLoss: true)
             XCTAssertEqual(try SQLiteCatalog(direct), try SQLiteCatalog(database), "seed \(seed): v1 → v\(schemas.count) differs from step by step")
             XCTAssertEqual(try versions.last!.snapshot(direct, schema: schemas.last!), expected, "seed \(seed): v1 → v\(schemas.count) holds other values than it should")

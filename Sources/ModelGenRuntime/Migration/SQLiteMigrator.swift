@@ -31,8 +31,10 @@ public struct MigrationReport: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         var lines: [String] = []
-        if from == to { return "The store is at this schema already; nothing to do." }
-        if !isRefused {
+        if from == to, operations.isEmpty { return "The store is at this schema already; nothing to do." }
+        if !isRefused, from == to {
+            lines.append("\(isDryRun ? "Would rebuild" : "Rebuilt") the tables whose floating-point columns an earlier ModelGen declared REAL (SQLite stored -0.0 in them as 0), at \(to):")
+        } else if !isRefused {
             lines.append("\(isDryRun ? "Would migrate" : "Migrated") from \(from) to \(to):")
         } else {
             lines.append("migration refused, nothing was changed:")
@@ -122,7 +124,30 @@ public struct SQLiteMigrator {
         return differences
     }
 
+    /// Whether any table of the store has a column declared `REAL` (one query; false in a store this
+    /// ModelGen made, whose floating-point columns are untyped). Where true, an open finds out with
+    /// `floatingPointColumns(of:)` whether they are the schema's.
+    public func mayDeclareREALColumns() throws -> Bool {
+        try database.scalar("SELECT count(*) FROM sqlite_master AS m, pragma_table_info(m.name) AS p WHERE m.type = 'table' AND upper(p.type) = 'REAL'") > 0
+    }
+
+    /// How the store declares the columns of `schema`'s `Double`, `Float` and `Date` attributes:
+    /// `.real` when one of them is declared `REAL`, as an earlier ModelGen wrote them (where SQLite
+    /// stores -0.0 as 0); a migration then rebuilds their tables with untyped columns.
+    public func floatingPointColumns(of schema: ModelSchema) throws -> SQLiteFloatingPointColumns {
+        for entity in schema.entities {
+            for attribute in entity.storedAttributes {
+                guard case let .scalar(type) = attribute.type, [.double, .float, .date].contains(type) else { continue }
+                let declared = try database.query("SELECT upper(type) FROM pragma_table_info(?) WHERE name = ?", [.text(entity.tableName), .text(attribute.columnName)])
+                if declared.first?.first == .text("REAL") { return .real }
+            }
+        }
+        return .untyped
+    }
+
     /// Migrates the store from `old` to `new`; throws `MigrationRefused` having changed nothing.
+    /// A store whose floating-point columns an earlier ModelGen declared `REAL` has their tables
+    /// rebuilt with untyped columns too, even when `old` is `new`.
     @discardableResult
     public func migrate(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool = false, dryRun: Bool = false) throws -> MigrationReport {
         try migrate(from: old, to: new, allowDataLoss: allowDataLoss, dryRun: dryRun, ifStoreRecords: nil)!
@@ -133,7 +158,7 @@ public struct SQLiteMigrator {
     /// changed nothing, when it does not: another connection changed the store since it was read
     /// (another process that opened it at the same moment migrated it first).
     func migrate(from old: ModelSchema, to new: ModelSchema, allowDataLoss: Bool, dryRun: Bool = false, ifStoreRecords recordedHash: String?) throws -> MigrationReport? {
-        let plan = MigrationPlanner.plan(from: old, to: new)
+        let plan = MigrationPlanner.plan(from: old, to: new, store: try floatingPointColumns(of: old))
         var report = MigrationReport(from: plan.from, to: plan.to, operations: plan.operations, isDryRun: dryRun)
         guard !plan.isEmpty else { return report }
         let newJSON = new.canonicalJSON

@@ -95,7 +95,8 @@ public final class ModelContainer {
     /// - a store with no tables gets the schema's tables, and the schema is recorded in it;
     /// - a store that records an earlier version of the schema is migrated to this one in one
     ///   transaction (`SQLiteMigrator`), or the migration is refused (`MigrationRefused`, naming
-    ///   every cause with its count) and nothing changes;
+    ///   every cause with its count) and nothing changes; so are the tables whose floating-point
+    ///   columns an earlier ModelGen declared `REAL` (rebuilt untyped, values kept);
     /// - a store built from the plain DDL must have every table and column of the schema and no
     ///   other column in them (then the schema is recorded); otherwise
     ///   `ModelContainerError.storeDoesNotMatchSchema` names the differences.
@@ -131,8 +132,10 @@ public final class ModelContainer {
         func current() throws -> ModelSchema { try ModelSchema(canonicalJSON: schema.canonicalSchema) }
         for _ in 0..<Self.openAttempts {
             if let stored = try migrator.storedSchema() {
-                guard stored.hash != ModelSchema.hash(schema.canonicalSchema) else { return }
-                // A store written by an earlier version of the schema migrates (SwiftData's lightweight migration).
+                // At the schema, its floating-point columns untyped: nothing to do (one query, unless a table has a REAL column).
+                if stored.hash == ModelSchema.hash(schema.canonicalSchema), try !migrator.mayDeclareREALColumns() || migrator.floatingPointColumns(of: current()) == .untyped { return }
+                // A store written by an earlier version of the schema, or by an earlier ModelGen
+                // (floating-point columns declared REAL), migrates (SwiftData's lightweight migration).
                 let migrated = try migrator.migrate(from: try ModelSchema(canonicalJSON: stored.json), to: try current(),
                                                     allowDataLoss: configuration.allowsMigrationDataLoss, ifStoreRecords: stored.hash)
                 if migrated != nil { return }
@@ -145,7 +148,8 @@ public final class ModelContainer {
                     throw ModelContainerError.storeDoesNotMatchSchema(store: configuration.url?.path ?? ":memory:", schema: "\(schema)", differences: differences)
                 }
                 try migrator.recordSchema(schema.canonicalSchema)
-                return
+                // Read again: tables an earlier ModelGen's DDL made are rebuilt as this one's.
+                continue
             }
         }
         throw ModelContainerError.storeKeptChanging(store: configuration.url?.path ?? ":memory:", attempts: Self.openAttempts)

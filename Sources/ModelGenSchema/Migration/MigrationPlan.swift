@@ -122,6 +122,7 @@ public struct MigrationPlan: Equatable, Sendable {
         self.to = to
     }
 
-    /// True when the two versions are the same schema.
-    public var isEmpty: Bool { from == to }
+    /// True when there is nothing to do: the two versions are the same schema, and no table is
+    /// rebuilt (as the tables of a store with `REAL` floating-point columns are).
+    public var isEmpty: Bool { from == to && statements.isEmpty }
 }

@@ -22,15 +22,19 @@ public struct MigrationPlanner {
     let new: ModelSchema
     /// The dialect of the checks' SQL (and of the statements, which only SQLite's plan runs).
     let dialect: SQLDialect
+    /// How the store declares its floating-point columns: `.real` in a store an earlier ModelGen
+    /// made, whose tables with such columns the plan rebuilds untyped (see `SQLiteFloatingPointColumns`).
+    let storeFloatingPointColumns: SQLiteFloatingPointColumns
     /// Old entity name → new entity name, for matched entities.
     var entityNames: [String: String] = [:]
     /// "OldEntity.oldMember" → new member name, for matched attributes and relationships.
     var memberNames: [String: String] = [:]
 
-    init(old: ModelSchema, new: ModelSchema, dialect: SQLDialect = .sqlite) {
+    init(old: ModelSchema, new: ModelSchema, dialect: SQLDialect = .sqlite, storeFloatingPointColumns: SQLiteFloatingPointColumns = .untyped) {
         self.old = old
         self.new = new
         self.dialect = dialect
+        self.storeFloatingPointColumns = dialect == .sqlite ? storeFloatingPointColumns : .untyped
         for entity in new.entities {
             guard let match = Self.match(entity.name, entity.originalNames, among: old.entities.map(\.name), taken: Set(entityNames.keys), exact: Set(new.entities.map(\.name)))
             else { continue }
@@ -64,9 +68,11 @@ public struct MigrationPlanner {
         return originalNames.first { oldNames.contains($0) && !taken.contains($0) && !newNames.contains($0) }
     }
 
-    /// The plan from `old` to `new`.
-    public static func plan(from old: ModelSchema, to new: ModelSchema) -> MigrationPlan {
-        MigrationPlanner(old: old, new: new).makePlan()
+    /// The plan from `old` to `new`, for a store whose floating-point columns are declared as
+    /// `store` says (`.real` in one an earlier ModelGen made: its tables with such columns are
+    /// rebuilt, even when `old` is `new`).
+    public static func plan(from old: ModelSchema, to new: ModelSchema, store: SQLiteFloatingPointColumns = .untyped) -> MigrationPlan {
+        MigrationPlanner(old: old, new: new, storeFloatingPointColumns: store).makePlan()
     }
 
     // MARK: - Tables
@@ -102,7 +108,7 @@ public struct MigrationPlanner {
             if let match = newJoinTable(matching: old.joinTables[index]) { joinTables[index].name = match.name }
         }
         let renamed = ModelSchema(name: old.name, sourceFile: old.sourceFile, enums: old.enums, entities: entities, joinTables: joinTables)
-        let ddl = DDLGenerator(schema: renamed, dialect: dialect)
+        let ddl = DDLGenerator(schema: renamed, dialect: dialect, floatingPointColumns: storeFloatingPointColumns)
         var tables = renamed.entities.map { entity in
             Table(key: entityKey(entity.name, old: true), entity: entity.name, definition: ddl.tableDefinition(of: entity),
                   columnKeys: columnKeys(of: entity, old: true), isJoinTable: false)
@@ -172,7 +178,7 @@ public struct MigrationPlanner {
 
     func makePlan() -> MigrationPlan {
         var plan = MigrationPlan(from: old.canonicalHash, to: new.canonicalHash)
-        guard !plan.isEmpty else { return plan }
+        guard !plan.isEmpty || storeFloatingPointColumns == .real else { return plan }
         let olds = oldTables(), news = newTables()
         let oldByKey = Dictionary(olds.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         let newKeys = Set(news.map(\.key))
@@ -419,12 +425,15 @@ public struct MigrationPlanner {
 
     /// A column `ALTER TABLE … ADD COLUMN` can add: no UNIQUE, NULL or a default for existing rows,
     /// and a default written as a constant (SQLite refuses an expression in parentheses, which is how
-    /// a fractional `Double` is written: `SQLDialect.sqliteReal`).
+    /// a fractional `Double` is written: `SQLDialect.sqliteReal`) that the rows it was added to read
+    /// as the rows written later do: SQLite reads a whole-number default of an untyped column
+    /// (`Double`, `Float`, `Date`) in the rows that were already there as an integer, `-0.0` as 0.
     private func columnIsAddable(_ column: String, in table: Table, entity: Entity?) -> Bool {
         guard let entity else { return false }
         if let attribute = entity.storedAttributes.first(where: { $0.columnName == column }) {
             let isConstant = attribute.defaultValue.map { !SQLDialect.sqlite.literal($0).hasPrefix("(") } ?? true
-            return !attribute.isUnique && (attribute.isOptional || attribute.defaultValue != nil) && isConstant
+            let isFloatingPoint = [.scalar(.double), .scalar(.float), .scalar(.date)].contains(attribute.type)
+            return !attribute.isUnique && (attribute.isOptional || attribute.defaultValue != nil) && isConstant && !(isFloatingPoint && attribute.defaultValue != nil)
         }
         if let relationship = entity.relationships.first(where: { if case let .foreignKey(key, _) = $0.storage { return key == column } else { return false } }),
            case let .foreignKey(_, isUnique) = relationship.storage {

@@ -5,7 +5,7 @@ CREATE TABLE sd_user_profile (
     id INTEGER PRIMARY KEY,
     user_id TEXT NOT NULL UNIQUE,
     name TEXT NOT NULL,
-    created_at REAL NOT NULL
+    created_at NOT NULL
 );
 
 CREATE TABLE sd_dietary_and_activity_preferences (
@@ -20,40 +20,40 @@ CREATE TABLE sd_progress_entry (
     id INTEGER PRIMARY KEY,
     user_id TEXT NOT NULL,
     metric TEXT NOT NULL,
-    value REAL NOT NULL,
-    date REAL NOT NULL,
+    value NOT NULL,
+    date NOT NULL,
     user_profile_id INTEGER REFERENCES sd_user_profile (id) ON DELETE CASCADE
 );
 
 CREATE TABLE sd_sleep_session (
     id INTEGER PRIMARY KEY,
-    start_date REAL NOT NULL,
-    end_date REAL NOT NULL,
-    quality REAL,
+    start_date NOT NULL,
+    end_date NOT NULL,
+    quality,
     user_profile_id INTEGER REFERENCES sd_user_profile (id) ON DELETE CASCADE
 );
 
 CREATE TABLE sd_sleep_stage (
     id INTEGER PRIMARY KEY,
     stage TEXT NOT NULL,
-    start_date REAL NOT NULL,
-    end_date REAL NOT NULL,
+    start_date NOT NULL,
+    end_date NOT NULL,
     session_id INTEGER REFERENCES sd_sleep_session (id) ON DELETE CASCADE
 );
 
 CREATE TABLE sd_activity_snapshot (
     id INTEGER PRIMARY KEY,
-    date REAL NOT NULL,
+    date NOT NULL,
     steps INTEGER NOT NULL,
-    active_calories REAL NOT NULL,
+    active_calories NOT NULL,
     user_profile_id INTEGER REFERENCES sd_user_profile (id) ON DELETE CASCADE
 );
 
 CREATE TABLE sd_physical_attribute (
     id INTEGER PRIMARY KEY,
     kind TEXT NOT NULL,
-    value REAL NOT NULL,
-    recorded_at REAL NOT NULL,
+    value NOT NULL,
+    recorded_at NOT NULL,
     user_profile_id INTEGER REFERENCES sd_user_profile (id) ON DELETE CASCADE
 );
 
@@ -61,7 +61,7 @@ CREATE TABLE sd_outbox_event (
     id INTEGER PRIMARY KEY,
     event_type TEXT NOT NULL,
     payload BLOB NOT NULL,
-    created_at REAL NOT NULL,
+    created_at NOT NULL,
     is_processed INTEGER NOT NULL DEFAULT 0 CHECK (is_processed IN (0, 1))
 );
 

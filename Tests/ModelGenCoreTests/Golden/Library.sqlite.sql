@@ -15,7 +15,7 @@ CREATE TABLE book (
 CREATE TABLE author (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
-    born REAL DEFAULT -3187296000.0,
+    born DEFAULT -3187296000.0,
     favorite_book_id INTEGER REFERENCES book (id) ON DELETE SET NULL
 );
 
@@ -28,7 +28,7 @@ CREATE TABLE portrait (
 CREATE TABLE loan (
     id INTEGER PRIMARY KEY,
     borrower TEXT NOT NULL,
-    due REAL NOT NULL,
+    due NOT NULL,
     book_id INTEGER NOT NULL REFERENCES book (id) ON DELETE RESTRICT
 );
 
