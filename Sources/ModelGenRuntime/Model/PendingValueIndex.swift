@@ -4,10 +4,9 @@
 /// the same for the last as for the first. A context keeps one per entity and attribute it was
 /// asked about, in step with every change, until it saves or rolls back.
 ///
-/// Values are compared as stored (`SQLValue`), which for the kinds `PendingValueIndex.indexes(_:)`
-/// admits finds every object holding the value asked for — and, for text, which `SQLValue`
-/// compares as Swift's `String` does, also those holding a canonically equivalent text
-/// (`"e\u{301}"` for `"é"`), which the fetch's own test of each object then leaves out.
+/// Values are compared as the store compares them (`SQLValue`: texts by their bytes), which for
+/// the kinds `PendingValueIndex.indexes(_:)` admits finds exactly the objects holding the value
+/// asked for (not one holding `"e\u{301}"` for `"é"`); the fetch's own test of each object stays.
 final class PendingValueIndex {
     let attribute: Int
     private var buckets: [SQLValue: [ObjectIdentifier: any PersistentModel]] = [:]
