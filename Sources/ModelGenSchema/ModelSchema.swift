@@ -154,6 +154,10 @@ public enum ScalarType: String, Codable, CaseIterable, Equatable, Sendable {
     case string = "String", int = "Int", int64 = "Int64", int32 = "Int32", int16 = "Int16"
     case double = "Double", float = "Float", bool = "Bool", date = "Date", uuid = "UUID"
     case data = "Data", decimal = "Decimal", url = "URL"
+
+    /// Stored as a `Double` (`Double`, `Float`, and `Date` as its seconds since 2001): in SQLite a
+    /// `REAL` value in a column without a declared type (see `SQLiteFloatingPointColumns`).
+    public var isFloatingPoint: Bool { self == .double || self == .float || self == .date }
 }
 
 public enum AttributeType: Codable, Equatable, Sendable {

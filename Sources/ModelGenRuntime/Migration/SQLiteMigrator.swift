@@ -137,7 +137,7 @@ public struct SQLiteMigrator {
     public func floatingPointColumns(of schema: ModelSchema) throws -> SQLiteFloatingPointColumns {
         for entity in schema.entities {
             for attribute in entity.storedAttributes {
-                guard case let .scalar(type) = attribute.type, [.double, .float, .date].contains(type) else { continue }
+                guard case let .scalar(type) = attribute.type, type.isFloatingPoint else { continue }
                 let declared = try database.query("SELECT upper(type) FROM pragma_table_info(?) WHERE name = ?", [.text(entity.tableName), .text(attribute.columnName)])
                 if declared.first?.first == .text("REAL") { return .real }
             }

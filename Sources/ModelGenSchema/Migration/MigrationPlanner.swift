@@ -432,7 +432,7 @@ public struct MigrationPlanner {
         guard let entity else { return false }
         if let attribute = entity.storedAttributes.first(where: { $0.columnName == column }) {
             let isConstant = attribute.defaultValue.map { !SQLDialect.sqlite.literal($0).hasPrefix("(") } ?? true
-            let isFloatingPoint = [.scalar(.double), .scalar(.float), .scalar(.date)].contains(attribute.type)
+            let isFloatingPoint = if case let .scalar(type) = attribute.type { type.isFloatingPoint } else { false }
             return !attribute.isUnique && (attribute.isOptional || attribute.defaultValue != nil) && isConstant && !(isFloatingPoint && attribute.defaultValue != nil)
         }
         if let relationship = entity.relationships.first(where: { if case let .foreignKey(key, _) = $0.storage { return key == column } else { return false } }),
