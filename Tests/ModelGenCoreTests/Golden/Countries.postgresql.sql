@@ -41,7 +41,7 @@ BEGIN
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
         modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM country AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        DELETE FROM country WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        DELETE FROM country WHERE id = ANY(modelgen_closure_1_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Country', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);

@@ -65,11 +65,11 @@ BEGIN
         modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM "order" AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         PERFORM 1 FROM "order" AS t JOIN unnest(modelgen_closure_1_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        DELETE FROM order_tags WHERE order_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
-        DELETE FROM "select" WHERE order_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        DELETE FROM order_tags WHERE order_id = ANY(modelgen_closure_1_id);
+        DELETE FROM "select" WHERE order_id = ANY(modelgen_closure_1_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
-        DELETE FROM "order" WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        DELETE FROM "order" WHERE id = ANY(modelgen_closure_1_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Order', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
@@ -129,7 +129,7 @@ BEGIN
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
         modelgen_closure_2_id := ARRAY(SELECT DISTINCT t.id FROM "select" AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_2_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        DELETE FROM "select" WHERE id IN (SELECT id FROM unnest(modelgen_closure_2_id) AS collected(id));
+        DELETE FROM "select" WHERE id = ANY(modelgen_closure_2_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Select', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
@@ -185,8 +185,8 @@ BEGIN
         modelgen_closure_3_id := ARRAY(SELECT DISTINCT t.id FROM "table" AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         PERFORM 1 FROM "table" AS t JOIN unnest(modelgen_closure_3_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        DELETE FROM order_tags WHERE table_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
-        DELETE FROM "table" WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        DELETE FROM order_tags WHERE table_id = ANY(modelgen_closure_3_id);
+        DELETE FROM "table" WHERE id = ANY(modelgen_closure_3_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Table', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);

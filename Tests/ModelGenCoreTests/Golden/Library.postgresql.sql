@@ -111,9 +111,9 @@ BEGIN
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         modelgen_closure_1_parent := array_fill(NULL::bigint, ARRAY[cardinality(modelgen_closure_1_id)]);
         modelgen_closure_1_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_1_id)]);
-        SELECT modelgen_closure_3_id || array_agg(r.id), modelgen_closure_3_parent || array_agg(r.parent_id), modelgen_closure_3_edge || array_agg(r.edge) INTO modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
+        SELECT modelgen_closure_3_id || array_agg(r.id), modelgen_closure_3_parent || array_agg(r.parent_id), modelgen_closure_3_edge || array_agg(r.edge) INTO modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id = ANY(modelgen_closure_1_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id = ANY(modelgen_closure_3_id) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
             blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
@@ -142,21 +142,21 @@ BEGIN
         IF problems <> '' THEN
             RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
         END IF;
-        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS c(id, parent_id, edge) WHERE c.id = author.id);
+        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS c(id, parent_id, edge) WHERE c.id = author.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
-        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = book.id);
+        UPDATE book SET sequel_id = NULL WHERE sequel_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = book.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
-        UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id)) AND favorite_book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
-        DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
-        DELETE FROM portrait WHERE author_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        UPDATE author SET favorite_book_id = NULL WHERE id = ANY(modelgen_closure_1_id) AND favorite_book_id = ANY(modelgen_closure_3_id);
+        DELETE FROM book_shelves WHERE book_id = ANY(modelgen_closure_3_id);
+        DELETE FROM portrait WHERE author_id = ANY(modelgen_closure_1_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
-        DELETE FROM book WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        DELETE FROM book WHERE id = ANY(modelgen_closure_3_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
-        DELETE FROM author WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        DELETE FROM author WHERE id = ANY(modelgen_closure_1_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Author', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
@@ -259,7 +259,7 @@ BEGIN
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
         modelgen_closure_2_id := ARRAY(SELECT DISTINCT t.id FROM portrait AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_2_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        DELETE FROM portrait WHERE id IN (SELECT id FROM unnest(modelgen_closure_2_id) AS collected(id));
+        DELETE FROM portrait WHERE id = ANY(modelgen_closure_2_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Portrait', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
@@ -321,7 +321,7 @@ BEGIN
         modelgen_closure_3_id := ARRAY(SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         PERFORM 1 FROM book AS t JOIN unnest(modelgen_closure_3_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id = ANY(modelgen_closure_3_id) LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
             blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
@@ -334,14 +334,14 @@ BEGIN
         IF problems <> '' THEN
             RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
         END IF;
-        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id = ANY(modelgen_closure_3_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
-        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id)) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id) AS c(id) WHERE c.id = book.id);
+        UPDATE book SET sequel_id = NULL WHERE sequel_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id) AS c(id) WHERE c.id = book.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
-        DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
-        DELETE FROM book WHERE id IN (SELECT id FROM unnest(modelgen_closure_3_id) AS collected(id));
+        DELETE FROM book_shelves WHERE book_id = ANY(modelgen_closure_3_id);
+        DELETE FROM book WHERE id = ANY(modelgen_closure_3_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Book', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
@@ -417,7 +417,7 @@ BEGIN
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
         modelgen_closure_4_id := ARRAY(SELECT DISTINCT t.id FROM loan AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_4_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        DELETE FROM loan WHERE id IN (SELECT id FROM unnest(modelgen_closure_4_id) AS collected(id));
+        DELETE FROM loan WHERE id = ANY(modelgen_closure_4_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Loan', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
@@ -501,8 +501,8 @@ BEGIN
                 modelgen_closure_5_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_5_id)]);
             END IF;
         END LOOP;
-        DELETE FROM book_shelves WHERE shelf_id IN (SELECT id FROM unnest(modelgen_closure_5_id) AS collected(id));
-        DELETE FROM shelves WHERE id IN (SELECT id FROM unnest(modelgen_closure_5_id) AS collected(id));
+        DELETE FROM book_shelves WHERE shelf_id = ANY(modelgen_closure_5_id);
+        DELETE FROM shelves WHERE id = ANY(modelgen_closure_5_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Shelf', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);

@@ -50,10 +50,10 @@ BEGIN
         modelgen_closure_1_id := ARRAY(SELECT DISTINCT t.id FROM animal_category AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_1_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         PERFORM 1 FROM animal_category AS t JOIN unnest(modelgen_closure_1_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        DELETE FROM animal WHERE category_id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        DELETE FROM animal WHERE category_id = ANY(modelgen_closure_1_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Animal', changed); END IF;
-        DELETE FROM animal_category WHERE id IN (SELECT id FROM unnest(modelgen_closure_1_id) AS collected(id));
+        DELETE FROM animal_category WHERE id = ANY(modelgen_closure_1_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('AnimalCategory', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
@@ -112,7 +112,7 @@ BEGIN
         modelgen_array_limit := coalesce(nullif(current_setting('modelgen.array_closure_limit', true), '')::integer, 1000);
         modelgen_closure_2_id := ARRAY(SELECT DISTINCT t.id FROM animal AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_2_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        DELETE FROM animal WHERE id IN (SELECT id FROM unnest(modelgen_closure_2_id) AS collected(id));
+        DELETE FROM animal WHERE id = ANY(modelgen_closure_2_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         IF changed > 0 THEN deleted := deleted || jsonb_build_object('Animal', changed); END IF;
         report := jsonb_build_object('deleted', deleted, 'nullified', nullified, 'dryRun', dry_run);
