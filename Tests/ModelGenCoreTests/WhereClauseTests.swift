@@ -79,6 +79,30 @@ final class WhereClauseTests: XCTestCase {
         XCTAssertEqual(try failure(#"parent? .name == "root""#)?.column, 7, "a '?' not followed by '.' is no optional chaining")
     }
 
+    func testTrueAndFalseAloneAreSwiftsLiterals() throws {
+        let rows = """
+            INSERT INTO item (id, name, count, weight, price, added, size) VALUES
+              (1, 'a', 0, 0, '0', 0, 'small'), (2, 'b', 0, 0, '0', 0, 'small');
+            """
+        XCTAssertEqual(try select("true", rows: rows), [1, 2])
+        XCTAssertEqual(try select("false", rows: rows), [])
+        XCTAssertEqual(try select(#"!(name == "a") && true"#, rows: rows), [2])
+        XCTAssertEqual(try select(#"false || name == "a""#, rows: rows), [1])
+        XCTAssertEqual(try select("!false", rows: rows), [1, 2])
+        XCTAssertEqual(try failure("true == false")?.column, 6, "a literal is not compared with a literal")
+        // An attribute named `true` is read as `$0.true`, as in a #Predicate.
+        let words = try XCTUnwrap(TestSupport.compile("""
+            schema: Words
+            entities:
+              Flag:
+                attributes:
+                  true: Bool
+            """).schema)
+        let flag = try XCTUnwrap(words.entity(named: "Flag"))
+        XCTAssertEqual(try WhereClauseTranslator.translate("true", entity: flag, schema: words).get(), .constant(true))
+        XCTAssertNotEqual(try WhereClauseTranslator.translate("$0.true", entity: flag, schema: words).get(), .constant(true))
+    }
+
     func testNumbersAreExactAndMustFitTheType() throws {
         let rows = """
             INSERT INTO item (id, name, count, weight, price, added, size) VALUES

@@ -16,7 +16,7 @@ import ModelGenQuery
 /// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a key path
 /// (optionally `% n` for integers: `id % 2 == 0`) and a literal (`12`, `1.5`, `"text"` with Swift's
 /// escapes, `true`, `false`, `nil`, `.enumCase`); `.contains`, `.hasPrefix`, `.hasSuffix` on strings;
-/// a bare Bool key path; on a to-many relationship of the object (or of one a to-one relationship
+/// a bare Bool key path; `true` and `false` alone; on a to-many relationship of the object (or of one a to-one relationship
 /// reaches: false where there is none), `.count` compared with a number,
 /// `.isEmpty`, `.contains { … }` and `.allSatisfy { … }`; `[literal, …].contains(keyPath)`. Semantics are Swift's (see `QueryCondition`). A literal must fit the key
 /// path's type exactly (an out-of-range number is an error); a `Date` is written in ISO 8601.
@@ -234,6 +234,11 @@ public struct WhereClauseTranslator {
     private mutating func parseComparison() throws -> QueryCondition {
         let pathColumn = column
         if current == .symbol("[") { return try parseMembership() }
+        // `true` and `false` alone are Swift's literals (an attribute so named is `$0.true`).
+        if case let .identifier(word) = current, word == "true" || word == "false" {
+            advance()
+            return .constant(word == "true")
+        }
         guard case .identifier = current else { throw failure("expected a key path such as 'name', found \(describe(current))") }
         let keyPath = try parseKeyPath()
         if let toMany = keyPath.toMany { return try parseToManyTest(toMany.rows, target: toMany.target) }
