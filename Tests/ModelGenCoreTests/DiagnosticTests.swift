@@ -30,6 +30,31 @@ final class DiagnosticTests: XCTestCase {
 
     """
 
+    /// A diagnostic quoting the schema's text stays one line whatever that text holds: control
+    /// characters and line separators in any name, type, default or key are printed as escapes.
+    func testDiagnosticsQuotingControlCharactersStayOneLine() {
+        let unprintable = ["\\n", "\\r", "\\t", "\\0", "\\x7F", "\\x1B[31m", "\\u2028", "\\x85", "\\u2029", "a\\r\\nb"]
+        for text in unprintable {
+            let places = [
+                zoo.replacingOccurrences(of: "Diet: [herbivorous, carnivorous]", with: "Diet: [herbivorous, \"c\(text)\"]"),
+                zoo.replacingOccurrences(of: "\n  Animal:\n", with: "\n  \"Ani\(text)mal\":\n"),
+                zoo.replacingOccurrences(of: "      name: String\n", with: "      \"na\(text)me\": String\n"),
+                zoo.replacingOccurrences(of: "      name: String\n", with: "      name: \"Str\(text)ing\"\n"),
+                zoo.replacingOccurrences(of: "      name: String\n", with: "      name: { type: Int, default: \"1\(text)\" }\n"),
+                zoo.replacingOccurrences(of: "      name: String\n", with: "      name: { type: String, \"uni\(text)que\": true }\n"),
+                zoo.replacingOccurrences(of: "inverse: animals", with: "inverse: \"ani\(text)mals\""),
+            ]
+            for yaml in places {
+                let printed = TestSupport.diagnostics(yaml)
+                XCTAssertFalse(printed.isEmpty, "\(yaml) has an error")
+                for line in printed {
+                    XCTAssertFalse(line.unicodeScalars.contains { [.control, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) },
+                                   "a diagnostic printed a control character or line break: \(line.debugDescription)")
+                }
+            }
+        }
+    }
+
     func testMisspeltTypeSuggestsTheNearMiss() {
         assertDiagnostic(zoo.replacingOccurrences(of: "name: String\n", with: "name: Strin\n"),
                          "test.yaml:12:13: error: unknown type 'Strin' for attribute 'name' of 'Animal'; did you mean 'String'?")
