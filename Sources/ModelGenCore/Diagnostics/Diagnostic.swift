@@ -25,20 +25,8 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The compiler form: `Zoo.yaml:12:7: error: unknown type 'Strin'; did you mean 'String'?`,
     /// always one line: control characters and line separators the message quotes from the
-    /// schema are written as Swift escapes (`enum case 'a\nb' …`, `\u{0}`).
-    public var description: String { "\(location): \(severity.rawValue): \(Self.printable(message))" }
-
-    /// `text` with every control character and line or paragraph separator as its Swift escape.
-    static func printable(_ text: String) -> String {
-        func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
-            switch scalar.properties.generalCategory {
-            case .control, .lineSeparator, .paragraphSeparator: true
-            default: false
-            }
-        }
-        guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
-        return text.unicodeScalars.map { isUnprintable($0) ? $0.escaped(asASCII: true) : String($0) }.joined()
-    }
+    /// schema are written `\u{…}` (`Naming.printable`).
+    public var description: String { "\(location): \(severity.rawValue): \(Naming.printable(message))" }
 }
 
 /// Collects the diagnostics of one compilation, in the order they are found.

@@ -16,8 +16,8 @@ import ModelGenQuery
 /// Grammar: `||`, `&&`, `!`, parentheses; comparisons `== != < <= > >=` between a key path
 /// (optionally `% n` for integers: `id % 2 == 0`) and a literal (`12`, `1.5`, `"text"` with Swift's
 /// escapes, `true`, `false`, `nil`, `.enumCase`); `.contains`, `.hasPrefix`, `.hasSuffix` on strings;
-/// a bare Bool key path; `true` and `false` alone; on a to-many relationship of the object (or of one a to-one relationship
-/// reaches: false where there is none), `.count` compared with a number,
+/// a bare Bool key path; `true` and `false` alone; on a to-many relationship of the object (or of
+/// one a to-one relationship reaches: false where there is none), `.count` compared with a number,
 /// `.isEmpty`, `.contains { … }` and `.allSatisfy { … }`; `[literal, …].contains(keyPath)`. Semantics are Swift's (see `QueryCondition`). A literal must fit the key
 /// path's type exactly (an out-of-range number is an error); a `Date` is written in ISO 8601.
 /// Anything else is an error naming the construct and its column, never a silently different

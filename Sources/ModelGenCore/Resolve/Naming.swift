@@ -65,10 +65,17 @@ public enum Naming {
         swiftKeywords.contains(name) ? "`\(name)`" : name
     }
 
-    /// Text as comments and diagnostics show it: control characters written `\u{…}`, so a name or
-    /// file name cannot end a comment line or start a statement.
+    /// Text as comments and diagnostics show it: control characters and line or paragraph
+    /// separators written `\u{…}`, so a name or file name cannot end a comment line or start a
+    /// statement, and a diagnostic stays one line.
     public static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-        return text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16, uppercase: true))}" : String($0) }.joined()
+        func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: true
+            default: false
+            }
+        }
+        guard text.unicodeScalars.contains(where: isUnprintable) else { return text }
+        return text.unicodeScalars.map { isUnprintable($0) ? "\\u{\(String($0.value, radix: 16, uppercase: true))}" : String($0) }.joined()
     }
 }
