@@ -348,6 +348,52 @@ final class MigrationTests: XCTestCase {
         }
     }
 
+    func testAnOriginalNameComesBeforeTheSameNameAndHistoriesDecideBetweenClaims() throws {
+        // v1 → v2: the entities, two attributes and two cases exchange names.
+        let v1 = try schema("schema: S\nenums:\n  K: [a, b]\nentities:\n  Alpha:\n    attributes:\n      x: String\n      y: Int\n      k: K\n  Beta:\n    attributes:\n      z: String\n")
+        let v2 = try schema("""
+            schema: S
+            enums:
+              K: [{b: {originalName: a}}, {a: {originalName: b}}]
+            entities:
+              Beta:
+                originalName: Alpha
+                attributes:
+                  y: { type: String, originalName: x }
+                  x: { type: Int, originalName: y }
+                  k: K
+              Alpha:
+                originalName: Beta
+                attributes:
+                  z: String
+            """)
+        let (database, _) = try store(v1, rows: "INSERT INTO alpha (id, x, y, k) VALUES (1, 'one', 1, 'a'); INSERT INTO beta (id, z) VALUES (7, 'seven');")
+        let report = try SQLiteMigrator(database: database).migrate(from: v1, to: v2)
+        XCTAssertTrue(report.dataLoss.isEmpty, "\(report)")
+        try assertLikeFresh(database, v2)
+        XCTAssertEqual(try strings(database, "SELECT id, y, x, k FROM beta"), ["1|one|1|b"])
+        XCTAssertEqual(try strings(database, "SELECT id, z FROM alpha"), ["7|seven"])
+
+        // v1 → v2 → v3: a title renamed, then the name taken by a new attribute.
+        let n1 = try schema("schema: N\nentities:\n  Note:\n    attributes:\n      title: String\n")
+        let n2 = try schema("schema: N\nentities:\n  Note:\n    attributes:\n      name: { type: String, originalName: title }\n")
+        let n3 = try schema("schema: N\nentities:\n  Note:\n    attributes:\n      name: { type: String, originalName: title }\n      title: { type: String, default: new }\n")
+        for (from, rows) in [(n1, "INSERT INTO note (id, title) VALUES (1, 'kept');"), (n2, "INSERT INTO note (id, name) VALUES (1, 'kept');")] {
+            let (store, _) = try store(from, rows: rows)
+            try SQLiteMigrator(database: store).migrate(from: from, to: n3)
+            XCTAssertEqual(try strings(store, "SELECT name, title FROM note"), ["kept|new"])
+        }
+        let current = Set(MigrationPlanner.plan(from: n3, to: n3).operations.map(\.detail))
+        XCTAssertTrue(current.isEmpty, "a store at the current version is at it: \(current)")
+
+        // Two histories that end alike: the first continues the stored title, with a warning.
+        let n4 = try schema("schema: N\nentities:\n  Note:\n    attributes:\n      name: { type: String, originalName: title }\n      heading: { type: String?, originalName: title }\n")
+        let plan = MigrationPlanner.plan(from: n1, to: n4)
+        XCTAssertEqual(plan.operations.map(\.detail), ["column title of note becomes name", "add column heading to note"])
+        XCTAssertEqual(plan.warnings.map(\.element), ["name"])
+        XCTAssertTrue(plan.warnings.first?.message.contains("'Note.name' and 'Note.heading' could each continue the store's 'Note.title'") == true, "\(plan.warnings)")
+    }
+
     func testDeleteRuleChangesRebuildWithTheNewAction() throws {
         let v1 = try schema("schema: S\nentities:\n  P:\n    relationships:\n      cs: { type: \"[C]\", inverse: p }\n  C:\n    relationships:\n      p: { type: P?, inverse: cs }\n")
         let v2 = try schema("schema: S\nentities:\n  P:\n    relationships:\n      cs: { type: \"[C]\", inverse: p, deleteRule: cascade }\n  C:\n    relationships:\n      p: { type: P?, inverse: cs }\n")
@@ -502,7 +548,7 @@ final class MigrationTests: XCTestCase {
     // MARK: - Differential property test
 
     func testRandomEvolutionsMatchFreshStoresAndKeepTheData() throws {
-        var refusals = 0, losses = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0, madeRequired = 0, renamedByName = 0, transient = 0, steps = 0
+        var refusals = 0, losses = 0, moves = 0, typeChanges = 0, caseChanges = 0, madeUnique = 0, madeRequired = 0, renamedByName = 0, transient = 0, steps = 0, passedNames = 0
         for seed in UInt64(1)...150 {
             var random = SeededRandom(seed: seed &* 104_729)
             var versions = [EvolvingSchema.random(&random)]
@@ -531,6 +577,7 @@ final class MigrationTests: XCTestCase {
                 if expected != nil, !names(versions[step]).subtracting(names(versions[step - 1])).filter({ !$0.hasSuffix("=") }).isEmpty { renamedByName += 1 }
                 let stored = { (version: EvolvingSchema) in Set(version.entities.flatMap { $0.attributes.map { "\($0.id)=\($0.isTransient)" } }) }
                 if expected != nil, !stored(versions[step]).subtracting(stored(versions[step - 1])).filter({ !$0.hasSuffix("false") }).isEmpty { transient += 1 }
+                if expected != nil, !versions[step].namesPassed(from: versions[step - 1]).isEmpty { passedNames += 1 }
                 steps += 1
                 /// The migration of this step, as a dry run or not, and whether the file stayed as it was.
                 func migrate(allowDataLoss: Bool, dryRun: Bool) throws -> (Result<MigrationReport, Error>, unchanged: Bool) {
@@ -595,11 +642,12 @@ final class MigrationTests: XCTestCase {
         XCTAssertGreaterThan(moves, 5, "few evolutions moved links between storages")
         XCTAssertGreaterThan(typeChanges, 5, "few evolutions changed a type")
         XCTAssertGreaterThan(caseChanges, 5, "few evolutions added, renamed or removed an enum case")
-        print("random evolutions: \(steps) steps, \(refusals) refused, \(losses) values lost, \(moves) moves, \(typeChanges) type changes, \(caseChanges) case changes, \(madeUnique) made unique, \(madeRequired) made required, \(renamedByName) named tables or columns, \(transient) made attributes transient")
+        print("random evolutions: \(steps) steps, \(refusals) refused, \(losses) values lost, \(moves) moves, \(typeChanges) type changes, \(caseChanges) case changes, \(madeUnique) made unique, \(madeRequired) made required, \(renamedByName) named tables or columns, \(transient) made attributes transient, \(passedNames) passed names between elements")
         XCTAssertGreaterThan(madeUnique, 5, "few evolutions made attributes unique")
         XCTAssertGreaterThan(madeRequired, 5, "few evolutions made a to-one required")
         XCTAssertGreaterThan(renamedByName, 5, "few evolutions named a table or a column")
         XCTAssertGreaterThan(transient, 5, "few evolutions made an attribute transient")
+        XCTAssertGreaterThan(passedNames, 5, "few evolutions passed a name from one element to another")
         XCTAssertGreaterThan(refusals, 0, "no evolution was refused")
         XCTAssertGreaterThan(losses, 100, "few evolutions lost values")
     }

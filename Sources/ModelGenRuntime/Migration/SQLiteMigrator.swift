@@ -193,8 +193,8 @@ public struct SQLiteMigrator {
                 // When the migration drops data, the store's setting stays.
                 if report.dataLoss.isEmpty { try database.execute("PRAGMA secure_delete = OFF") }
                 var countsBefore: [String: Int64] = [:]
-                for table in plan.countedTables where try tableExists(table) {
-                    countsBefore[table] = try database.scalar("SELECT count(*) FROM \(SQLDialect.sqlite.quote(table))")
+                for table in plan.countedTables where try tableExists(table.before) {
+                    countsBefore[table.after] = try database.scalar("SELECT count(*) FROM \(SQLDialect.sqlite.quote(table.before))")
                 }
                 for (position, statement) in plan.statements.enumerated() {
                     if let copy = plan.wholeRowCopies[position], try columns(of: copy.table) == copy.columns {

@@ -94,7 +94,14 @@ public struct MigrationPlan: Equatable, Sendable {
     /// table name (`modelgen_largest_ids`) follows them.
     public var renamedTables: [String: String] = [:]
     /// Tables whose rows must number the same after the migration (they refer to rebuilt tables).
-    public var countedTables: [String] = []
+    public var countedTables: [CountedTable] = []
+
+    /// A table counted before the migration under its name then (`before`), and after it under
+    /// its new one (they differ when the migration renames it; two tables may exchange names).
+    public struct CountedTable: Equatable, Sendable {
+        public var before: String
+        public var after: String
+    }
     /// Every index of the new schema; the migrator drops any other index and creates the missing ones.
     public var indexes: [DDLGenerator.IndexDefinition] = []
     /// Likely mistakes that do not stop the migration: an element removed and another of the same

@@ -29,24 +29,33 @@ public struct MigrationPlanner {
     var entityNames: [String: String] = [:]
     /// "OldEntity.oldMember" → new member name, for matched attributes and relationships.
     var memberNames: [String: String] = [:]
+    /// Old entities and members that two new ones could continue with equal right (`Lineage`).
+    private var lineageWarnings: [MigrationPlan.Warning] = []
 
     init(old: ModelSchema, new: ModelSchema, dialect: SQLDialect = .sqlite, storeFloatingPointColumns: SQLiteFloatingPointColumns = .untyped) {
         self.old = old
         self.new = new
         self.dialect = dialect
         self.storeFloatingPointColumns = dialect == .sqlite ? storeFloatingPointColumns : .untyped
-        for entity in new.entities {
-            guard let match = Self.match(entity.name, entity.originalNames, among: old.entities.map(\.name), taken: Set(entityNames.keys), exact: Set(new.entities.map(\.name)))
-            else { continue }
-            entityNames[match] = entity.name
-            guard let previous = old.entity(named: match) else { continue }
-            let oldMembers = previous.attributes.map(\.name) + previous.relationships.map(\.name)
-            let newMembers = entity.attributes.map(\.name) + entity.relationships.map(\.name)
-            var taken: Set<String> = []
-            for member in entity.attributes.map({ ($0.name, $0.originalNames) }) + entity.relationships.map({ ($0.name, $0.originalNames) }) {
-                guard let oldMember = Self.match(member.0, member.1, among: oldMembers, taken: taken, exact: Set(newMembers)) else { continue }
-                taken.insert(oldMember)
-                memberNames["\(match).\(oldMember)"] = member.0
+        let oldEntities = old.entities, newEntities = new.entities
+        let entityMatches = Lineage.match(old: oldEntities.map(Lineage.Element.init), new: newEntities.map(Lineage.Element.init))
+        for (old, new) in entityMatches.ambiguous {
+            lineageWarnings.append(.init(entity: newEntities[new[0]].name, message: Self.ambiguity(new.map { newEntities[$0].name }, continuing: oldEntities[old].name)))
+        }
+        for (entity, match) in zip(newEntities, entityMatches.continued) {
+            guard let match else { continue }
+            let previous = oldEntities[match]
+            entityNames[previous.name] = entity.name
+            let oldMembers = previous.attributes.map(Lineage.Element.init) + previous.relationships.map(Lineage.Element.init)
+            let newMembers = entity.attributes.map(Lineage.Element.init) + entity.relationships.map(Lineage.Element.init)
+            let memberMatches = Lineage.match(old: oldMembers, new: newMembers)
+            for (old, new) in memberMatches.ambiguous {
+                lineageWarnings.append(.init(entity: entity.name, element: newMembers[new[0]].name,
+                                             message: Self.ambiguity(new.map { "\(entity.name).\(newMembers[$0].name)" }, continuing: "\(previous.name).\(oldMembers[old].name)")))
+            }
+            for (member, oldMember) in zip(newMembers, memberMatches.continued) {
+                guard let oldMember else { continue }
+                memberNames["\(previous.name).\(oldMembers[oldMember].name)"] = member.name
             }
         }
         // A relationship that now points at another entity holds keys of the old target's rows,
@@ -61,11 +70,11 @@ public struct MigrationPlanner {
         }
     }
 
-    /// The old name a new element takes over: its own name, else the first of its original
-    /// names that the old version has and that no new element keeps as its own name.
-    private static func match(_ name: String, _ originalNames: [String], among oldNames: [String], taken: Set<String>, exact newNames: Set<String>) -> String? {
-        if oldNames.contains(name), !taken.contains(name) { return name }
-        return originalNames.first { oldNames.contains($0) && !taken.contains($0) && !newNames.contains($0) }
+    /// The warning for an old element that each of `candidates` could continue (their
+    /// histories end alike), of which the first does.
+    private static func ambiguity(_ candidates: [String], continuing old: String) -> String {
+        let others = candidates.dropFirst().map { "'\($0)'" }.joined(separator: " and ")
+        return "'\(candidates[0])' and \(others) could each continue the store's '\(old)' (their original names end alike): it becomes '\(candidates[0])', the first; remove '\(old)' from the originalName of the others if that is wrong"
     }
 
     /// The plan from `old` to `new`, for a store whose floating-point columns are declared as
@@ -222,9 +231,11 @@ public struct MigrationPlanner {
         }
 
         // 3. Tables that stay: unchanged, grown by ADD COLUMN, or rebuilt.
+        // The tables that stay, by their new name: their name before the migration.
+        let namesBefore = Dictionary(news.compactMap { table in originalNames[table.key].map { (table.definition.name, $0) } }, uniquingKeysWith: { first, _ in first })
         for table in news {
             guard let previous = oldByKey[table.key], let original = originalNames[table.key] else { continue }
-            planTable(table, from: previous, originalTable: original, moves: moves, into: &plan)
+            planTable(table, from: previous, originalTable: original, namesBefore: namesBefore, moves: moves, into: &plan)
         }
 
         // 4. New tables (a join table that links move to is filled).
@@ -241,12 +252,13 @@ public struct MigrationPlanner {
         planEnumCases(into: &plan)
         plan.indexes = DDLGenerator(schema: new, dialect: dialect).indexDefinitions()
         plan.checkedTables = plan.checkedTables.reduce(into: []) { tables, table in if !tables.contains(table) { tables.append(table) } }
-        plan.warnings = undeclaredRenames(in: plan)
+        plan.warnings = lineageWarnings + undeclaredRenames(in: plan)
         return plan
     }
 
-    /// `originalTable` is the table's name before the migration, which the checks (run first) read.
-    private func planTable(_ table: Table, from previous: Table, originalTable: String, moves: [LinkMove], into plan: inout MigrationPlan) {
+    /// `originalTable` is the table's name before the migration, which the checks (run first) read;
+    /// `namesBefore` gives that of every table that stays, by its new name.
+    private func planTable(_ table: Table, from previous: Table, originalTable: String, namesBefore: [String: String], moves: [LinkMove], into plan: inout MigrationPlan) {
         let q = dialect.quote
         let name = table.definition.name
         let oldColumnsByKey = Dictionary(previous.definition.columns.map { (previous.columnKeys[$0.name] ?? $0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -371,6 +383,11 @@ public struct MigrationPlanner {
             }
         }
         if previous.definition.constraints.contains(where: { !table.definition.constraints.contains($0) }) { needsRebuild = true }
+        // A join table whose owning side changed (a rename can change it: two entities exchanging
+        // names) keys its pairs the other way round, though its lines may read the same.
+        if table.isJoinTable, previous.definition.columns.map({ previous.columnKeys[$0.name] }) != table.definition.columns.map({ table.columnKeys[$0.name] }) {
+            needsRebuild = true
+        }
 
         let addable = added.allSatisfy { column in columnIsAddable(column.name, in: table, entity: entity) }
         if !needsRebuild, addable {
@@ -398,12 +415,19 @@ public struct MigrationPlanner {
         plan.statements.append("ALTER TABLE \(q(temporary)) RENAME TO \(q(name));")
         plan.checkedTables.append(name)
         // Tables that refer to the rebuilt one must keep every row (a DROP that fired ON DELETE would not).
-        for referring in new.foreignKeys where referring.targetTable == name && !plan.countedTables.contains(referring.table) && referring.table != name {
-            plan.countedTables.append(referring.table)
+        for referring in new.foreignKeys where referring.targetTable == name && referring.table != name {
+            countTable(referring.table, namesBefore: namesBefore, in: &plan)
         }
-        for joinTable in new.joinTables where (joinTable.table == name || joinTable.targetTable == name) && !plan.countedTables.contains(joinTable.name) {
-            plan.countedTables.append(joinTable.name)
+        for joinTable in new.joinTables where joinTable.table == name || joinTable.targetTable == name {
+            countTable(joinTable.name, namesBefore: namesBefore, in: &plan)
         }
+    }
+
+    /// Counts the rows of the table the new schema names `table`, before the migration under its
+    /// name then, and after; not a table the migration creates (it has no rows to keep).
+    private func countTable(_ table: String, namesBefore: [String: String], in plan: inout MigrationPlan) {
+        guard !plan.countedTables.contains(where: { $0.after == table }), let before = namesBefore[table] else { return }
+        plan.countedTables.append(.init(before: before, after: table))
     }
 
     /// A compound unique constraint as the DDL writes it among a table's constraints: `UNIQUE ("a", "b")`.
@@ -569,13 +593,17 @@ public struct MigrationPlanner {
     /// The cases of an enum attribute renamed between the versions (`originalName` on a case):
     /// the old raw value and the new one.
     func caseRenames(_ type: AttributeType, from oldType: AttributeType) -> [(from: String, to: String)] {
+        continuedCases(type, from: oldType).filter { $0.from != $0.to }
+    }
+
+    /// Each old case of an enum attribute that a new case continues (`Lineage`: by name or
+    /// `originalName`), with that new case.
+    private func continuedCases(_ type: AttributeType, from oldType: AttributeType) -> [(from: String, to: String)] {
         guard case let .enumeration(name) = type, case let .enumeration(oldName) = oldType,
               let enumeration = new.enums.first(where: { $0.name == name }),
-              let oldCases = old.enums.first(where: { $0.name == oldName })?.cases else { return [] }
-        return enumeration.cases.compactMap { newCase in
-            guard !oldCases.contains(newCase), let previous = enumeration.caseOriginalNames[newCase]?.first(where: oldCases.contains) else { return nil }
-            return (previous, newCase)
-        }
+              let oldEnumeration = old.enums.first(where: { $0.name == oldName }) else { return [] }
+        let matches = Lineage.match(old: Lineage.Element.cases(of: oldEnumeration), new: Lineage.Element.cases(of: enumeration)).continued
+        return zip(enumeration.cases, matches).compactMap { newCase, match in match.map { (oldEnumeration.cases[$0], newCase) } }
     }
 
     /// `CASE column WHEN 'old' THEN 'new' … ELSE column END`, or the column itself.
@@ -594,10 +622,9 @@ public struct MigrationPlanner {
                       let oldAttribute = oldEntity.storedAttributes.first(where: { newMemberName(oldEntity.name, $0.name) == attribute.name }),
                       // Another enumeration is a type change, whose conversion counts the values not among its cases.
                       case let .enumeration(oldName) = oldAttribute.type, oldName == name,
-                      let cases = new.enums.first(where: { $0.name == name })?.cases,
                       let oldCases = old.enums.first(where: { $0.name == oldName })?.cases else { continue }
-                let renamed = Set(caseRenames(attribute.type, from: oldAttribute.type).map(\.from))
-                let removed = oldCases.filter { !cases.contains($0) && !renamed.contains($0) }
+                let continued = Set(continuedCases(attribute.type, from: oldAttribute.type).map(\.from))
+                let removed = oldCases.filter { !continued.contains($0) }
                 guard !removed.isEmpty else { continue }
                 plan.operations.append(.init(kind: "changeAttribute", entity: entity.name, element: attribute.name, detail: "the cases \(removed.joined(separator: ", ")) of \(name) are removed", safety: .dataDependent))
                 plan.checks.append(.init(kind: .refusal, entity: entity.name, element: attribute.name,

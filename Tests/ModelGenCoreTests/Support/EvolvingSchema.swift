@@ -157,8 +157,18 @@ struct EvolvingSchema {
         let e = random.below(enums.count)
         let c = random.below(enums[e].cases.count)
         let name = enums[e].cases[c].name
-        switch random.below(3) {
+        switch random.below(4) {
         case 0: enums[e].cases.insert(newCase(), at: random.below(enums[e].cases.count + 1))
+        case 3 where enums[e].cases.count > 1:
+            // Two cases exchange names; defaults name the same cases as before.
+            let (a, b) = Self.twoPositions(enums[e].cases.count, &random)
+            let (first, second) = Self.exchangeNames(&enums[e].cases, a, b, name: \.name, originalNames: \.originalNames)
+            for entity in entities.indices {
+                for a in entities[entity].attributes.indices where entities[entity].attributes[a].type == enums[e].name {
+                    let value = entities[entity].attributes[a].defaultValue
+                    entities[entity].attributes[a].defaultValue = value == first ? second : value == second ? first : value
+                }
+            }
         case 1:
             let renamed = "c\(newID())"
             enums[e].cases[c].originalNames.insert(name, at: 0)
@@ -192,7 +202,7 @@ struct EvolvingSchema {
 
     private mutating func change(_ random: inout SeededRandom) {
         let e = random.below(entities.count)
-        switch random.below(27) {
+        switch random.below(32) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
         case 1:
             var attribute = newAttribute(&random, required: true)
@@ -301,8 +311,76 @@ struct EvolvingSchema {
                 entities[e].uniqueGroups.removeAll { $0.contains(id) }
                 entities[e].indexGroups.removeAll { $0.contains(id) }
             }
+        case 27 where entities[e].attributes.count > 1:
+            // Two attributes exchange names, each declaring the other's as its original name.
+            let (a, b) = Self.twoPositions(entities[e].attributes.count, &random)
+            Self.exchangeNames(&entities[e].attributes, a, b, name: \.name, originalNames: \.originalNames)
+        case 28 where entities.count > 1:
+            let (a, b) = Self.twoPositions(entities.count, &random)
+            Self.exchangeNames(&entities, a, b, name: \.name, originalNames: \.originalNames)
+        case 29 where entities[e].relationships.count > 1:
+            let (a, b) = Self.twoPositions(entities[e].relationships.count, &random)
+            Self.exchangeNames(&entities[e].relationships, a, b, name: \.name, originalNames: \.originalNames)
+        case 30:
+            // A new attribute takes a name another gave up (a later one: see `reusableName`).
+            guard let name = Self.reusableName(entities[e].attributes.map { ($0.name, $0.originalNames) }, &random) else { break }
+            var attribute = newAttribute(&random, required: false)
+            attribute.name = name
+            entities[e].attributes.append(attribute)
+        case 31:
+            guard let name = Self.reusableName(entities.map { ($0.name, $0.originalNames) }, &random) else { break }
+            addEntity(&random)
+            entities[entities.count - 1].name = name
         default: break
         }
+    }
+
+    /// Two different positions below `count` (at least 2).
+    private static func twoPositions(_ count: Int, _ random: inout SeededRandom) -> (Int, Int) {
+        let first = random.below(count)
+        return (first, (first + 1 + random.below(count - 1)) % count)
+    }
+
+    /// Elements `a` and `b` of `elements` exchange names, each declaring its old one first among
+    /// its original names; returns their names before.
+    @discardableResult
+    private static func exchangeNames<Element>(_ elements: inout [Element], _ a: Int, _ b: Int,
+                                               name: WritableKeyPath<Element, String>, originalNames: WritableKeyPath<Element, [String]>) -> (String, String) {
+        let (first, second) = (elements[a][keyPath: name], elements[b][keyPath: name])
+        elements[a][keyPath: originalNames].insert(first, at: 0)
+        elements[a][keyPath: name] = second
+        elements[b][keyPath: originalNames].insert(second, at: 0)
+        elements[b][keyPath: name] = first
+        return (first, second)
+    }
+
+    /// A name that one of `elements` had and gave up, that none has now, for a new element: not
+    /// the first name an element had. (A new element born with another's first name, once renamed
+    /// in turn, has a history ending as the other's does: a store from before both could be
+    /// continued by either, and `Lineage` warns and picks the first, which a test cannot foresee.)
+    private static func reusableName(_ elements: [(name: String, originalNames: [String])], _ random: inout SeededRandom) -> String? {
+        let taken = Set(elements.map(\.name))
+        let candidates = elements.flatMap { $0.originalNames.dropLast() }.filter { !taken.contains($0) }
+        return candidates.isEmpty ? nil : candidates[random.below(candidates.count)]
+    }
+
+    /// The names that `previous` gave one element and this version another of the same kind and
+    /// scope (two exchanging names, a name given up and taken): "scope.name".
+    func namesPassed(from previous: EvolvingSchema) -> Set<String> {
+        func named(_ version: EvolvingSchema) -> [String: Int] {
+            var ids: [String: Int] = [:]
+            for entity in version.entities {
+                ids["entity.\(entity.name)"] = entity.id
+                for attribute in entity.attributes { ids["E\(entity.id).\(attribute.name)"] = attribute.id }
+                for relationship in entity.relationships { ids["E\(entity.id).\(relationship.name)"] = relationship.id }
+            }
+            for enumeration in version.enums {
+                for item in enumeration.cases { ids["\(enumeration.name).\(item.name)"] = item.id }
+            }
+            return ids
+        }
+        let before = named(previous)
+        return Set(named(self).filter { name, id in before[name].map { $0 != id } ?? false }.keys)
     }
 
     /// Removes one of `groups`, or adds a group of two of `entity`'s attributes.
