@@ -2,14 +2,17 @@
 /// the members (attributes and relationships) of an entity, among the cases of an enumeration.
 ///
 /// Identity is by name or by a declared `originalName`, never guessed: an element may continue an
-/// old element that has its name, or one whose name it lists as an original name. When several
-/// could, the histories decide. An element's history is its name and then its original names,
-/// latest first (`name`, `originalName: [title, heading]`: name ← title ← heading), and so is an
-/// old element's, as its version declared it. An old element whose history is how the new one's
-/// ends is that element at an earlier version, and among those the longest history is the closest
-/// (the same element, at the same version, first); at equal length a declared rename comes before
-/// a name that is merely the same. Only then come other links: an original name, in the order
-/// listed, before the same name. So two elements may exchange names (`Alpha` ⇄ `Beta`, each
+/// old element that has its name, or one whose name it lists as an original name, if their
+/// histories agree. An element's history is its name and then its original names, latest first
+/// (`name`, `originalName: [title, heading]`: name ← title ← heading), and so is an old element's,
+/// as its version declared it. They agree when the names the new history gives before the old
+/// element's name are the old history's own, or the first of them (a schema may drop its oldest
+/// original names; but an old element whose version says it was first named `title` is not one
+/// that was `heading` before). When several could, an old element whose history is how the new
+/// one's ends is that element at an earlier version, and among those the longest history is the
+/// closest (the same element at the same version first); at equal length a declared rename comes
+/// before a name that is merely the same. Only then come the others: an original name, in the
+/// order listed, before the same name. So two elements may exchange names (`Alpha` ⇄ `Beta`, each
 /// declaring the other's name), and a name given up may be taken by a new element:
 ///
 ///     v1: title          v2: name (originalName: title)          v3: name (originalName: title), title
@@ -49,8 +52,7 @@ public enum Lineage {
             // A name may come back in a history (p ← q ← p): each old element by its strongest link.
             var strongest: [Int: Rank] = [:]
             for (index, name) in history.enumerated() {
-                guard let candidate = oldByName[name] else { continue }
-                let rank = Rank(new: history, old: old[candidate].history, at: index)
+                guard let candidate = oldByName[name], let rank = Rank(new: history, old: old[candidate].history, at: index) else { continue }
                 if strongest[candidate].map({ rank < $0 }) ?? true { strongest[candidate] = rank }
             }
             links += strongest.map { (rank: $0.value, new: position, old: $0.key) }
@@ -78,9 +80,15 @@ public enum Lineage {
         /// The position of the old element's name in the new history.
         var position: Int
 
-        /// The link of new history `new` to old history `old`, whose name is `new[index]`.
-        init(new: [String], old: [String], at index: Int) {
-            let endsAlike = index + old.count == new.count && Array(new[index...]) == old
+        /// The link of new history `new` to old history `old`, whose name is `new[index]`; nil
+        /// when the histories disagree: the names `new` gives the element before `new[index]` must
+        /// be those `old` gives it, or fewer of them (a schema may drop its oldest original names,
+        /// but an element the store says was first named `new[index]` is not one that had another
+        /// name before).
+        init?(new: [String], old: [String], at index: Int) {
+            let before = new[(index + 1)...]
+            guard before.count <= old.count - 1, Array(before) == Array(old[1...].prefix(before.count)) else { return nil }
+            let endsAlike = before.count == old.count - 1
             tier = endsAlike ? 0 : 1
             closeness = endsAlike ? -old.count : 0
             sameName = index == 0 ? 1 : 0

@@ -23,6 +23,8 @@ struct EvolvingSchema {
         var isUnique = false
         /// A column name of its own (`column:`); a version that sets, changes or clears it renames the column.
         var column: String?
+        /// The column's name: its own, or the attribute's (names here need no snake case).
+        var columnName: String { column ?? name }
         /// `transient: true`: no column. A version that makes an attribute transient drops its
         /// column (its values are lost); one that stores it again adds a column (its default, or nil).
         var isTransient = false
@@ -80,6 +82,8 @@ struct EvolvingSchema {
         /// Compound indexes (`indexes: [[a, b]]`), by attribute id.
         var indexGroups: [[Int]] = []
 
+        /// The table's name: its own, or the entity's in lower case (`E12` → `e12`, as the schema derives it).
+        var tableName: String { table ?? name.lowercased() }
         /// The attributes that have a column.
         var storedAttributes: [Attribute] { attributes.filter { !$0.isTransient } }
         /// The positions in `attributes` of those that have a column.
@@ -200,7 +204,20 @@ struct EvolvingSchema {
         return next
     }
 
+    /// One random change; none where it would give two tables, or two columns of a table, one name
+    /// (a name taken with `table:` or `column:`, then derived for another: a schema error).
     private mutating func change(_ random: inout SeededRandom) {
+        let before = self
+        makeChange(&random)
+        let tables = entities.map(\.tableName)
+        let columnsRepeat = entities.contains { entity in
+            let columns = entity.storedAttributes.map(\.columnName)
+            return Set(columns).count != columns.count
+        }
+        if Set(tables).count != tables.count || columnsRepeat { self = before }
+    }
+
+    private mutating func makeChange(_ random: inout SeededRandom) {
         let e = random.below(entities.count)
         switch random.below(32) {
         case 0: entities[e].attributes.append(newAttribute(&random, required: false))
@@ -231,7 +248,7 @@ struct EvolvingSchema {
             } else {
                 entities[e].attributes[a].isOptional = true
             }
-        case 8 where !entities[e].attributes.isEmpty:
+        case 8, 29 where !entities[e].attributes.isEmpty:
             // A widening, which every value survives: `Int16` → `Int`, and integers, `Double`s and
             // `Decimal`s → `String` (as Swift's `description`, which is how a snapshot writes them);
             // or a narrowing, `Int` → `Int16`, refused while a value is out of its range.
@@ -311,26 +328,47 @@ struct EvolvingSchema {
                 entities[e].uniqueGroups.removeAll { $0.contains(id) }
                 entities[e].indexGroups.removeAll { $0.contains(id) }
             }
-        case 27 where entities[e].attributes.count > 1:
+        case 27, 28, 30, 31: passName(&random)
+        default: break
+        }
+    }
+
+    /// A name passes from one element to another: two exchange names (entities, attributes,
+    /// relationships; tables or columns with `table:` and `column:`), or a new element takes a
+    /// name another gave up.
+    private mutating func passName(_ random: inout SeededRandom) {
+        let e = random.below(entities.count)
+        switch random.below(7) {
+        case 0 where entities[e].attributes.count > 1:
             // Two attributes exchange names, each declaring the other's as its original name.
             let (a, b) = Self.twoPositions(entities[e].attributes.count, &random)
             Self.exchangeNames(&entities[e].attributes, a, b, name: \.name, originalNames: \.originalNames)
-        case 28 where entities.count > 1:
+        case 1 where entities.count > 1:
             let (a, b) = Self.twoPositions(entities.count, &random)
             Self.exchangeNames(&entities, a, b, name: \.name, originalNames: \.originalNames)
-        case 29 where entities[e].relationships.count > 1:
+        case 2 where entities[e].relationships.count > 1:
             let (a, b) = Self.twoPositions(entities[e].relationships.count, &random)
             Self.exchangeNames(&entities[e].relationships, a, b, name: \.name, originalNames: \.originalNames)
-        case 30:
+        case 3:
             // A new attribute takes a name another gave up (a later one: see `reusableName`).
             guard let name = Self.reusableName(entities[e].attributes.map { ($0.name, $0.originalNames) }, &random) else { break }
             var attribute = newAttribute(&random, required: false)
             attribute.name = name
             entities[e].attributes.append(attribute)
-        case 31:
+        case 4:
             guard let name = Self.reusableName(entities.map { ($0.name, $0.originalNames) }, &random) else { break }
             addEntity(&random)
             entities[entities.count - 1].name = name
+        case 5 where entities.count > 1:
+            // Two tables exchange names (`table:`); the entities keep theirs.
+            let (a, b) = Self.twoPositions(entities.count, &random)
+            (entities[a].table, entities[b].table) = (entities[b].tableName, entities[a].tableName)
+        case 6 where entities[e].storedIndices.count > 1:
+            // Two columns exchange names (`column:`); the attributes keep theirs.
+            let stored = entities[e].storedIndices
+            let (i, j) = Self.twoPositions(stored.count, &random)
+            let (a, b) = (stored[i], stored[j])
+            (entities[e].attributes[a].column, entities[e].attributes[b].column) = (entities[e].attributes[b].columnName, entities[e].attributes[a].columnName)
         default: break
         }
     }
@@ -354,13 +392,13 @@ struct EvolvingSchema {
         return (first, second)
     }
 
-    /// A name that one of `elements` had and gave up, that none has now, for a new element: not
-    /// the first name an element had. (A new element born with another's first name, once renamed
-    /// in turn, has a history ending as the other's does: a store from before both could be
-    /// continued by either, and `Lineage` warns and picks the first, which a test cannot foresee.)
+    /// A name that one of `elements` had and gave up, that none has now, for a new element: never
+    /// a name an element was first given. (A new element born with another's first name, once
+    /// renamed in turn, has a history ending as the other's does: a store from before both could
+    /// be continued by either, and `Lineage` warns and picks the first, which a test cannot foresee.)
     private static func reusableName(_ elements: [(name: String, originalNames: [String])], _ random: inout SeededRandom) -> String? {
-        let taken = Set(elements.map(\.name))
-        let candidates = elements.flatMap { $0.originalNames.dropLast() }.filter { !taken.contains($0) }
+        let unavailable = Set(elements.map(\.name) + elements.map { $0.originalNames.last ?? $0.name })
+        let candidates = elements.flatMap(\.originalNames).filter { !unavailable.contains($0) }
         return candidates.isEmpty ? nil : candidates[random.below(candidates.count)]
     }
 
