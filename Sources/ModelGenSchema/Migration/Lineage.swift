@@ -43,8 +43,8 @@ public enum Lineage {
         public var ambiguous: [(old: Int, new: [Int])]
     }
 
+    /// Which of `old` (a stored version's elements of one scope) each of `new` continues.
     public static func match(old: [Element], new: [Element]) -> Matches {
-        // Old elements by name, and the positions of the names each new element lists.
         let oldByName = Dictionary(old.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         var links: [(rank: Rank, new: Int, old: Int)] = []
         for (position, element) in new.enumerated() {
