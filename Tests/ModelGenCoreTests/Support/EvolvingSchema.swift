@@ -104,6 +104,8 @@ struct EvolvingSchema {
         "UUID": ["e621e1f8-c36c-495a-93fc-0c247a3e6e5f", "00000000-0000-0000-0000-00000000000A"], "Data": ["AAEC", "/w=="],
     ]
     private var nextID = 0
+    /// Every name an element was given when it was made (renames give names never used before).
+    private var firstNames: Set<String> = []
 
     private mutating func newID() -> Int {
         nextID += 1
@@ -124,12 +126,14 @@ struct EvolvingSchema {
     private mutating func addEntity(_ random: inout SeededRandom) {
         let id = newID()
         var entity = Entity(id: id, name: "E\(id)")
+        firstNames.insert(entity.name)
         for _ in 0..<(1 + random.below(3)) { entity.attributes.append(newAttribute(&random, required: random.below(2) == 0)) }
         entities.append(entity)
     }
 
     private mutating func newAttribute(_ random: inout SeededRandom, required: Bool) -> Attribute {
         let id = newID()
+        firstNames.insert("a\(id)")
         if random.below(5) == 0 {
             // An enumeration: a new one now and then, else one the schema has.
             if enums.isEmpty || random.below(3) == 0 {
@@ -145,6 +149,7 @@ struct EvolvingSchema {
 
     private mutating func newCase() -> Enumeration.Case {
         let id = newID()
+        firstNames.insert("c\(id)")
         return Enumeration.Case(id: id, name: "c\(id)")
     }
 
@@ -192,6 +197,7 @@ struct EvolvingSchema {
         guard !entities.isEmpty else { return }
         let source = random.below(entities.count), target = entities[random.below(entities.count)].id
         let id = newID()
+        firstNames.insert("r\(id)")
         entities[source].relationships.append(Relationship(id: id, name: "r\(id)", inverseName: "inv\(id)", target: target,
                                                            deleteRule: ["nullify", "cascade", "noAction", "deny"][random.below(4)],
                                                            kind: Relationship.Kind.allCases[random.below(3)]))
@@ -351,12 +357,12 @@ struct EvolvingSchema {
             Self.exchangeNames(&entities[e].relationships, a, b, name: \.name, originalNames: \.originalNames)
         case 3:
             // A new attribute takes a name another gave up (a later one: see `reusableName`).
-            guard let name = Self.reusableName(entities[e].attributes.map { ($0.name, $0.originalNames) }, &random) else { break }
+            guard let name = reusableName(entities[e].attributes.map { ($0.name, $0.originalNames) }, &random) else { break }
             var attribute = newAttribute(&random, required: false)
             attribute.name = name
             entities[e].attributes.append(attribute)
         case 4:
-            guard let name = Self.reusableName(entities.map { ($0.name, $0.originalNames) }, &random) else { break }
+            guard let name = reusableName(entities.map { ($0.name, $0.originalNames) }, &random) else { break }
             addEntity(&random)
             entities[entities.count - 1].name = name
         case 5 where entities.count > 1:
@@ -393,12 +399,13 @@ struct EvolvingSchema {
     }
 
     /// A name that one of `elements` had and gave up, that none has now, for a new element: never
-    /// a name an element was first given. (A new element born with another's first name, once
-    /// renamed in turn, has a history ending as the other's does: a store from before both could
-    /// be continued by either, and `Lineage` warns and picks the first, which a test cannot foresee.)
-    private static func reusableName(_ elements: [(name: String, originalNames: [String])], _ random: inout SeededRandom) -> String? {
-        let unavailable = Set(elements.map(\.name) + elements.map { $0.originalNames.last ?? $0.name })
-        let candidates = elements.flatMap(\.originalNames).filter { !unavailable.contains($0) }
+    /// a name an element was first given (one still in the schema or removed). A new element
+    /// named as another was first is that element to a store from before (identity is by name),
+    /// and, once renamed in turn, has a history ending as the other's does (`Lineage` then warns
+    /// and picks the first): either way not what the test's identities say.
+    private func reusableName(_ elements: [(name: String, originalNames: [String])], _ random: inout SeededRandom) -> String? {
+        let taken = Set(elements.map(\.name))
+        let candidates = elements.flatMap(\.originalNames).filter { !taken.contains($0) && !firstNames.contains($0) }
         return candidates.isEmpty ? nil : candidates[random.below(candidates.count)]
     }
 
