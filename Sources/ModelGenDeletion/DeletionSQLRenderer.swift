@@ -113,7 +113,9 @@ public struct DeletionSQLRenderer: Sendable {
         let nullifications = plan.nullifications.map { foreignKey in
             var sql = "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(isCollected(q(foreignKey.column), foreignKey.target))"
             if members.contains(foreignKey.entity) {
-                sql += " AND NOT EXISTS (SELECT 1 FROM \(closure(foreignKey.entity, as: "c")) WHERE c.id = \(q(foreignKey.table)).id)"
+                // The table is named, not aliased, outside the subquery: the alias inside takes the
+                // reserved prefix, or a table named like it would be hidden (`c.id = c.id`).
+                sql += " AND NOT EXISTS (SELECT 1 FROM \(closure(foreignKey.entity, as: "modelgen_c")) WHERE modelgen_c.id = \(q(foreignKey.table)).id)"
             }
             return DeletionProgram.Nullification(relationship: "\(foreignKey.entity).\(foreignKey.relationship)", sql: sql)
         }

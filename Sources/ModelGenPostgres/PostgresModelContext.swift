@@ -299,16 +299,19 @@ public final class PostgresModelContext {
     /// sequence does not know of; one statement, and more only while it meets such rows (each
     /// asking for twice as many ids, so a long run of them is passed in a few):
     ///
-    ///     SELECT r.v, CASE WHEN r.v > m.largest THEN false ELSE EXISTS (SELECT 1 FROM "volume" WHERE id = r.v) END
-    ///       FROM (SELECT nextval(pg_get_serial_sequence('"volume"', 'id')) AS v FROM generate_series(1, 3)) AS r,
-    ///            (SELECT coalesce(max(id), 0) AS largest FROM "volume") AS m
+    ///     SELECT modelgen_new.v, CASE WHEN modelgen_new.v > modelgen_max.largest THEN false
+    ///            ELSE EXISTS (SELECT 1 FROM "volume" WHERE id = modelgen_new.v) END
+    ///       FROM (SELECT nextval(pg_get_serial_sequence('"volume"', 'id')) AS v FROM generate_series(1, 3)) AS modelgen_new,
+    ///            (SELECT coalesce(max(id), 0) AS largest FROM "volume") AS modelgen_max
+    ///
+    /// (Aliases take the prefix no table may have: inside the `EXISTS`, a table named `r` hid an alias `r`.)
     private func newIDs(_ count: Int, of mapping: PostgresEntityMapping, on connection: PostgresConnection) async throws -> [Int64] {
         let table = mapping.table, sequence = SQLDialect.postgresql.literal(mapping.table)
         var ids: [Int64] = [], asked = count
         while ids.count < count {
-            let sql = "SELECT r.v, CASE WHEN r.v > m.largest THEN false ELSE EXISTS (SELECT 1 FROM \(table) WHERE id = r.v) END "
-                + "FROM (SELECT nextval(pg_get_serial_sequence(\(sequence), 'id')) AS v FROM generate_series(1, \(asked))) AS r, "
-                + "(SELECT coalesce(max(id), 0) AS largest FROM \(table)) AS m"
+            let sql = "SELECT modelgen_new.v, CASE WHEN modelgen_new.v > modelgen_max.largest THEN false ELSE EXISTS (SELECT 1 FROM \(table) WHERE id = modelgen_new.v) END "
+                + "FROM (SELECT nextval(pg_get_serial_sequence(\(sequence), 'id')) AS v FROM generate_series(1, \(asked))) AS modelgen_new, "
+                + "(SELECT coalesce(max(id), 0) AS largest FROM \(table)) AS modelgen_max"
             for try await (id, taken) in try await run(sql, on: connection).decode((Int64, Bool).self) where !taken { ids.append(id) }
             asked = max(count - ids.count, min(2 * asked, 1 << 20))
         }

@@ -391,7 +391,7 @@ enum RandomSchema {
     static let tableNames = ["a_pkey", "pg_things", "sqlite_x", "modelgen_x", "x$modelgen$y", "with space", "Upper", "order",
                              String(repeating: "t", count: 64), "a\nb", "", "ab_idx", "node_id_seq", "ab", "things",
                              // Names of the aliases statements give their values and rows.
-                             "v", "c", "t", "s", "j", "k", "r", "matches"]
+                             "v", "c", "t", "s", "j", "k", "r", "m", "links", "shared", "matches"]
     static let columnNames = ["xmin", "a\u{0}b", "with space", "Upper", String(repeating: "c", count: 64), "", "id", "x$modelgen$", "ab", "it's",
                               "ids", "dry_run", "current_round", "path", "parent_id", "round", "v", "v1", "a", "position"]
     static let scalarTypes = ["String", "Int", "Int64", "Int32", "Int16", "Double", "Float", "Bool", "Date", "UUID", "Data", "Decimal", "URL"]

@@ -64,7 +64,7 @@ extension MigrationPlanner {
                   let (previous, reversed) = oldCounterpart(of: relationship),
                   let oldStorage = storageKey(of: previous, old: true), oldStorage != newStorage,
                   let pairs = pairsSQL(of: previous) else { continue }
-            let select = reversed ? "SELECT target_id AS owner_id, owner_id AS target_id FROM (\(pairs)) AS links" : pairs
+            let select = reversed ? "SELECT target_id AS owner_id, owner_id AS target_id FROM (\(pairs)) AS modelgen_links" : pairs
             let to = switch destination {
             case let .column(table, column): "column \(column) of \(table)"
             case let .joinTable(table): "join table \(table)"
@@ -131,17 +131,17 @@ extension MigrationPlanner {
            let oldEntity = old.entities.first(where: { entityNames[$0.name] == move.entity }) {
             checks.append(.init(kind: .refusal, entity: move.entity, element: move.relationship,
                                 message: "\(move.entity) objects with more than one \(move.relationship), which becomes a to-one relationship",
-                                countSQL: "SELECT count(*) FROM (SELECT owner_id FROM (\(move.pairsSQL)) AS links GROUP BY owner_id HAVING count(*) > 1) AS shared"))
+                                countSQL: "SELECT count(*) FROM (SELECT owner_id FROM (\(move.pairsSQL)) AS modelgen_links GROUP BY owner_id HAVING count(*) > 1) AS shared"))
             if case .foreignKey(_, isUnique: true) = relationship.storage {
                 checks.append(.init(kind: .refusal, entity: move.entity, element: move.relationship,
                                     message: "\(relationship.target) objects that more than one \(move.entity) has as its \(move.relationship), which becomes one-to-one",
-                                    countSQL: "SELECT count(*) FROM (SELECT target_id FROM (\(move.pairsSQL)) AS links GROUP BY target_id HAVING count(*) > 1) AS shared"))
+                                    countSQL: "SELECT count(*) FROM (SELECT target_id FROM (\(move.pairsSQL)) AS modelgen_links GROUP BY target_id HAVING count(*) > 1) AS shared"))
             }
             if relationship.isRequired {
                 let table = q(oldEntity.tableName)
                 checks.append(.init(kind: .refusal, entity: move.entity, element: move.relationship,
                                     message: "\(move.entity) objects with no \(move.relationship), which becomes a required to-one relationship",
-                                    countSQL: "SELECT count(*) FROM \(table) WHERE NOT EXISTS (SELECT 1 FROM (\(move.pairsSQL)) AS links WHERE links.owner_id = \(table).id)"))
+                                    countSQL: "SELECT count(*) FROM \(table) WHERE NOT EXISTS (SELECT 1 FROM (\(move.pairsSQL)) AS modelgen_links WHERE modelgen_links.owner_id = \(table).id)"))
             }
         }
         plan.operations.append(.init(kind: "moveRelationship", entity: move.entity, element: move.relationship, detail: move.description,

@@ -155,7 +155,7 @@ extension MigrationPlanner {
                 if let move = moves.first(where: { $0.destination == .column(table: name, column: column.name) }) {
                     // Links moved here: added nullable, filled from their temporary table, then made required if they are.
                     statements.append("ALTER TABLE \(q(name)) ADD COLUMN \(column.definition.replacingFirst(" NOT NULL", with: ""));")
-                    statements.append("UPDATE \(q(name)) SET \(q(column.name)) = links.target_id FROM \(q(move.stagingTable)) AS links WHERE links.owner_id = \(q(name)).id;")
+                    statements.append("UPDATE \(q(name)) SET \(q(column.name)) = modelgen_links.target_id FROM \(q(move.stagingTable)) AS modelgen_links WHERE modelgen_links.owner_id = \(q(name)).id;")
                     if foreignKey?.isRequired == true { statements.append("ALTER TABLE \(q(name)) ALTER COLUMN \(q(column.name)) SET NOT NULL;") }
                 } else {
                     statements.append("ALTER TABLE \(q(name)) ADD COLUMN \(column.definition);")

@@ -33,8 +33,8 @@ extension Library {
                   sql: "SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book) LIMIT 100"),
         ],
         nullifications: [
-            .init(relationship: "Author.favoriteBook", sql: "UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_author AS c WHERE c.id = author.id)"),
-            .init(relationship: "Book.sequel", sql: "UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_book AS c WHERE c.id = book.id)"),
+            .init(relationship: "Author.favoriteBook", sql: "UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_author AS modelgen_c WHERE modelgen_c.id = author.id)"),
+            .init(relationship: "Book.sequel", sql: "UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_book AS modelgen_c WHERE modelgen_c.id = book.id)"),
         ],
         detachments: ["UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book)", "UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM temp.modelgen_delete_book)"],
         joinRowRemovals: ["DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM temp.modelgen_delete_book)"],
@@ -78,7 +78,7 @@ extension Library {
         ],
         nullifications: [
             .init(relationship: "Author.favoriteBook", sql: "UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book)"),
-            .init(relationship: "Book.sequel", sql: "UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_book AS c WHERE c.id = book.id)"),
+            .init(relationship: "Book.sequel", sql: "UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_book AS modelgen_c WHERE modelgen_c.id = book.id)"),
         ],
         detachments: ["UPDATE book SET sequel_id = NULL WHERE id IN (SELECT id FROM temp.modelgen_delete_book) AND sequel_id IN (SELECT id FROM temp.modelgen_delete_book)"],
         joinRowRemovals: ["DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM temp.modelgen_delete_book)"],

@@ -142,10 +142,10 @@ BEGIN
         IF problems <> '' THEN
             RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
         END IF;
-        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS c(id, parent_id, edge) WHERE c.id = author.id);
+        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_1_id, modelgen_closure_1_parent, modelgen_closure_1_edge) AS modelgen_c(id, parent_id, edge) WHERE modelgen_c.id = author.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
-        UPDATE book SET sequel_id = NULL WHERE sequel_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = book.id);
+        UPDATE book SET sequel_id = NULL WHERE sequel_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS modelgen_c(id, parent_id, edge) WHERE modelgen_c.id = book.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
         UPDATE author SET favorite_book_id = NULL WHERE id = ANY(modelgen_closure_1_id) AND favorite_book_id = ANY(modelgen_closure_3_id);
@@ -200,10 +200,10 @@ BEGIN
         IF problems <> '' THEN
             RAISE EXCEPTION 'delete refused, nothing was changed:%', problems USING ERRCODE = 'restrict_violation';
         END IF;
-        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_author AS c WHERE c.id = author.id);
+        UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_author AS modelgen_c WHERE modelgen_c.id = author.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
-        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
+        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS modelgen_c WHERE modelgen_c.id = book.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
         UPDATE author SET favorite_book_id = NULL WHERE id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
@@ -337,7 +337,7 @@ BEGIN
         UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id = ANY(modelgen_closure_3_id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
-        UPDATE book SET sequel_id = NULL WHERE sequel_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id) AS c(id) WHERE c.id = book.id);
+        UPDATE book SET sequel_id = NULL WHERE sequel_id = ANY(modelgen_closure_3_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id) AS modelgen_c(id) WHERE modelgen_c.id = book.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
         DELETE FROM book_shelves WHERE book_id = ANY(modelgen_closure_3_id);
@@ -369,7 +369,7 @@ BEGIN
         UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
-        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = book.id);
+        UPDATE book SET sequel_id = NULL WHERE sequel_id IN (SELECT id FROM pg_temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS modelgen_c WHERE modelgen_c.id = book.id);
         GET DIAGNOSTICS changed = ROW_COUNT;
         nullified := nullified + changed;
         DELETE FROM book_shelves WHERE book_id IN (SELECT id FROM pg_temp.modelgen_delete_book);
