@@ -39,8 +39,8 @@ public struct MigrationPlanner {
         self.storeFloatingPointColumns = dialect == .sqlite ? storeFloatingPointColumns : .untyped
         let oldEntities = old.entities, newEntities = new.entities
         let entityMatches = Lineage.match(old: oldEntities.map(Lineage.Element.init), new: newEntities.map(Lineage.Element.init))
-        for (old, new) in entityMatches.ambiguous {
-            lineageWarnings.append(.init(entity: newEntities[new[0]].name, message: Self.ambiguity(new.map { newEntities[$0].name }, continuing: oldEntities[old].name)))
+        for (stored, candidates) in entityMatches.ambiguous {
+            lineageWarnings.append(.init(entity: newEntities[candidates[0]].name, message: Self.ambiguity(candidates.map { newEntities[$0].name }, continuing: oldEntities[stored].name)))
         }
         for (entity, match) in zip(newEntities, entityMatches.continued) {
             guard let match else { continue }
@@ -49,9 +49,9 @@ public struct MigrationPlanner {
             let oldMembers = previous.attributes.map(Lineage.Element.init) + previous.relationships.map(Lineage.Element.init)
             let newMembers = entity.attributes.map(Lineage.Element.init) + entity.relationships.map(Lineage.Element.init)
             let memberMatches = Lineage.match(old: oldMembers, new: newMembers)
-            for (old, new) in memberMatches.ambiguous {
-                lineageWarnings.append(.init(entity: entity.name, element: newMembers[new[0]].name,
-                                             message: Self.ambiguity(new.map { "\(entity.name).\(newMembers[$0].name)" }, continuing: "\(previous.name).\(oldMembers[old].name)")))
+            for (stored, candidates) in memberMatches.ambiguous {
+                lineageWarnings.append(.init(entity: entity.name, element: newMembers[candidates[0]].name,
+                                             message: Self.ambiguity(candidates.map { "\(entity.name).\(newMembers[$0].name)" }, continuing: "\(previous.name).\(oldMembers[stored].name)")))
             }
             for (member, oldMember) in zip(newMembers, memberMatches.continued) {
                 guard let oldMember else { continue }

@@ -435,7 +435,7 @@ struct EvolvingSchema {
             return
         }
         let stored = entity.storedAttributes
-        let first = random.below(stored.count), second = (first + 1 + random.below(stored.count - 1)) % stored.count
+        let (first, second) = Self.twoPositions(stored.count, &random)
         let group = [stored[first].id, stored[second].id]
         if !groups.contains(group) { groups.append(group) }
     }
