@@ -31,9 +31,14 @@ final class DifferentialDeletionTests: XCTestCase {
             }
             if generator.below(3) == 0 { attributes[child].append("      n\(pair)x: Int?") }
         }
+        // Half the tables are named like the aliases the plans' statements give their closures and
+        // rows (a table `c` beside `… AS c` hid the alias).
+        var aliasNames = ["c", "v", "r", "m", "t", "s", "j", "k", "links", "shared", "matches", "closure", "ids", "x", "o", "p"]
         var yaml = "schema: Random\nentities:\n"
         for index in 0..<count {
-            yaml += "  E\(index):\n    attributes:\n" + attributes[index].joined(separator: "\n") + "\n"
+            yaml += "  E\(index):\n"
+            if generator.below(2) == 0 { yaml += "    table: \(aliasNames.remove(at: generator.below(aliasNames.count)))\n" }
+            yaml += "    attributes:\n" + attributes[index].joined(separator: "\n") + "\n"
             if !relationships[index].isEmpty { yaml += "    relationships:\n" + relationships[index].joined(separator: "\n") + "\n" }
         }
         return yaml
