@@ -78,8 +78,20 @@ final class RandomSchemaTests: XCTestCase {
         let generatedMembers = ["entity", "persistentBackingData", "propertyName", "persistentModelID", "modelContext", "isDeleted", "hasChanges",
                                 "hashValue", "hash", "models", "sqliteDDL", "postgreSQLTables", "deletionProgram",
                                 "canonicalSchema", "tables", "backingData", "attach", "description", "modelDidEnd", "Holder", "Item", "Linked", "Kind", "Names"]
+        // Names of the types and modules generated code and the programs using it may write (but
+        // the modules the PostgreSQL program names: an app that names an entity so writes what it
+        // imports from there unqualified).
+        let libraryNames = ["String", "Bool", "Double", "Float", "Int8", "Int16", "Int32", "Int64", "UInt8", "UInt64", "Character", "Substring",
+                            "Decimal", "UUID", "Array", "Optional", "Set", "Dictionary", "Result", "Never", "Sendable", "Codable", "Hashable",
+                            "Equatable", "Comparable", "Identifiable", "CaseIterable", "CustomStringConvertible", "KeyPath", "AnyKeyPath",
+                            "PartialKeyPath", "ObjectIdentifier", "Task", "Locale", "Predicate", "FetchDescriptor", "SortDescriptor",
+                            "PersistentIdentifier", "ModelContainer", "ModelConfiguration", "Schema", "ModelBackingData", "SQLiteValue",
+                            "PersistentValue", "ModelContextError", "AttributeDescription", "RelationshipDescription", "ModelSchemaDefinition",
+                            "DeletionReport", "ModelGenSchema", "ModelGenDeletion", "Element", "Model", "Value",
+                            "Wrapped", "T", "rawValue", "allCases", "hashInto", "encode", "decode", "from", "to", "newValue", "oldValue",
+                            "get", "set", "willSet", "didSet", "some", "any", "async", "await", "throws", "rethrows", "inout"]
         let names = Set(Naming.swiftKeywords).union(RandomSchema.entityNames).union(RandomSchema.memberNames).union(RandomSchema.enumCases)
-            .union(generatedMembers).filter(Naming.isIdentifier).sorted()
+            .union(generatedMembers).union(libraryNames).filter(Naming.isIdentifier).sorted()
         func accepts(_ yaml: String) -> Bool { !ModelGen.generate(path: "Names.yaml", bytes: Array(yaml.utf8)).hasErrors }
         let q = RandomSchema.quoted
         let typeNames = names.filter { accepts("schema: Names\nentities:\n  \(q($0)):\n    attributes:\n      note: String?\n") }
@@ -627,14 +639,14 @@ enum RandomSchema {
             }
         }
         for (index, count) in counts.enumerated() {
-            lines.append("let unsaved\(index) = \(awaited("context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))"))")
+            lines.append("let unsaved\(index) = \(awaited("context.fetchCount(ModelGenRuntime.FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))"))")
         }
         // What happens is printed (the error's text to standard error): both backends must print the same.
         let report = "Foundation.FileHandle.standardError.write(Foundation.Data(\"\\(error)\\n\".utf8))"
         lines.append("do { \(awaited("context.save()")); print(\"save: ok\") } catch { print(\"save: refused\"); \(report) }")
         for (index, count) in counts.enumerated() {
             lines.append("print(\"count \(index): \\(unsaved\(index))\")")
-            lines.append("if \(awaited("context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))")) != unsaved\(index) { print(\"\(count.entity): counted otherwise once saved\"); Foundation.exit(1) }")
+            lines.append("if \(awaited("context.fetchCount(ModelGenRuntime.FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))")) != unsaved\(index) { print(\"\(count.entity): counted otherwise once saved\"); Foundation.exit(1) }")
         }
         // Every stored attribute changed, and saved (one UPDATE per entity); then every optional
         // to-one and every to-many emptied, and saved (keys set to NULL, join rows deleted; a
@@ -646,7 +658,7 @@ enum RandomSchema {
         }
         lines.append("do { \(awaited("context.save()")); print(\"update: ok\") } catch { print(\"update: refused\"); \(report); context.rollback() }")
         for (index, count) in counts.enumerated() {
-            lines.append("let changed\(index) = \(awaited("context.fetchCount(FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))"))")
+            lines.append("let changed\(index) = \(awaited("context.fetchCount(ModelGenRuntime.FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))"))")
             lines.append("print(\"count \(index) changed: \\(changed\(index))\")")
         }
         for entity in schema.entities {
@@ -660,7 +672,7 @@ enum RandomSchema {
             lines.append("do { \(awaited("context.delete(model: \(name).self)")); print(\"delete \(entity.name): ok\") } catch { print(\"delete \(entity.name): refused\"); \(report) }")
         }
         for entity in schema.entities {
-            lines.append("print(\"\(entity.name) left: \\(\(awaited("context.fetchCount(FetchDescriptor<\(Naming.swiftIdentifier(entity.name))>())")))\")")
+            lines.append("print(\"\(entity.name) left: \\(\(awaited("context.fetchCount(ModelGenRuntime.FetchDescriptor<\(Naming.swiftIdentifier(entity.name))>())")))\")")
         }
         if backend == .postgresql { lines.append("modelgenRunning.cancel()") }
         lines.append("print(\"ok\")")

@@ -50,14 +50,16 @@ public enum Naming {
         return isLetter(first) && name.unicodeScalars.allSatisfy { isLetter($0) || ($0 >= "0" && $0 <= "9") }
     }
 
-    /// Swift keywords that must be written in backticks when used as names.
+    /// Swift keywords that must be written in backticks when used as names; `any`, `some` and
+    /// `each` are contextual, but where a type is expected Swift reads them as its modifiers
+    /// (`extension any {`, `let value: some?` do not parse), so they are written in backticks too.
     public static let swiftKeywords: Set<String> = [
         "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import", "init",
         "inout", "internal", "let", "open", "operator", "private", "precedencegroup", "protocol", "public",
         "rethrows", "static", "struct", "subscript", "typealias", "var", "break", "case", "catch", "continue",
         "default", "defer", "do", "else", "fallthrough", "for", "guard", "if", "in", "repeat", "return",
         "throw", "switch", "where", "while", "Any", "as", "await", "false", "is", "nil", "self", "Self",
-        "super", "throws", "true", "try", "_", "Type", "Protocol",
+        "super", "throws", "true", "try", "_", "Type", "Protocol", "any", "some", "each",
     ]
 
     /// The identifier, in backticks when it is a Swift keyword.
