@@ -93,6 +93,7 @@ public struct SchemaResolver {
         resolveConstraints(&entities)
         checkTables(entities, joinTables)
         checkColumns(entities)
+        checkPostgreSQLLimits(entities, enums: enums)
         warnAboutHazards(entities)
         checkRequiredCycles(entities)
         return ModelSchema(name: schemaName, sourceFile: sourceFile, enums: enums, entities: entities, joinTables: joinTables)
@@ -511,6 +512,9 @@ public struct SchemaResolver {
             }
             func resolveGroups(_ groups: [[Located<String>]], option: String) -> [[String]] {
                 groups.map { group in
+                    if group.count > PostgreSQLLimits.columnsPerIndex, let first = group.first {
+                        diagnostics.error("'\(option)' of '\(entity.name)' groups \(group.count) columns; PostgreSQL's indexes take at most \(PostgreSQLLimits.columnsPerIndex): group fewer", at: first.location)
+                    }
                     var listed: Set<String> = []
                     return group.compactMap { name -> String? in
                         guard listed.insert(name.value).inserted else {
@@ -640,6 +644,21 @@ public struct SchemaResolver {
                     diagnostics.error("foreign-key column '\(column)' of relationship '\(entity.name).\(relationship.name)' collides with \(other) in table '\(entity.tableName)'; rename one, or set 'column'", at: location)
                 }
                 owners[column.lowercased()] = "the foreign key of relationship '\(relationship.name)'"
+            }
+        }
+    }
+
+    /// Every table fits PostgreSQL's limits (`PostgreSQLLimits`): its columns, and its largest row.
+    private mutating func checkPostgreSQLLimits(_ entities: [Entity], enums: [EnumType]) {
+        for (entity, entitySyntax) in zip(entities, syntax.entities) {
+            let keys = entity.relationships.filter { if case .foreignKey = $0.storage { true } else { false } }.count
+            let columns = 1 + entity.storedAttributes.count + keys
+            let row = PostgreSQLLimits.largestRow(of: entity, enums: enums)
+            let remedy = "move some attributes to an entity of their own, related one-to-one"
+            if columns > PostgreSQLLimits.columnsPerTable {
+                diagnostics.error("entity '\(entity.name)' needs \(columns) columns in table '\(entity.tableName)' (its id, \(entity.storedAttributes.count) stored attributes and \(keys) foreign keys); PostgreSQL's tables hold at most \(PostgreSQLLimits.columnsPerTable): \(remedy)", at: entitySyntax.name.location)
+            } else if row > PostgreSQLLimits.rowBytes {
+                diagnostics.error("a row of entity '\(entity.name)' takes up to \(row) bytes in PostgreSQL (every value present; a text, bytes or a decimal takes at most 24, longer ones being moved out of the row), more than the \(PostgreSQLLimits.rowBytes) a row may take: \(remedy)", at: entitySyntax.name.location)
             }
         }
     }
