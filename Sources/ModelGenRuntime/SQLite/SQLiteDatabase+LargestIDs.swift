@@ -31,13 +31,14 @@ extension SQLiteDatabase {
     /// Raises the recorded largest id of each table (raw name) to `id`, in one statement; the
     /// caller has made `modelgen_largest_ids` (`makeLargestIDsTable`):
     ///
-    ///     INSERT INTO modelgen_largest_ids ("table", largest) VALUES (?, ?), (?, ?)
+    ///     INSERT INTO modelgen_largest_ids ("table", largest) VALUES ('volume', 7), ('writer', 3)
     ///         ON CONFLICT ("table") DO UPDATE SET largest = max(largest, excluded.largest)
+    ///
+    /// (literals, not parameters: no bound in the number of tables.)
     func recordLargestIDs(_ largest: [(table: String, id: Int64)]) throws {
         guard !largest.isEmpty else { return }
-        try run("INSERT INTO \(Self.largestIDsTable) (\"table\", largest) VALUES " + largest.map { _ in "(?, ?)" }.joined(separator: ", ")
-                + " ON CONFLICT (\"table\") DO UPDATE SET largest = max(largest, excluded.largest)",
-                largest.flatMap { [SQLiteValue.text($0.table), .integer($0.id)] })
+        try run("INSERT INTO \(Self.largestIDsTable) (\"table\", largest) VALUES " + largest.map { "(\(SQLDialect.sqlite.literal($0.table)), \($0.id))" }.joined(separator: ", ")
+                + " ON CONFLICT (\"table\") DO UPDATE SET largest = max(largest, excluded.largest)")
     }
 
     /// Raises the recorded largest id of each table of `tables` (raw names, and quoted as SQL
@@ -45,15 +46,18 @@ extension SQLiteDatabase {
     /// (`modelgen_largest_ids` made first), in one statement:
     ///
     ///     INSERT INTO modelgen_largest_ids ("table", largest)
-    ///         SELECT name, largest FROM (SELECT 'volume' AS name, max(id) AS largest FROM "volume" UNION ALL …) WHERE largest IS NOT NULL
+    ///         SELECT column1, column2 FROM (VALUES ('volume', (SELECT max(id) FROM "volume")), …) WHERE column2 IS NOT NULL
     ///         ON CONFLICT ("table") DO UPDATE SET largest = max(largest, excluded.largest)
+    ///
+    /// A row of `VALUES` per table, the names written as literals: the statement has no bound
+    /// in the number of tables, where SQLite takes at most 500 terms of a `UNION ALL` and 32,766
+    /// parameters.
     public func recordLargestIDs(ofTables tables: [(name: String, quoted: String)]) throws {
         guard !tables.isEmpty else { return }
         try makeLargestIDsTable()
-        let largest = tables.map { "SELECT ? AS name, max(id) AS largest FROM \($0.quoted)" }.joined(separator: " UNION ALL ")
-        try run("INSERT INTO \(Self.largestIDsTable) (\"table\", largest) SELECT name, largest FROM (\(largest)) WHERE largest IS NOT NULL"
-                + " ON CONFLICT (\"table\") DO UPDATE SET largest = max(largest, excluded.largest)",
-                tables.map { .text($0.name) })
+        let rows = tables.map { "(\(SQLDialect.sqlite.literal($0.name)), (SELECT max(id) FROM \($0.quoted)))" }.joined(separator: ", ")
+        try run("INSERT INTO \(Self.largestIDsTable) (\"table\", largest) SELECT column1, column2 FROM (VALUES \(rows)) WHERE column2 IS NOT NULL"
+                + " ON CONFLICT (\"table\") DO UPDATE SET largest = max(largest, excluded.largest)")
     }
 
     /// `recordLargestIDs(ofTables:)` for the tables of `entities`.
