@@ -180,7 +180,7 @@ public struct DeletionSQLRenderer: Sendable {
     /// locks keep them so.
     public func brokenLinks(of plan: DeletionPlan) -> String {
         let collected = Set(collectedEntities(of: plan))
-        return plan.edges.indices.filter { collected.contains(plan.edges[$0].other) }.map { index in
+        let links = plan.edges.indices.filter { collected.contains(plan.edges[$0].other) }.map { index in
             let edge = plan.edges[index], rows = closure(edge.other, as: "c")
             switch edge.link {
             case let .otherColumn(table, column):
@@ -190,7 +190,8 @@ public struct DeletionSQLRenderer: Sendable {
             case let .joinTable(name, subjectColumn, otherColumn):
                 return "EXISTS (SELECT 1 FROM \(rows) WHERE c.edge = \(index) AND NOT EXISTS (SELECT 1 FROM \(q(name)) AS j WHERE j.\(q(subjectColumn)) = c.parent_id AND j.\(q(otherColumn)) = c.id))"
             }
-        }.joined(separator: " OR ")
+        }
+        return SQLConnective.or.join(links)
     }
 
     /// PostgreSQL: the locks on the join rows the closure was collected through (PL/pgSQL
@@ -223,11 +224,12 @@ public struct DeletionSQLRenderer: Sendable {
         } else {
             return isCollected("id", entity)
         }
-        return parentEdges.map { index -> String in
+        // A table may hold a thousand keys to collected parents: `SQLConnective` keeps SQLite's parse shallow.
+        return SQLConnective.or.join(parentEdges.map { index -> String in
             let edge = plan.edges[index]
             guard case let .otherColumn(_, column) = edge.link else { preconditionFailure("planner invariant: a parent key is on the deleted rows") }
             return isCollected(q(column), edge.subject)
-        }.joined(separator: " OR ")
+        })
     }
 
     private func q(_ identifier: String) -> String { dialect.quote(identifier) }

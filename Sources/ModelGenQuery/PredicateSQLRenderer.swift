@@ -49,9 +49,9 @@ public struct PredicateSQLRenderer {
         case let .comparison(lhs, comparison, rhs):
             return compare(lhs, comparison, rhs)
         case let .and(terms):
-            return terms.isEmpty ? constant(true) : "(" + terms.map { self.condition($0) }.joined(separator: " AND ") + ")"
+            return terms.isEmpty ? constant(true) : "(" + SQLConnective.and.join(terms.map { self.condition($0) }) + ")"
         case let .or(terms):
-            return terms.isEmpty ? constant(false) : "(" + terms.map { self.condition($0) }.joined(separator: " OR ") + ")"
+            return terms.isEmpty ? constant(false) : "(" + SQLConnective.or.join(terms.map { self.condition($0) }) + ")"
         case let .not(inner):
             // Two-valued, as in Swift: a comparison with NULL is false, so its negation is true.
             return "(\(self.condition(inner)) IS NOT \(constant(true)))"
