@@ -30,7 +30,7 @@ public enum PostgreSQLLimits {
         }
         for relationship in entity.relationships {
             guard case .foreignKey = relationship.storage else { continue }
-            mayBeNull = mayBeNull || relationship.cardinality != .toOne(isOptional: false)
+            mayBeNull = mayBeNull || !relationship.isRequired
             columns.append((8, 8))
         }
         func aligned(_ offset: Int, _ alignment: Int) -> Int { (offset + alignment - 1) / alignment * alignment }
