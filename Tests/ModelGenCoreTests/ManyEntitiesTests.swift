@@ -21,7 +21,7 @@ final class ManyEntitiesTests: XCTestCase {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = try SQLiteDatabase(path: directory.appendingPathComponent("hubs.sqlite").path)
-        try database.execute(try XCTUnwrap(compilation.files.first { $0.name.hasSuffix(".sqlite.sql") }).contents)
+        try database.execute(compilation.sqliteDDL)
         // Hubs 1 and 2; every seventh entity has a child of hub 1 (ids 10 + its number).
         try database.execute("INSERT INTO hub (id) VALUES (1), (2)")
         for index in stride(from: 0, to: count, by: 7) { try database.execute("INSERT INTO c\(index) (id, hub_id) VALUES (\(10 + index), 1)") }
@@ -57,13 +57,13 @@ final class ManyEntitiesTests: XCTestCase {
         let directory = try TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = try SQLiteDatabase(path: directory.appendingPathComponent("keys.sqlite").path)
-        try database.execute(try XCTUnwrap(compilation.files.first { $0.name.hasSuffix(".sqlite.sql") }).contents + rows)
+        try database.execute(compilation.sqliteDDL + rows)
         let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: "Hub"))
         let report = try DeletionExecutor(database: database).run(program, seed: .ids([1]))
         XCTAssertEqual(report.deletedCount(of: "Child"), 2, "children 1 and 3")
         XCTAssertEqual(try database.scalar("SELECT count(*) * 100 + min(id) FROM child"), 102, "child 2 alone is left")
         if let url = PostgresServer.url {
-            let output = try PostgresServer.psql(url, schema: "mg_keys", try XCTUnwrap(compilation.files.first { $0.name.hasSuffix(".postgresql.sql") }).contents
+            let output = try PostgresServer.psql(url, schema: "mg_keys", compilation.postgreSQLDDL
                                                  + rows + "SELECT hub_safe_delete(ARRAY[1]::bigint[])->'deleted';\nSELECT string_agg(id::text, ',') FROM child;\n")
             XCTAssertEqual(output.split(separator: "\n").map(String.init), [#"{"Hub": 1, "Child": 2}"#, "2"])
             try PostgresServer.psqlRaw(url, "SET client_min_messages = warning;\nDROP SCHEMA mg_keys CASCADE;")

@@ -52,9 +52,7 @@ final class PostgreSQLLimitsTests: XCTestCase {
                 if Self.refusesRow(Self.yaml(Array(columns.prefix(middle)))) { high = middle } else { low = middle + 1 }
             }
             let accepted = Array(columns.prefix(low - 1))
-            let compilation = ModelGen.generate(path: "Limits.yaml", bytes: Array(Self.yaml(accepted).utf8))
-            XCTAssertFalse(compilation.hasErrors, "round \(round): \(compilation.diagnostics)")
-            let ddl = try XCTUnwrap(compilation.files.first { $0.name.hasSuffix(".postgresql.sql") }).contents
+            let ddl = TestSupport.postgresDDL(Self.yaml(accepted), file: "Limits.yaml")
             XCTAssertTrue(try Self.takesLargestRow(url, ddl, values: accepted.map { Self.types[$0].largest }),
                           "round \(round): the largest row of \(accepted.count) columns validation accepts does not fit")
             let added = Self.types[columns[low - 1]]
@@ -65,8 +63,7 @@ final class PostgreSQLLimitsTests: XCTestCase {
         let columns = (0..<1_200).map { _ in random.below(Self.types.count) }
         var count = 1
         while !Self.refusesRow(Self.yaml(Array(columns.prefix(count + 1)), optional: true)) { count += 1 }
-        let compilation = ModelGen.generate(path: "Limits.yaml", bytes: Array(Self.yaml(Array(columns.prefix(count)), optional: true).utf8))
-        let ddl = try XCTUnwrap(compilation.files.first { $0.name.hasSuffix(".postgresql.sql") }).contents
+        let ddl = TestSupport.postgresDDL(Self.yaml(Array(columns.prefix(count)), optional: true), file: "Limits.yaml")
         var values = columns.prefix(count).map { Self.types[$0].largest }
         XCTAssertTrue(try Self.takesLargestRow(url, ddl, values: values))
         values[values.indices.first { $0 % 2 == 0 && columns[$0] == 5 } ?? 0] = "NULL"
@@ -77,9 +74,7 @@ final class PostgreSQLLimitsTests: XCTestCase {
         let url = try PostgresServer.requireURL()
         // 1,599 Booleans and the id: 1,600 columns.
         let booleans = "schema: Limits\nentities:\n  Wide:\n    attributes:\n" + (0..<1_599).map { "      a\($0): Bool\n" }.joined()
-        let compilation = ModelGen.generate(path: "Limits.yaml", bytes: Array(booleans.utf8))
-        XCTAssertFalse(compilation.hasErrors, "\(compilation.diagnostics)")
-        let ddl = try XCTUnwrap(compilation.files.first { $0.name.hasSuffix(".postgresql.sql") }).contents
+        let ddl = TestSupport.postgresDDL(booleans, file: "Limits.yaml")
         try PostgresServer.psql(url, schema: "mg_limits", ddl)
         XCTAssertThrowsError(try PostgresServer.psql(url, schema: "mg_limits", ddl + "\nALTER TABLE wide ADD COLUMN a1599 BOOLEAN;"))
         let refused = ModelGen.load(path: "Limits.yaml", bytes: Array((booleans + "      a1599: Bool\n").utf8)).1
@@ -89,9 +84,7 @@ final class PostgreSQLLimitsTests: XCTestCase {
             "schema: Limits\nentities:\n  Wide:\n    attributes:\n" + (0..<40).map { "      a\($0): Int\n" }.joined()
                 + "    indexes:\n      - [\((0..<count).map { "a\($0)" }.joined(separator: ", "))]\n"
         }
-        let index = ModelGen.generate(path: "Limits.yaml", bytes: Array(indexed(32).utf8))
-        XCTAssertFalse(index.hasErrors, "\(index.diagnostics)")
-        try PostgresServer.psql(url, schema: "mg_limits", try XCTUnwrap(index.files.first { $0.name.hasSuffix(".postgresql.sql") }).contents)
+        try PostgresServer.psql(url, schema: "mg_limits", TestSupport.postgresDDL(indexed(32), file: "Limits.yaml"))
         XCTAssertThrowsError(try PostgresServer.psql(url, schema: "mg_limits", "CREATE TABLE wide (\((0..<40).map { "a\($0) BIGINT" }.joined(separator: ", "))); CREATE INDEX ON wide (\((0..<33).map { "a\($0)" }.joined(separator: ", ")));"))
         let tooMany = ModelGen.load(path: "Limits.yaml", bytes: Array(indexed(33).utf8)).1
         XCTAssertTrue(tooMany.contains { $0.message.contains("groups 33 columns") }, "\(tooMany)")

@@ -43,13 +43,13 @@ enum TestSupport {
     static func sqliteDDL(_ yaml: String, file: String = "test.yaml") -> String {
         let compilation = compile(yaml, file: file)
         XCTAssertFalse(compilation.hasErrors, compilation.diagnostics.map(\.description).joined(separator: "\n"))
-        return compilation.files.first { $0.name.hasSuffix(".sqlite.sql") }?.contents ?? ""
+        return compilation.sqliteDDL
     }
 
     static func postgresDDL(_ yaml: String, file: String = "test.yaml") -> String {
         let compilation = compile(yaml, file: file)
         XCTAssertFalse(compilation.hasErrors, compilation.diagnostics.map(\.description).joined(separator: "\n"))
-        return compilation.files.first { $0.name.hasSuffix(".postgresql.sql") }?.contents ?? ""
+        return compilation.postgreSQLDDL
     }
 
     /// A new directory inside this process's own temporary directory, which is removed with
@@ -178,4 +178,11 @@ extension Array where Element == UInt8 {
         let digits = Array(text.utf8)
         self = stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
     }
+}
+
+extension Compilation {
+    /// The text of the generated `<Base>.sqlite.sql` (empty when the schema had errors).
+    var sqliteDDL: String { files.first { $0.name.hasSuffix(".sqlite.sql") }?.contents ?? "" }
+    /// The text of the generated `<Base>.postgresql.sql`, the deletion functions included (empty when the schema had errors).
+    var postgreSQLDDL: String { files.first { $0.name.hasSuffix(".postgresql.sql") }?.contents ?? "" }
 }
