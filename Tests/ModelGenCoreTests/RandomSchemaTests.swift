@@ -520,6 +520,86 @@ enum RandomSchema {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The functions by which the program compares what its objects show with what a new
+    /// context reads from the store (`modelgenCheckStore(step)`, once the first save succeeded): one
+    /// line per object, in schema order — its identifier, each stored attribute bit for bit (a
+    /// floating-point value or date by its bits, text by its Unicode scalars, data by its bytes),
+    /// each relationship by identifier (a to-many's sorted).
+    static func storeCheck(for schema: ModelSchema, objects: [String: String], backend: Backend) -> [String] {
+        func text(_ attribute: Attribute, _ value: String) -> String {
+            guard case let .scalar(scalar) = attribute.type else { return "Swift.String(reflecting: \(value))" }
+            switch scalar {
+            case .double, .float: return "\"\\(\(value).bitPattern)\""
+            case .date: return "\"\\(\(value).timeIntervalSinceReferenceDate.bitPattern)\""
+            case .string: return "\"\\(\(value).unicodeScalars.map(\\.value))\""
+            case .data: return "\"\\(Swift.Array(\(value)))\""
+            default: return "Swift.String(reflecting: \(value))"
+            }
+        }
+        var lines = ["var modelgenSaved = false"]
+        for (index, entity) in schema.entities.enumerated() {
+            lines.append("func modelgenDescribe\(index)(_ modelgenSubject: \(Naming.swiftIdentifier(entity.name))) -> Swift.String {")
+            lines.append("    var modelgenParts = [\"\\(modelgenSubject.persistentModelID)\"]")
+            for attribute in entity.attributes where !attribute.isTransient {
+                let value = "modelgenSubject.\(Naming.swiftIdentifier(attribute.name))"
+                lines.append("    modelgenParts.append(\(attribute.isOptional ? "\(value).map { \(text(attribute, "$0")) } ?? \"nil\"" : text(attribute, value)))")
+            }
+            for relationship in entity.relationships {
+                let value = "modelgenSubject.\(Naming.swiftIdentifier(relationship.name))"
+                lines.append(relationship.isToMany
+                    ? "    modelgenParts.append(\"\\(\(value).map { \"\\($0.persistentModelID)\" }.sorted())\")"
+                    : "    modelgenParts.append(\(value).map { \"\\($0.persistentModelID)\" } ?? \"nil\")")
+            }
+            lines.append("    return modelgenParts.joined(separator: \" \")")
+            lines.append("}")
+        }
+        lines.append("func modelgenStored() throws -> [Swift.String] {")
+        switch backend {
+        case .sqlite:
+            lines.append("    let modelgenReader = try ModelGenRuntime.ModelContainer(for: \(Naming.swiftIdentifier(schema.name)).self, configurations: ModelGenRuntime.ModelConfiguration(url: modelgenStore))")
+            lines.append("    var modelgenLines: [Swift.String] = []")
+            for (index, entity) in schema.entities.enumerated() {
+                lines.append("    modelgenLines += try modelgenReader.mainContext.fetch(ModelGenRuntime.FetchDescriptor<\(Naming.swiftIdentifier(entity.name))>()).map(modelgenDescribe\(index))")
+            }
+        case .postgresql:
+            // Relationships are loaded only on request there: all of them, by prefetching.
+            lines.append("    let modelgenReader = ModelGenPostgres.PostgresModelContext(container)")
+            lines.append("    var modelgenLines: [Swift.String] = []")
+            for (index, entity) in schema.entities.enumerated() {
+                let name = Naming.swiftIdentifier(entity.name)
+                let keyPaths = entity.relationships.map { "\\\(name).\(Naming.swiftIdentifier($0.name))" }
+                lines.append("    var modelgenDescriptor\(index) = ModelGenRuntime.FetchDescriptor<\(name)>()")
+                lines.append("    modelgenDescriptor\(index).relationshipKeyPathsForPrefetching = [\(keyPaths.joined(separator: ", "))]")
+                lines.append("    let modelgenRead\(index) = modelgenDescriptor\(index)")
+                lines.append("    modelgenLines += try modelgenWait { try await modelgenReader.fetch(modelgenRead\(index)) }.map(modelgenDescribe\(index))")
+            }
+        }
+        lines.append("    return modelgenLines")
+        lines.append("}")
+        if backend == .postgresql {
+            // `rollback()` unloads the relationships of the objects it reverts (README): they are
+            // loaded again, through the context, before the objects are described.
+            lines.append("var modelgenRolledBack = false")
+            lines.append("func modelgenReload() throws {")
+            for entity in schema.entities {
+                for relationship in entity.relationships {
+                    lines.append("    try modelgenWait { try await context.load(\\\(Naming.swiftIdentifier(entity.name)).\(Naming.swiftIdentifier(relationship.name)), of: [\(objects[entity.name]!)]) }")
+                }
+            }
+            lines.append("}")
+        }
+        lines.append("func modelgenCheckStore(_ modelgenStep: Swift.String) throws {")
+        lines.append("    guard modelgenSaved else { return }")
+        if backend == .postgresql { lines.append("    if modelgenRolledBack { try modelgenReload(); modelgenRolledBack = false }") }
+        let held = schema.entities.indices.map { "modelgenDescribe\($0)(\(objects[schema.entities[$0].name]!))" }
+        lines.append("    let modelgenShown = [\(held.joined(separator: ", "))], modelgenRead = try modelgenStored()")
+        lines.append("    guard modelgenShown != modelgenRead else { return }")
+        lines.append("    print(\"\\(modelgenStep): a new context reads \\(modelgenRead) where the objects show \\(modelgenShown)\")")
+        lines.append("    Foundation.exit(1)")
+        lines.append("}")
+        return lines
+    }
+
     /// A YAML double-quoted scalar: every character kept, control characters escaped.
     static func quoted(_ text: String) -> String {
         var result = "\""
@@ -546,10 +626,13 @@ enum RandomSchema {
 
     /// A program that inserts an object of every entity (required attributes set, relationships
     /// to the other objects), counts by a predicate on every attribute before and after the save
-    /// (the same counts, or it exits 1), changes every attribute and saves, empties the
-    /// relationships and saves, and deletes every entity's objects, printing what each save and
-    /// delete did and the counts; on PostgreSQL it takes the server's host, port, user, database
-    /// and schema as arguments.
+    /// (the same counts, or it exits 1), changes every attribute (to values at the ends of their
+    /// types) and saves, empties the relationships and saves, and deletes every entity's objects,
+    /// printing what each save and delete did and the counts; on PostgreSQL it takes the server's
+    /// host, port, user, database and schema as arguments. After each save (saved, or refused and
+    /// rolled back) that follows a first save that succeeded, a new context (on SQLite, of a new container on the same file) must read from
+    /// the store exactly what the objects show: every stored attribute bit for bit, every
+    /// relationship by identifier, and no other row (or it exits 1).
     static func mainProgram(for schema: ModelSchema, backend: Backend = .sqlite) -> String {
         /// A value of the attribute's type; `changed` gives another one (the last case of an enum).
         func value(_ attribute: Attribute, changed: Bool = false) -> String {
@@ -559,14 +642,16 @@ enum RandomSchema {
                 return "." + Naming.swiftIdentifier((changed ? cases.last : cases.first) ?? "")
             case let .scalar(scalar):
                 switch scalar {
-                case .string: return changed ? "\"other text\"" : "\"text\""
-                case .int, .int64, .int32, .int16: return changed ? "-2" : "1"
-                case .double, .float: return changed ? "-2.25" : "1.5"
+                case .string: return changed ? "\"e\\u{301} \\u{1F600}\\t\\\"\"" : "\"text\""
+                case .int, .int64: return changed ? "Swift.\(scalar.rawValue).min" : "1"
+                case .int32, .int16: return changed ? "Swift.\(scalar.rawValue).max" : "1"
+                case .double: return changed ? "-0.0" : "1.5"
+                case .float: return changed ? "Swift.Float.leastNonzeroMagnitude" : "1.5"
                 case .bool: return changed ? "false" : "true"
-                case .date: return "Foundation.Date(timeIntervalSinceReferenceDate: \(changed ? "86_400.5" : "0"))"
+                case .date: return "Foundation.Date(timeIntervalSinceReferenceDate: \(changed ? "86_400.000_001" : "0"))"
                 case .uuid: return "Foundation.UUID()"
-                case .data: return changed ? "Foundation.Data([9])" : "Foundation.Data([0, 1])"
-                case .decimal: return "Foundation.Decimal(string: \"\(changed ? "-0.001" : "12.5")\")!"
+                case .data: return changed ? "Foundation.Data()" : "Foundation.Data([0, 1])"
+                case .decimal: return "Foundation.Decimal(string: \"\(changed ? "-123456789012345678901234567.89012345678" : "12.5")\")!"
                 case .url: return "Foundation.URL(string: \"https://example.com\(changed ? "/other" : "")\")!"
                 }
             }
@@ -581,7 +666,9 @@ enum RandomSchema {
         var lines = ["import Foundation", "import ModelGenRuntime"]
         switch backend {
         case .sqlite:
-            lines += ["", "let container = try ModelGenRuntime.ModelContainer(for: \(Naming.swiftIdentifier(schema.name)).self)",
+            // On a file, which a second container opens to read back what the saves wrote.
+            lines += ["", "let modelgenStore = Foundation.FileManager.default.temporaryDirectory.appendingPathComponent(\"modelgen-check-\\(Foundation.UUID().uuidString).sqlite\")",
+                      "let container = try ModelGenRuntime.ModelContainer(for: \(Naming.swiftIdentifier(schema.name)).self, configurations: ModelGenRuntime.ModelConfiguration(url: modelgenStore))",
                       "let context = container.mainContext"]
         case .postgresql:
             // The program's own names start with `modelgen`, as no name of the pools does
@@ -619,6 +706,7 @@ enum RandomSchema {
                 lines.append("\(objects[entity.name]!).\(Naming.swiftIdentifier(relationship.name)) = \(relationship.isToMany ? "[\(target)]" : target)")
             }
         }
+        lines += storeCheck(for: schema, objects: objects, backend: backend)
         // Per attribute, a count before and after the save, by `!=` (decided by SQL, not by the
         // shortcut an equality takes) with a value of its type.
         var counts: [(entity: String, predicate: String)] = []
@@ -643,7 +731,8 @@ enum RandomSchema {
         }
         // What happens is printed (the error's text to standard error): both backends must print the same.
         let report = "Foundation.FileHandle.standardError.write(Foundation.Data(\"\\(error)\\n\".utf8))"
-        lines.append("do { \(awaited("context.save()")); print(\"save: ok\") } catch { print(\"save: refused\"); \(report) }")
+        lines.append("do { \(awaited("context.save()")); print(\"save: ok\"); modelgenSaved = true } catch { print(\"save: refused\"); \(report) }")
+        lines.append("try modelgenCheckStore(\"save\")")
         for (index, count) in counts.enumerated() {
             lines.append("print(\"count \(index): \\(unsaved\(index))\")")
             lines.append("if \(awaited("context.fetchCount(ModelGenRuntime.FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))")) != unsaved\(index) { print(\"\(count.entity): counted otherwise once saved\"); Foundation.exit(1) }")
@@ -656,7 +745,8 @@ enum RandomSchema {
                 lines.append("\(objects[entity.name]!).\(Naming.swiftIdentifier(attribute.name)) = \(value(attribute, changed: true))")
             }
         }
-        lines.append("do { \(awaited("context.save()")); print(\"update: ok\") } catch { print(\"update: refused\"); \(report); context.rollback() }")
+        lines.append("do { \(awaited("context.save()")); print(\"update: ok\") } catch { print(\"update: refused\"); \(report); context.rollback()\(backend == .postgresql ? "; modelgenRolledBack = true" : "") }")
+        lines.append("try modelgenCheckStore(\"update\")")
         for (index, count) in counts.enumerated() {
             lines.append("let changed\(index) = \(awaited("context.fetchCount(ModelGenRuntime.FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))"))")
             lines.append("print(\"count \(index) changed: \\(changed\(index))\")")
@@ -666,7 +756,8 @@ enum RandomSchema {
                 lines.append("\(objects[entity.name]!).\(Naming.swiftIdentifier(relationship.name)) = \(relationship.isToMany ? "[]" : "nil")")
             }
         }
-        lines.append("do { \(awaited("context.save()")); print(\"unlink: ok\") } catch { print(\"unlink: refused\"); \(report); context.rollback() }")
+        lines.append("do { \(awaited("context.save()")); print(\"unlink: ok\") } catch { print(\"unlink: refused\"); \(report); context.rollback()\(backend == .postgresql ? "; modelgenRolledBack = true" : "") }")
+        lines.append("try modelgenCheckStore(\"unlink\")")
         for entity in schema.entities {
             let name = Naming.swiftIdentifier(entity.name)
             lines.append("do { \(awaited("context.delete(model: \(name).self)")); print(\"delete \(entity.name): ok\") } catch { print(\"delete \(entity.name): refused\"); \(report) }")
@@ -674,7 +765,10 @@ enum RandomSchema {
         for entity in schema.entities {
             lines.append("print(\"\(entity.name) left: \\(\(awaited("context.fetchCount(ModelGenRuntime.FetchDescriptor<\(Naming.swiftIdentifier(entity.name))>())")))\")")
         }
-        if backend == .postgresql { lines.append("modelgenRunning.cancel()") }
+        switch backend {
+        case .sqlite: lines.append("for suffix in [\"\", \"-wal\", \"-shm\"] { try? Foundation.FileManager.default.removeItem(atPath: modelgenStore.path + suffix) }")
+        case .postgresql: lines.append("modelgenRunning.cancel()")
+        }
         lines.append("print(\"ok\")")
         return lines.joined(separator: "\n") + "\n"
     }
