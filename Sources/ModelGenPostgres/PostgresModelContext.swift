@@ -115,12 +115,14 @@ public final class PostgresModelContext {
     }
 
     /// Discards unsaved inserts, changes and deletions: changed objects take their saved values
-    /// again and forget their loaded relationships, as do objects whose relationships were loaded
-    /// while changes were unsaved (a list loaded then may hold an unsaved change of the object at
-    /// its other end); they load again when asked.
+    /// again and keep their loaded relationships, except those that changed (set, or following a
+    /// change of the other side), which are forgotten, as are all the relationships of objects
+    /// loaded while changes were unsaved (a list loaded then may hold an unsaved change of the
+    /// object at its other end); they load again when asked (a to-one whose key is on the
+    /// object's row and whose object is in the context needs no load).
     public func rollback() {
         for object in inserted { object.persistentBackingData.managingContext = nil }
-        for object in changed + deleted { object.persistentBackingData.revert() }
+        for object in changed + deleted { object.persistentBackingData.revert(keepingUnchangedRelationships: true) }
         for entry in loadedWithUnsavedChanges { entry.backing?.revert() }
         clearPendingChanges()
     }

@@ -297,6 +297,11 @@ final class BothBackendsTests: XCTestCase {
             first.delete(heldProjects[0])                          // x
             try await first.save()
             try await assertEqual(await stored(), ["ed 2 q [y]", "q - - []"], "\(backend): only what the first context changed was written")
+            // e's manager as this context read it (p) is gone; the key it did not change is not
+            // written as nil over the newer one another context saved (q).
+            held[0].level = 5
+            try await first.save()
+            try await assertEqual(await stored(), ["ed 5 q [y]", "q - - []"], "\(backend): a key left as read is not written when the object read there is deleted")
 
             held[0].level = 7
             let third = makeContext()

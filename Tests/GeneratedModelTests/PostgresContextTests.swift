@@ -193,6 +193,71 @@ final class PostgresContextTests: XCTestCase {
         }
     }
 
+    /// A save refused for a unique value, then `rollback()`, the usual way a server turns a
+    /// request away: the objects take their saved values again, and those whose attributes alone
+    /// changed keep the relationships they had loaded (they used to forget them all, and reading
+    /// one stopped the program). Objects whose relationships changed — set, or following a change
+    /// of the other side — forget theirs, and load them again as the store holds them.
+    func testARollbackKeepsTheRelationshipsOfObjectsWhoseRelationshipsDidNotChange() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            let context = PostgresModelContext(container)
+            let boss = Employee(name: "boss", level: 3), ann = Employee(name: "ann", level: 1), bob = Employee(name: "bob", level: nil)
+            ann.manager = boss
+            bob.manager = boss
+            Department(title: "sales").staff = [ann, boss]
+            bob.department = Department(title: "lab")
+            ann.projects = [Project(code: "apollo"), Project(code: "gemini")]
+            bob.projects = [ann.projects[1]]
+            context.insert(boss)
+            try await context.save()
+
+            let reader = PostgresModelContext(container)
+            var employeesRead = FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])
+            employeesRead.relationshipKeyPathsForPrefetching = [\.manager, \.reports, \.department, \.projects]
+            let people = try await reader.fetch(employeesRead)
+            var departmentsRead = FetchDescriptor<Department>(sortBy: [SortDescriptor(\.title)])
+            departmentsRead.relationshipKeyPathsForPrefetching = [\.staff]
+            let departments = try await reader.fetch(departmentsRead)
+            var projectsRead = FetchDescriptor<Project>(sortBy: [SortDescriptor(\.code)])
+            projectsRead.relationshipKeyPathsForPrefetching = [\.members]
+            let projects = try await reader.fetch(projectsRead)
+            /// Every object's values and relationships, by name.
+            func shown() -> [String] {
+                people.map { "\($0.name) \($0.level.map(String.init) ?? "nil") manager \($0.manager?.name ?? "nil") reports \($0.reports.map(\.name).sorted()) "
+                    + "department \($0.department?.title ?? "nil") projects \($0.projects.map(\.code).sorted())" }
+                    + departments.map { "\($0.title ?? "nil") staff \($0.staff.map(\.name).sorted())" }
+                    + projects.map { "\($0.code) members \($0.members.map(\.name).sorted())" }
+            }
+            let saved = shown()
+
+            for person in people {
+                person.name += "!"
+                person.level = 7
+            }
+            departments[0].title = nil
+            projects[0].code = "gemini"
+            do {
+                try await reader.save()
+                XCTFail("two projects coded gemini were saved")
+            } catch ModelContextError.uniqueViolation(entity: "Project", attribute: "code") {}
+            reader.rollback()
+            XCTAssertEqual(shown(), saved, "the saved values again, and every loaded relationship still readable")
+
+            let (readAnn, readBob) = (people[0], people[1])
+            readBob.department = departments[1]
+            readAnn.projects = []
+            projects[1].code = "mercury"
+            reader.rollback()
+            XCTAssertEqual(projects[1].code, "gemini")
+            try await reader.load(\.department, of: people)
+            try await reader.load(\.projects, of: people)
+            try await reader.load(\.staff, of: departments)
+            try await reader.load(\.members, of: projects)
+            XCTAssertEqual(shown(), saved, "the relationships that changed, loaded again as the store holds them")
+        }
+    }
+
     /// Changes to an object whose row another session deleted have nowhere to go: the save throws,
     /// naming the object, and writes nothing.
     func testChangesToAnObjectDeletedElsewhereAreRefusedNotLost() async throws {

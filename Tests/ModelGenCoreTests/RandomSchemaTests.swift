@@ -577,8 +577,9 @@ enum RandomSchema {
         lines.append("    return modelgenLines")
         lines.append("}")
         if backend == .postgresql {
-            // `rollback()` unloads the relationships of the objects it reverts (README): they are
-            // loaded again, through the context, before the objects are described.
+            // `rollback()` unloads the relationships that changed (README): after the unlink
+            // step's, they are loaded again, through the context, before the objects are described
+            // (after the update step's, which changed only attributes, they are all still loaded).
             lines.append("var modelgenRolledBack = false")
             lines.append("func modelgenReload() throws {")
             for entity in schema.entities {
@@ -745,7 +746,7 @@ enum RandomSchema {
                 lines.append("\(objects[entity.name]!).\(Naming.swiftIdentifier(attribute.name)) = \(value(attribute, changed: true))")
             }
         }
-        lines.append("do { \(awaited("context.save()")); print(\"update: ok\") } catch { print(\"update: refused\"); \(report); context.rollback()\(backend == .postgresql ? "; modelgenRolledBack = true" : "") }")
+        lines.append("do { \(awaited("context.save()")); print(\"update: ok\") } catch { print(\"update: refused\"); \(report); context.rollback() }")
         lines.append("try modelgenCheckStore(\"update\")")
         for (index, count) in counts.enumerated() {
             lines.append("let changed\(index) = \(awaited("context.fetchCount(ModelGenRuntime.FetchDescriptor<\(count.entity)>(predicate: \(count.predicate)))"))")

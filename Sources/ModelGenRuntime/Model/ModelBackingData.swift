@@ -13,6 +13,9 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         var id: Int64?
         var isDeleted = false
         var isChanged = false
+        /// The relationships changed since the object was last saved or its relationships
+        /// unloaded (set by the app, or an inverse following a change of the other side).
+        var changedRelationships = AttributeIndexes()
         /// Deleted before it was ever saved: the objects it refers to forgot it.
         var isDetached = false
         var contextReference: ContextReference?
@@ -184,11 +187,15 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
         savedValues = nil
         isChanged = false
+        state.pointee.changedRelationships = AttributeIndexes()
         changedAttributes = AttributeIndexes()
     }
 
     /// Every relationship becomes unloaded, with the key saved or loaded last.
-    @_spi(Backend) public func unloadRelationships() { relationshipStates = nil }
+    @_spi(Backend) public func unloadRelationships() {
+        relationshipStates = nil
+        state.pointee.changedRelationships = AttributeIndexes()
+    }
 
     @_spi(Backend) public enum RelationshipState {
         /// Not loaded; for a foreign key on this row, the id it holds.
@@ -331,6 +338,13 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         savedValues?[index] = newValue
     }
 
+    /// Relationship `index` of the object changed: the object is changed, and `revert` cannot keep
+    /// that relationship loaded.
+    private func markRelationshipChanged(_ index: Int) {
+        state.pointee.changedRelationships.insert(index)
+        markChanged()
+    }
+
     func markChanged() {
         guard !isChanged else { return }
         isChanged = true
@@ -381,7 +395,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
         guard old !== newValue else { return }
         relationships[index] = .toOne(newValue)
-        markChanged()
+        markRelationshipChanged(index)
         if let newValue { adoptRelated(newValue, through: index) }
         guard let inverse = inverseIndex(of: index, in: target) else { return }
         old?.persistentBackingData.removeInverse(inverse, self)
@@ -513,7 +527,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
 
     private func noteMembershipChange(_ index: Int, in list: inout ModelList) {
         if case .joinTable = entity.relationships[index].storage { list.membersChanged = true }
-        markChanged()
+        markRelationshipChanged(index)
     }
 
     /// Calls `body` with each object a loaded relationship refers to (what an insert takes along).
@@ -584,13 +598,13 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             // the owner goes; a list or a key elsewhere is the store's, which the save brings in step.
             if case let .unloaded(foreignID?) = relationship(index), foreignID == owner.id, case .column = entity.relationships[index].storage {
                 relationships[index] = .toOne(nil)
-                markChanged()
+                markRelationshipChanged(index)
             }
             return
         }
         if case let .toOne(object) = relationships[index], object?.persistentBackingData === owner {
             relationships[index] = .toOne(nil)
-            markChanged()
+            markRelationshipChanged(index)
         } else if let ownerObject = owner.object, var list = takeList(index) {
             defer { relationships[index] = .toMany(list) }
             guard list.contains(ownerObject) else { return }
@@ -616,7 +630,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             // old partner, not in memory either, has nothing to update); a list is the store's.
             if !entity.relationships[index].isToMany {
                 relationships[index] = .toOne(ownerObject)
-                markChanged()
+                markRelationshipChanged(index)
             }
             return
         }
@@ -637,7 +651,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         case let .toOne(previous):
             guard previous?.persistentBackingData !== owner else { return }
             relationships[index] = .toOne(ownerObject)
-            markChanged()
+            markRelationshipChanged(index)
             // The previous partner no longer refers to this object (through a to-one, or as a
             // member of its to-many: moving to another department leaves the old one's staff).
             if let previous, let backIndex = inverseIndex(of: index, in: type(of: previous).entity) {
@@ -735,7 +749,10 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     }
 
     /// Drops references to objects whose rows a delete removed (`detached`); relationships not loaded
-    /// take the foreign keys the store now holds, when given.
+    /// take the foreign keys the store now holds, when given (the caller made them the saved ones),
+    /// and so does a key on this row the app has not changed whose object was removed: it holds
+    /// what the store holds (nil where the delete nullified it, or the key another context saved
+    /// since), not a nil that the next save of the object would write over the store's key.
     @_spi(Backend) public func forgetRelated(_ detached: Set<ObjectIdentifier>, storedForeignIDs: [Int64?]?) {
         guard !detached.isEmpty || storedForeignIDs != nil, relationshipStates != nil else { return }
         for index in relationships.indices {
@@ -743,7 +760,12 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             case .unloaded:
                 if let storedForeignIDs { relationships[index] = .unloaded(foreignID: storedForeignIDs[index]) }
             case let .toOne(object?) where detached.contains(ObjectIdentifier(object)):
-                relationships[index] = .toOne(nil)
+                if let storedForeignIDs, let stored = storedForeignIDs[index], entity.keySlots[index] != nil,
+                   !state.pointee.changedRelationships.contains(index) {
+                    relationships[index] = .unloaded(foreignID: stored)
+                } else {
+                    relationships[index] = .toOne(nil)
+                }
             case let .toMany(list) where list.containsAny(of: detached):
                 relationships[index] = .toMany(list.removing(detached))
             default:
@@ -752,13 +774,23 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
     }
 
-    /// Forgets unsaved changes and loaded relationships (they load again on access).
-    @_spi(Backend) public func revert() {
+    /// Forgets unsaved changes and loaded relationships (they load again on access). With
+    /// `keepingUnchangedRelationships`, only the relationships that changed are unloaded (for a
+    /// context that loads only on request, whose objects keep what it loaded: an attribute changed
+    /// and rolled back leaves the object's relationships readable); the caller knows the others
+    /// hold no unsaved change of their other side.
+    @_spi(Backend) public func revert(keepingUnchangedRelationships: Bool = false) {
         if let savedValues {
             savedValues.withUnsafeBufferPointer { values.update(from: $0.baseAddress!, count: $0.count) }
             self.savedValues = nil
         }
-        unloadRelationships()
+        if !keepingUnchangedRelationships {
+            unloadRelationships()
+        } else if !state.pointee.changedRelationships.isEmpty, relationshipStates != nil {
+            // A key column takes its saved id again (restored with the values above).
+            for index in state.pointee.changedRelationships { relationshipStates![index] = .unloaded(foreignID: savedForeignID(index)) }
+        }
+        state.pointee.changedRelationships = AttributeIndexes()
         changedAttributes = AttributeIndexes()
         isChanged = false
         isDeleted = false
