@@ -1,7 +1,6 @@
-/// A set of attribute (or relationship) indexes, such as an object's changed attributes: a bit
-/// for each of the first 64, a `Set` for any further ones. Changing an attribute of a loaded
-/// object records its index with no allocation and no hashing, and an object that changes none
-/// holds nothing.
+/// A set of attribute indexes (an object's changed attributes): a bit for each of the first 64,
+/// a `Set` for any further ones. Changing an attribute of a loaded object records its index with
+/// no allocation and no hashing, and an object that changes none holds nothing.
 @_spi(Backend) public struct AttributeIndexes: Sequence {
     private var low: UInt64 = 0
     private var high: Set<Int> = []

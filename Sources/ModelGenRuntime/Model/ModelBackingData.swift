@@ -13,11 +13,11 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         var id: Int64?
         var isDeleted = false
         var isChanged = false
-        /// The relationships changed since the object was last saved or its relationships
-        /// unloaded (set by the app, or an inverse following a change of the other side).
-        var changedRelationships = AttributeIndexes()
         /// Deleted before it was ever saved: the objects it refers to forgot it.
         var isDetached = false
+        /// The relationships changed since the object was last saved or its relationships
+        /// unloaded (set by the app, or an inverse following a change of the other side).
+        var changedRelationships = ChangedRelationships()
         var contextReference: ContextReference?
         var savedValues: [SQLiteValue]?
         var relationshipStates: [RelationshipState]?
@@ -187,14 +187,14 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
         savedValues = nil
         isChanged = false
-        state.pointee.changedRelationships = AttributeIndexes()
+        state.pointee.changedRelationships = ChangedRelationships()
         changedAttributes = AttributeIndexes()
     }
 
     /// Every relationship becomes unloaded, with the key saved or loaded last.
     @_spi(Backend) public func unloadRelationships() {
         relationshipStates = nil
-        state.pointee.changedRelationships = AttributeIndexes()
+        state.pointee.changedRelationships = ChangedRelationships()
     }
 
     @_spi(Backend) public enum RelationshipState {
@@ -786,11 +786,14 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
         if !keepingUnchangedRelationships {
             unloadRelationships()
-        } else if !state.pointee.changedRelationships.isEmpty, relationshipStates != nil {
+        } else if !state.pointee.changedRelationships.isEmpty, var states = relationshipStates {
             // A key column takes its saved id again (restored with the values above).
-            for index in state.pointee.changedRelationships { relationshipStates![index] = .unloaded(foreignID: savedForeignID(index)) }
+            for index in states.indices where state.pointee.changedRelationships.contains(index) {
+                states[index] = .unloaded(foreignID: savedForeignID(index))
+            }
+            relationshipStates = states
         }
-        state.pointee.changedRelationships = AttributeIndexes()
+        state.pointee.changedRelationships = ChangedRelationships()
         changedAttributes = AttributeIndexes()
         isChanged = false
         isDeleted = false
@@ -800,6 +803,21 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     public func attach(_ object: any PersistentModel) {
         self.object = object
     }
+}
+
+/// The relationships of an object that changed, in 32 bits (the padding after the flags of an
+/// object's state, so an object costs no more memory for them): a bit for each of the first 31,
+/// and one shared by all further ones (asking about one of those is answered for all of them).
+struct ChangedRelationships {
+    private var bits: UInt32 = 0
+
+    var isEmpty: Bool { bits == 0 }
+
+    func contains(_ index: Int) -> Bool { bits & Self.bit(index) != 0 }
+
+    mutating func insert(_ index: Int) { bits |= Self.bit(index) }
+
+    private static func bit(_ index: Int) -> UInt32 { 1 << UInt32(min(index, 31)) }
 }
 
 /// The initializers of `ModelBackingData`: a class whose instances `ManagedBuffer.create` makes
