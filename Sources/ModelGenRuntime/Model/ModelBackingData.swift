@@ -749,22 +749,22 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     }
 
     /// Drops references to objects whose rows a delete removed (`detached`); relationships not loaded
-    /// take the foreign keys the store now holds, when given (the caller made them the saved ones),
-    /// and so does a key on this row the app has not changed whose object was removed: it holds
-    /// what the store holds (nil where the delete nullified it, or the key another context saved
-    /// since), not a nil that the next save of the object would write over the store's key.
+    /// take the foreign keys the store now holds, when given (the caller made them the saved ones).
+    /// A loaded to-one whose key is on this row and that the app has not changed keeps showing
+    /// what it showed (nil for an object removed here), and its saved key becomes that, so that a
+    /// save writes no key the app never set: neither a nil over the store's key nor the key it
+    /// read over one another context saved since.
     @_spi(Backend) public func forgetRelated(_ detached: Set<ObjectIdentifier>, storedForeignIDs: [Int64?]?) {
         guard !detached.isEmpty || storedForeignIDs != nil, relationshipStates != nil else { return }
         for index in relationships.indices {
             switch relationships[index] {
             case .unloaded:
                 if let storedForeignIDs { relationships[index] = .unloaded(foreignID: storedForeignIDs[index]) }
-            case let .toOne(object?) where detached.contains(ObjectIdentifier(object)):
-                if let storedForeignIDs, let stored = storedForeignIDs[index], entity.keySlots[index] != nil,
-                   !state.pointee.changedRelationships.contains(index) {
-                    relationships[index] = .unloaded(foreignID: stored)
-                } else {
-                    relationships[index] = .toOne(nil)
+            case let .toOne(object):
+                let kept = object.flatMap { detached.contains(ObjectIdentifier($0)) ? nil : $0 }
+                if kept == nil, object != nil { relationships[index] = .toOne(nil) }
+                if storedForeignIDs != nil, !state.pointee.changedRelationships.contains(index) {
+                    setSavedForeignID(index, kept?.persistentBackingData.id)
                 }
             case let .toMany(list) where list.containsAny(of: detached):
                 relationships[index] = .toMany(list.removing(detached))
