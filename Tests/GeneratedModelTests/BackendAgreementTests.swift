@@ -171,7 +171,7 @@ extension BothBackendsTests {
     }
 
     /// The trace of one seed's work on Seats: both contexts change unique values within small
-    /// ranges (codes, ranks, labels, serials, aisle and place), partners, stands; delete and insert.
+    /// ranges (codes, ranks, labels, serials, aisle and place), partners, stands; delete and insert; the first saves twice.
     private func workOnSeats(seed: UInt64, on flow: SeedFlowBackend) async throws -> [String] {
         var random = SeededRandom(seed: seed)
         var trace: [String] = []
@@ -202,6 +202,9 @@ extension BothBackendsTests {
             let there = try await seatsEverything(in: second)
             for object in there.all where Int.random(in: 0..<8, using: &random) == 0 { second.delete(object) }
             if let seat = there.seats.randomElement(using: &random) { seat.rank = Int.random(in: 0..<8, using: &random) }
+            // Partners and stands it moves keep their old keys in the first context's objects.
+            if let seat = there.seats.randomElement(using: &random) { seat.guest = there.guests.randomElement(using: &random) }
+            for seat in there.seats where Int.random(in: 0..<4, using: &random) == 0 { seat.stand = there.stands.randomElement(using: &random) }
             trace.append(try await outcome(of: second, naming: there.name))
             trace.append("rows: " + (try await seatRows(flow)))
 
@@ -228,6 +231,10 @@ extension BothBackendsTests {
                     if let doomed = held.all.randomElement(using: &random) { first.delete(doomed) }
                 }
             }
+            trace.append(try await outcome(of: first, naming: held.name))
+            trace.append("rows: " + (try await seatRows(flow)))
+            // Saved again after its deletions: only the ranks it changes since are written.
+            for seat in held.seats where Int.random(in: 0..<3, using: &random) == 0 { seat.rank = Int.random(in: 0..<8, using: &random) }
             trace.append(try await outcome(of: first, naming: held.name))
             trace.append("rows: " + (try await seatRows(flow)))
         }
@@ -279,7 +286,7 @@ extension BothBackendsTests {
 
     /// The trace of one seed's work on Teams: players move between teams, coaches join and leave
     /// teams (from either side), teams are renamed into each other's names, objects of every kind
-    /// are inserted and deleted, by both contexts.
+    /// are inserted and deleted, by both contexts; the first saves twice.
     private func workOnTeams(seed: UInt64, on flow: SeedFlowBackend) async throws -> [String] {
         var random = SeededRandom(seed: seed)
         var trace: [String] = []
@@ -330,6 +337,10 @@ extension BothBackendsTests {
                     if let doomed = held.all.randomElement(using: &random) { first.delete(doomed) }
                 }
             }
+            trace.append(try await outcome(of: first, naming: held.name))
+            trace.append("rows: " + (try await teamRows(flow)))
+            // Saved again after its deletions: only the players it renames since are written.
+            for player in held.players where Int.random(in: 0..<3, using: &random) == 0 { player.name = name("p") }
             trace.append(try await outcome(of: first, naming: held.name))
             trace.append("rows: " + (try await teamRows(flow)))
         }

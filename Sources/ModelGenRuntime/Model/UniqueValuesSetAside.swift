@@ -66,14 +66,17 @@ import ModelGenSchema
                 columns[ObjectIdentifier(backing.entity)]![column].taken.insert(backing.value(slot: slot))
             }
         }
-        // A changed object that is also deleted counts once, as deleted: it gives up every value.
+        // A changed object that is also deleted counts once, as deleted: it gives up every value,
+        // and takes the keys the save writes before it deletes the row (its deletion follows the
+        // relationships it has now), as a changed object takes what it writes.
         for object in (changesGiveUp ? changed.filter { !$0.persistentBackingData.isMarkedDeleted } : []) + deleted {
             let backing = object.persistentBackingData
             guard let id = backing.id else { continue }
             for (slot, column) in settable(backing.entity) where backing.isMarkedDeleted || backing.changes(slot: slot) {
                 columns[ObjectIdentifier(backing.entity)]![column].ids.append(id)
                 columns[ObjectIdentifier(backing.entity)]![column].givenUp.insert(backing.value(slot: slot, saved: true))
-                if !backing.isMarkedDeleted {
+                let writes = backing.isMarkedDeleted ? slot >= backing.entity.attributes.count && backing.changes(slot: slot) : true
+                if writes {
                     columns[ObjectIdentifier(backing.entity)]![column].taken.insert(backing.value(slot: slot))
                 }
             }
