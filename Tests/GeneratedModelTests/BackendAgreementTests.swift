@@ -233,8 +233,10 @@ extension BothBackendsTests {
             }
             trace.append(try await outcome(of: first, naming: held.name))
             trace.append("rows: " + (try await seatRows(flow)))
-            // Saved again after its deletions: only the ranks it changes since are written.
-            for seat in held.seats where Int.random(in: 0..<3, using: &random) == 0 { seat.rank = Int.random(in: 0..<8, using: &random) }
+            // Saved again after its deletions: only the labels it clears since are written. (Not
+            // ranks: a rank another context gave up since this one read it collides or not by the
+            // order the backends write rows in — README, "One corner stays".)
+            for seat in held.seats where Int.random(in: 0..<3, using: &random) == 0 { seat.label = nil }
             trace.append(try await outcome(of: first, naming: held.name))
             trace.append("rows: " + (try await seatRows(flow)))
         }
