@@ -75,8 +75,7 @@ import ModelGenSchema
             for (slot, column) in settable(backing.entity) where backing.isMarkedDeleted || backing.changes(slot: slot) {
                 columns[ObjectIdentifier(backing.entity)]![column].ids.append(id)
                 columns[ObjectIdentifier(backing.entity)]![column].givenUp.insert(backing.value(slot: slot, saved: true))
-                let writes = backing.isMarkedDeleted ? slot >= backing.entity.attributes.count && backing.changes(slot: slot) : true
-                if writes {
+                if backing.changes(slot: slot) {
                     columns[ObjectIdentifier(backing.entity)]![column].taken.insert(backing.value(slot: slot))
                 }
             }
@@ -99,9 +98,10 @@ extension ModelBackingData {
         return (saved ? savedForeignID(index) : foreignID(index)).map(SQLiteValue.integer) ?? .null
     }
 
-    /// Whether the save writes slot `slot` of this saved object.
+    /// Whether the save writes slot `slot` of this saved object (of an object it deletes, only
+    /// the keys: its deletion follows the relationships it has now).
     func changes(slot: Int) -> Bool {
-        guard slot >= entity.attributes.count else { return changedAttributeIndexes.contains(slot) }
+        guard slot >= entity.attributes.count else { return !isMarkedDeleted && changedAttributeIndexes.contains(slot) }
         return writesKey(entity.foreignKeys[slot - entity.attributes.count].index)
     }
 }
