@@ -176,7 +176,13 @@ final class DifferentialDeletionTests: XCTestCase {
                 XCTAssertEqual(previewRefusal.description, refused.description, "round \(round)\n\(yaml)")
             }
 
-            let survivorsQuery = (schema.entities.map(\.tableName)).map { "SELECT '\($0)', string_agg(id::text, ',' ORDER BY id) FROM \($0);" }.joined(separator: "\n")
+            // Each table's rows as text: an entity's id and keys (a key nullified shows as `-`), a
+            // join table's pairs (the links of survivors stay, and no link of a deleted object).
+            func text(_ columns: [String]) -> String { columns.map { "coalesce(\($0)::text, '-')" }.joined(separator: " || ':' || ") }
+            let survivorSQL = schema.entities.map { entity in
+                (table: entity.tableName, rows: text(["id"] + schema.foreignKeys.filter { $0.entity == entity.name }.map(\.column)), order: "id")
+            } + schema.joinTables.map { (table: $0.name, rows: text([$0.column, $0.targetColumn]), order: "\($0.column), \($0.targetColumn)") }
+            let survivorsQuery = survivorSQL.map { "SELECT '\($0.table)', string_agg(\($0.rows), ',' ORDER BY \($0.order)) FROM \($0.table);" }.joined(separator: "\n")
             // Both paths, and the small one turning to tables part way (past 3 objects of an entity).
             let leaving = ("arrays, then tables past 3", "SET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting) = 3;\n")
             for path in PostgresServer.deletionPaths + [leaving] {
@@ -206,9 +212,12 @@ final class DifferentialDeletionTests: XCTestCase {
                     }
                     XCTAssertEqual(result["nullified"] as? Int, report.nullified, "round \(round), \(path.name)\n\(yaml)")
                 }
-                for (line, table) in zip(lines.dropFirst(), schema.entities.map(\.tableName)) {
-                    let expected = try sqlite.query("SELECT id FROM \(table) ORDER BY id").compactMap { $0[0].integer }.map(String.init).joined(separator: ",")
-                    XCTAssertEqual(line, "\(table)|\(expected)", "round \(round), \(path.name)")
+                XCTAssertEqual(lines.count, 1 + survivorSQL.count, "round \(round), \(path.name): \(output)")
+                for (line, table) in zip(lines.dropFirst(), survivorSQL) {
+                    let expected = try sqlite.query("SELECT CAST(\(table.rows.replacingOccurrences(of: "::text", with: "")) AS TEXT) FROM \(table.table) ORDER BY \(table.order)")
+                        .compactMap { row -> String? in if case let .text(text) = row[0] { text } else { nil } }
+                        .joined(separator: ",")
+                    XCTAssertEqual(line, "\(table.table)|\(expected)", "round \(round), \(path.name)")
                 }
             }
         }
