@@ -185,10 +185,16 @@ final class DifferentialDeletionTests: XCTestCase {
             let survivorsQuery = survivorSQL.map { "SELECT '\($0.table)', string_agg(\($0.rows), ',' ORDER BY \($0.order)) FROM \($0.table);" }.joined(separator: "\n")
             // Both paths, and the small one turning to tables part way (past 3 objects of an entity).
             let leaving = ("arrays, then tables past 3", "SET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting) = 3;\n")
-            for path in PostgresServer.deletionPaths + [leaving] {
+            // And one path on tables whose foreign keys have no actions (SPEC §3: no statement of a
+            // delete relies on an SQL cascade), the arrays or the tables by turns.
+            let ddl = compilation.files[1].contents
+            let withoutActions = ddl.replacingOccurrences(of: #" ON DELETE (CASCADE|SET NULL|RESTRICT|NO ACTION)"#, with: "", options: .regularExpression)
+            let bare = PostgresServer.deletionPaths[round % 2]
+            for path in (PostgresServer.deletionPaths + [leaving]).map({ (name: $0.name, setting: $0.setting, ddl: ddl) })
+                + [(name: bare.name + ", keys without actions", setting: bare.setting, ddl: withoutActions)] {
                 // The function's report, or its refusal's message (line breaks escaped): of a dry run, then of the run.
                 let call = "\(PostgreSQLDeletionFunctions.functionName(for: entity))(ARRAY[\(ids.map(String.init).joined(separator: ","))]::bigint[]"
-                let output = try PostgresServer.psql(url, schema: "mg_differential", compilation.files[1].contents + "\n" + data + "\n" + path.setting + """
+                let output = try PostgresServer.psql(url, schema: "mg_differential", path.ddl + "\n" + data + "\n" + path.setting + """
                     CREATE TEMP TABLE modelgen_outcome (position serial, result text);
                     DO $$ BEGIN INSERT INTO modelgen_outcome (result) SELECT \(call), dry_run => true)::text;
                     EXCEPTION WHEN restrict_violation THEN INSERT INTO modelgen_outcome (result) VALUES ('refused: ' || SQLERRM); END $$;
