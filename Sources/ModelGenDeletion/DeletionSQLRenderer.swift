@@ -380,27 +380,31 @@ public struct DeletionSQLRenderer: Sendable {
         let (roundColumn, roundValue) = frontier ? (", round", ", \(roundParameters.current)") : ("", "")
         // Collected top down, the rows are locked as they are read (`collectsTopDown`).
         let lock = collectsTopDown ? " ORDER BY o.id FOR UPDATE OF o" : ""
+        // Rows found through their own key column come once each; other links (a key of the
+        // subject, a join table) may reach an object from several collected ones: it keeps the one
+        // of least id as the parent its refusal's path names, in both dialects (PostgreSQL's
+        // DISTINCT ON with that order, SQLite's first insert of the id).
+        let reachedOnce = if case .otherColumn = edge.link { true } else { false }
         if closureStorage == .arrays {
             // No LIMIT here (unlike the recursive walk): in a plan made for any value of it, the
             // planner expects to stop early and scans the child table instead of probing its index.
-            let distinct = if case .otherColumn = edge.link { "" } else { "DISTINCT ON (\(references.other)) " }
+            let (distinct, order) = reachedOnce ? ("", lock) : ("DISTINCT ON (\(references.other)) ", " ORDER BY \(references.other), \(references.subject)")
             return "SELECT \(distinct)\(references.other) AS id, \(references.subject) AS parent_id, \(index) AS edge \(references.source)"
-                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))" + lock
+                + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))" + order
         }
         switch dialect {
         case .sqlite:
             return "INSERT OR IGNORE INTO \(closureTable(edge.other)) (id, parent_id, edge\(roundColumn)) SELECT \(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
+                + (reachedOnce ? "" : " ORDER BY \(references.subject)")
         case .postgresql:
             // Rows already collected are left out before the insert (NOT EXISTS), not by `ON
             // CONFLICT DO NOTHING`, which makes every row a speculative insertion and cost a
             // collection half its time; the collection run again after the locks reads what it
-            // collected before. Rows found through their own key column come once each; other
-            // links (a key of the subject, a join table) may reach an object twice (DISTINCT ON).
+            // collected before.
             let closure = closureTable(edge.other)
-            let distinct: String
-            if case .otherColumn = edge.link { distinct = "" } else { distinct = "DISTINCT ON (\(references.other)) " }
+            let (distinct, order) = reachedOnce ? ("", lock) : ("DISTINCT ON (\(references.other)) ", " ORDER BY \(references.other), \(references.subject)")
             return "INSERT INTO \(closure) (id, parent_id, edge\(roundColumn)) SELECT \(distinct)\(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
-                + " AND NOT EXISTS (SELECT 1 FROM \(self.closure(edge.other, as: "c")) WHERE c.id = \(references.other))\(lock)"
+                + " AND NOT EXISTS (SELECT 1 FROM \(self.closure(edge.other, as: "c")) WHERE c.id = \(references.other))\(order)"
         }
     }
 }

@@ -44,19 +44,42 @@ final class DifferentialDeletionTests: XCTestCase {
         return yaml
     }
 
-    /// Rows inserted with NULL keys first, then keys set, so any reference graph (cycles too) loads.
+    /// Rows inserted with NULL keys first, then keys set, so any reference graph (cycles too) loads;
+    /// a required key is given with its row (the entities inserted after those they require, which
+    /// validation keeps acyclic), and the keys of a one-to-one are distinct.
     static func randomData(_ schema: ModelSchema, _ generator: inout SeededRandom) -> String {
         var rowCounts: [String: Int] = [:]
         var sql = "BEGIN;\n"
         for entity in schema.entities {
-            let rows = generator.below(14)
-            rowCounts[entity.name] = rows
-            for id in stride(from: 1, through: rows, by: 1) { sql += "INSERT INTO \(entity.tableName) (id) VALUES (\(id));\n" }
+            rowCounts[entity.name] = generator.below(14)
         }
-        for foreignKey in schema.foreignKeys {
+        let required = Dictionary(grouping: schema.foreignKeys.filter(\.isRequired), by: \.entity)
+        var inserted: [String] = []
+        func insert(_ entity: Entity) {
+            guard !inserted.contains(entity.name) else { return }
+            inserted.append(entity.name)
+            let keys = required[entity.name] ?? []
+            for key in keys where key.target != entity.name { insert(schema.entity(named: key.target)!) }
+            // A row needs a row of each entity it requires, and a one-to-one a row of its own.
+            var rows = rowCounts[entity.name] ?? 0
+            for key in keys {
+                let targets = rowCounts[key.target] ?? 0
+                if targets == 0 || key.isUnique { rows = min(rows, targets) }
+            }
+            rowCounts[entity.name] = rows
+            var targets = keys.map { key in Array(1...max(1, rowCounts[key.target] ?? 0)).shuffled(using: &generator) }
+            for id in stride(from: 1, through: rows, by: 1) {
+                let values = keys.indices.map { index in keys[index].isUnique ? targets[index].removeLast() : 1 + generator.below(rowCounts[keys[index].target] ?? 0) }
+                sql += "INSERT INTO \(entity.tableName) (\((["id"] + keys.map(\.column)).joined(separator: ", "))) VALUES (\(([id] + values).map(String.init).joined(separator: ", ")));\n"
+            }
+        }
+        for entity in schema.entities { insert(entity) }
+        for foreignKey in schema.foreignKeys where !foreignKey.isRequired {
             let targets = rowCounts[foreignKey.target] ?? 0
+            var free = foreignKey.isUnique ? Array(1...max(1, targets)).shuffled(using: &generator) : []
             for id in stride(from: 1, through: rowCounts[foreignKey.entity] ?? 0, by: 1) where targets > 0 && generator.below(4) != 0 {
-                sql += "UPDATE \(foreignKey.table) SET \(foreignKey.column) = \(1 + generator.below(targets)) WHERE id = \(id);\n"
+                if foreignKey.isUnique && free.isEmpty { break }
+                sql += "UPDATE \(foreignKey.table) SET \(foreignKey.column) = \(foreignKey.isUnique ? free.removeLast() : 1 + generator.below(targets)) WHERE id = \(id);\n"
             }
         }
         for table in schema.joinTables {
@@ -138,13 +161,69 @@ final class DifferentialDeletionTests: XCTestCase {
     /// for the general one part way: same survivors, same counts as on SQLite; and where SQLite
     /// refuses (deny, noAction), the same refusal, word for word, and nothing changed.
     func testPostgreSQLFunctionsAgreeWithTheSQLitePlans() throws {
+        let (compiled, refusals) = try assertPostgreSQLFunctionsAgreeWithTheSQLitePlans(seed: 99, rounds: 120) { Self.randomSchema(&$0, refusing: true) }
+        XCTAssertEqual(compiled, 120, "every schema of these rules is valid")
+        XCTAssertGreaterThan(refusals, 10, "some random deletes should be refused")
+    }
+
+    /// The same on schemas that use the whole relationship language (`wideRandomSchema`): one-to-ones,
+    /// required keys, many-to-manys and inverseless to-manys under every rule.
+    func testPostgreSQLFunctionsAgreeWithTheSQLitePlansOnEveryKindOfRelationship() throws {
+        let (compiled, refusals) = try assertPostgreSQLFunctionsAgreeWithTheSQLitePlans(seed: 41, rounds: 120) { Self.wideRandomSchema(&$0) }
+        XCTAssertGreaterThan(compiled, 80, "most random schemas should be valid")
+        XCTAssertGreaterThan(refusals, 10, "some random deletes should be refused")
+    }
+
+    /// A schema of 2 to 6 entities with 1 to 7 relationships (or pairs) of any kind: one-to-many
+    /// (the to-one optional or required, a rule on each side), one-to-one (a rule on each side, one
+    /// side now and then required), many-to-many (a rule on each side), inverseless to-one
+    /// (optional or required) and inverseless to-many; every rule among cascade, nullify, deny and
+    /// noAction. Some of them validation refuses (a cycle of required keys, say).
+    static func wideRandomSchema(_ generator: inout SeededRandom) -> String {
+        let count = 2 + generator.below(5)
+        var relationships = Array(repeating: [String](), count: count)
+        func rule() -> String { ["cascade", "nullify", "deny", "noAction"][generator.below(4)] }
+        for pair in 0..<(1 + generator.below(7)) {
+            let one = generator.below(count), other = generator.below(count)
+            // A required key to its own entity would need a row before the first.
+            let optional = one == other || generator.below(3) != 0 ? "?" : ""
+            switch generator.below(5) {
+            case 0:
+                relationships[one].append("      m\(pair): { type: \"[E\(other)]\", inverse: n\(pair), deleteRule: \(rule()) }")
+                relationships[other].append("      n\(pair): { type: \"[E\(one)]\", inverse: m\(pair), deleteRule: \(rule()) }")
+            case 1:
+                relationships[one].append("      ref\(pair): { type: \"E\(other)\(optional)\", deleteRule: \(rule()) }")
+            case 2:
+                relationships[one].append("      refs\(pair): { type: \"[E\(other)]\", deleteRule: \(rule()) }")
+            case 3 where one != other:
+                relationships[one].append("      mate\(pair): { type: \"E\(other)\(optional)\", inverse: back\(pair), deleteRule: \(rule()) }")
+                relationships[other].append("      back\(pair): { type: \"E\(one)?\", inverse: mate\(pair), deleteRule: \(rule()) }")
+            default:
+                relationships[one].append("      kids\(pair): { type: \"[E\(other)]\", inverse: up\(pair), deleteRule: \(rule()) }")
+                relationships[other].append("      up\(pair): { type: \"E\(one)\(optional)\", inverse: kids\(pair), deleteRule: \(rule()) }")
+            }
+        }
+        var yaml = "schema: Wide\nentities:\n"
+        for index in 0..<count {
+            yaml += "  E\(index):\n    attributes:\n      label: String?\n"
+            if !relationships[index].isEmpty { yaml += "    relationships:\n" + relationships[index].joined(separator: "\n") + "\n" }
+        }
+        return yaml
+    }
+
+    /// Deletes random objects of random schemas (`makeSchema`; those validation refuses are passed
+    /// over) on SQLite by the plans and on PostgreSQL by the functions, on every path: the same
+    /// report or refusal, and the same rows after. Returns how many schemas were valid, and how
+    /// many deletes were refused.
+    private func assertPostgreSQLFunctionsAgreeWithTheSQLitePlans(seed: UInt64, rounds: Int, _ makeSchema: (inout SeededRandom) -> String) throws -> (compiled: Int, refusals: Int) {
         let url = try PostgresServer.requireURL()
-        var generator = SeededRandom(seed: 99)
-        var refusals = 0
-        for round in 0..<120 {
-            let yaml = Self.randomSchema(&generator, refusing: true)
+        var generator = SeededRandom(seed: seed)
+        var compiled = 0, refusals = 0
+        for round in 0..<rounds {
+            let yaml = makeSchema(&generator)
             let compilation = TestSupport.compile(yaml)
-            let schema = try XCTUnwrap(compilation.schema)
+            guard let schema = compilation.schema else { continue }
+            compiled += 1
             let data = Self.randomData(schema, &generator)
             let sqlite = try SQLiteDatabase(path: ":memory:")
             try sqlite.execute(compilation.files[0].contents)
@@ -172,7 +251,10 @@ final class DifferentialDeletionTests: XCTestCase {
             case let .failure(refused):
                 refusal = refused.description
                 refusals += 1
-                guard case let .failure(previewRefusal) = preview else { return XCTFail("round \(round): the dry run was not refused\n\(yaml)") }
+                guard case let .failure(previewRefusal) = preview else {
+                    XCTFail("round \(round): the dry run was not refused\n\(yaml)")
+                    continue
+                }
                 XCTAssertEqual(previewRefusal.description, refused.description, "round \(round)\n\(yaml)")
             }
 
@@ -227,7 +309,7 @@ final class DifferentialDeletionTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThan(refusals, 10, "some random deletes should be refused")
+        return (compiled, refusals)
     }
 
     func testPostgreSQLFunctionRefusesAndChangesNothing() throws {
