@@ -240,6 +240,8 @@ final class DifferentialDeletionTests: XCTestCase {
                     return .failure(refused)
                 }
             }
+            // What SPEC §3 says the delete does, from the rows before it.
+            let expected = try DeletionOracle(schema: schema, database: sqlite).outcome(deleting: entity.name, ids: ids)
             // A dry run first: it refuses as the run refuses, or reports what the run does.
             let preview = try outcome(dryRun: true)
             switch try outcome(dryRun: false) {
@@ -265,6 +267,26 @@ final class DifferentialDeletionTests: XCTestCase {
                 (table: entity.tableName, rows: text(["id"] + schema.foreignKeys.filter { $0.entity == entity.name }.map(\.column)), order: "id")
             } + schema.joinTables.map { (table: $0.name, rows: text([$0.column, $0.targetColumn]), order: "\($0.column), \($0.targetColumn)") }
             let survivorsQuery = survivorSQL.map { "SELECT '\($0.table)', string_agg(\($0.rows), ',' ORDER BY \($0.order)) FROM \($0.table);" }.joined(separator: "\n")
+            /// A table's rows in SQLite after the plan ran, as text.
+            func sqliteRows(_ table: (table: String, rows: String, order: String)) throws -> [String] {
+                try sqlite.query("SELECT CAST(\(table.rows.replacingOccurrences(of: "::text", with: "")) AS TEXT) FROM \(table.table) ORDER BY \(table.order)")
+                    .compactMap { row -> String? in if case let .text(text) = row[0] { text } else { nil } }
+            }
+            // The plan did what the model says.
+            switch (expected, report) {
+            case (.refused, _):
+                XCTAssertNotNil(refusal, "round \(round): SPEC §3 refuses deleting \(entity.name) \(ids); the plan deleted\n\(yaml)")
+            case (.deleted, nil):
+                XCTFail("round \(round): SPEC §3 deletes \(entity.name) \(ids); the plan refused: \(refusal ?? "")\n\(yaml)")
+            case let (.deleted(counts, nullified, rows), report?):
+                for other in schema.entities {
+                    XCTAssertEqual(report.deletedCount(of: other.name), counts[other.name] ?? 0, "round \(round): \(other.name) deleted, against SPEC §3\n\(yaml)")
+                }
+                XCTAssertEqual(report.nullified, nullified, "round \(round): nullified, against SPEC §3\n\(yaml)")
+                for table in survivorSQL {
+                    XCTAssertEqual(try sqliteRows(table), rows[table.table] ?? [], "round \(round): \(table.table) after the plan, against SPEC §3\n\(yaml)")
+                }
+            }
             // Both paths, and the small one turning to tables part way (past 3 objects of an entity).
             let leaving = ("arrays, then tables past 3", "SET \(PostgreSQLDeletionFunctions.arrayClosureLimitSetting) = 3;\n")
             // And one path on tables whose foreign keys have no actions (SPEC §3: no statement of a
@@ -302,10 +324,7 @@ final class DifferentialDeletionTests: XCTestCase {
                 }
                 XCTAssertEqual(lines.count, 1 + survivorSQL.count, "round \(round), \(path.name): \(output)")
                 for (line, table) in zip(lines.dropFirst(), survivorSQL) {
-                    let expected = try sqlite.query("SELECT CAST(\(table.rows.replacingOccurrences(of: "::text", with: "")) AS TEXT) FROM \(table.table) ORDER BY \(table.order)")
-                        .compactMap { row -> String? in if case let .text(text) = row[0] { text } else { nil } }
-                        .joined(separator: ",")
-                    XCTAssertEqual(line, "\(table.table)|\(expected)", "round \(round), \(path.name)")
+                    XCTAssertEqual(line, "\(table.table)|\(try sqliteRows(table).joined(separator: ","))", "round \(round), \(path.name)")
                 }
             }
         }
