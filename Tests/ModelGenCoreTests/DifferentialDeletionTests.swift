@@ -7,7 +7,10 @@ import XCTest
 /// Random schemas and data, deleted twice: by ModelGen's plan on a database whose foreign keys
 /// have no actions (NO ACTION everywhere, enforcement on), and by one SQL `DELETE` relying on
 /// SQLite's own ON DELETE CASCADE / SET NULL. The survivors, the counts and the nullified
-/// references must agree, and `PRAGMA foreign_key_check` must be empty.
+/// references must agree, and `PRAGMA foreign_key_check` must be empty. Then, on schemas SQL's
+/// actions cannot judge too (`wideRandomSchema`), the SQLite plans against `DeletionOracle` (SPEC
+/// §3 as a Swift model) and the PostgreSQL functions against the SQLite plans, on every path and
+/// on tables whose foreign keys have no actions: the same reports or refusals, the same rows after.
 final class DifferentialDeletionTests: XCTestCase {
     /// A schema whose rules SQL actions can express: cascade or nullify on to-many sides of
     /// one-to-many pairs (self-references included), nullify on many-to-many and inverseless to-ones;
