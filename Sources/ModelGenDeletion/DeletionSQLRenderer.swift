@@ -356,19 +356,22 @@ public struct DeletionSQLRenderer: Sendable {
         // UNION, not UNION ALL: a row met again (a cycle in the data) ends its walk.
         let walk = "WITH RECURSIVE modelgen_reached(id, parent_id) AS (\(start) UNION \(step)) "
         let collected = closureTable(entity)
+        // Through a key of the reached rows, each is reached once (its one parent). Through a key of
+        // the subject, a row may be reached several times, at several depths: it keeps the parent it
+        // was first reached from (the walk goes breadth first), so that the parents a refusal's path
+        // follows lead back to the objects asked for, never round a cycle of the data (SQLite's
+        // first insert of the id; in PostgreSQL the first in the walk's order, DISTINCT ON ordered by it).
+        let reachedOnce = if case .otherColumn = edge.link { true } else { false }
+        let firstReached = "SELECT DISTINCT ON (id) id, parent_id, \(index) AS edge FROM (SELECT id, parent_id, row_number() OVER () AS modelgen_position FROM modelgen_reached) AS r ORDER BY id, modelgen_position"
         switch (dialect, closureStorage) {
         case (.sqlite, _):
             return walk + "INSERT OR IGNORE INTO \(collected) (id, parent_id, edge) SELECT id, parent_id, \(index) FROM modelgen_reached"
         case (.postgresql, .tables):
-            // Rows collected before are left out by the walk, rows it reaches twice by DISTINCT ON.
-            return walk + "INSERT INTO \(collected) (id, parent_id, edge) SELECT DISTINCT ON (id) id, parent_id, \(index) FROM modelgen_reached"
+            // Rows collected before are left out by the walk.
+            return walk + "INSERT INTO \(collected) (id, parent_id, edge) " + (reachedOnce ? "SELECT id, parent_id, \(index) FROM modelgen_reached" : firstReached)
         case (.postgresql, .arrays):
-            // Through a key of the reached rows, each is reached once (its one parent): the walk
-            // stops one row past the limit. Through a key of the subject, a row may be reached twice.
-            if case .otherColumn = edge.link {
-                return walk + "SELECT id, parent_id, \(index) AS edge FROM modelgen_reached LIMIT \(Self.arrayLimitVariable) + 1"
-            }
-            return walk + "SELECT DISTINCT ON (id) id, parent_id, \(index) AS edge FROM modelgen_reached"
+            // Reached once each, the walk stops one row past the limit.
+            return walk + (reachedOnce ? "SELECT id, parent_id, \(index) AS edge FROM modelgen_reached LIMIT \(Self.arrayLimitVariable) + 1" : firstReached)
         }
     }
 

@@ -397,6 +397,50 @@ final class DifferentialDeletionTests: XCTestCase {
         }
     }
 
+    /// A cascade through each node's own key to the next (`Node.next`), over data that cycles:
+    /// 2,000 nodes asked for all lead to Node#1, which leads round 1 → 2 → 3 → 1, and a pin denies
+    /// deleting Node#3. Node#1 is reached first from the nodes asked for, later from Node#3: the path
+    /// a refusal names follows the first, on every path of PostgreSQL's functions as in SQLite's
+    /// plan, where PostgreSQL's walk kept either and could name 64 steps round the cycle.
+    func testARefusalsPathLeadsBackToTheObjectsAskedForThroughCyclesOfTheData() throws {
+        let url = try PostgresServer.requireURL()
+        let yaml = """
+            schema: Ring
+            entities:
+              Node:
+                relationships:
+                  next: { type: Node?, deleteRule: cascade }
+                  pins: { type: "[Pin]", inverse: node, deleteRule: deny }
+              Pin:
+                relationships:
+                  node: { type: Node?, inverse: pins }
+            """
+        let rows = """
+            INSERT INTO node (id) VALUES (1), (2), (3);
+            INSERT INTO node (id, next_id) SELECT g, 1 FROM generate_series(1001, 3000) AS g;
+            UPDATE node SET next_id = 2 WHERE id = 1;
+            UPDATE node SET next_id = 3 WHERE id = 2;
+            UPDATE node SET next_id = 1 WHERE id = 3;
+            INSERT INTO pin (id, node_id) VALUES (1, 3);
+            """
+        let blocker = "Node#1001 → next (cascade) → Node#1 → next (cascade) → Node#2 → next (cascade) → Node#3 cannot be deleted: Node.pins (deny) still refers to Pin#1, which would survive"
+        let compilation = TestSupport.compile(yaml)
+        for path in PostgresServer.deletionPaths {
+            let output = try PostgresServer.psql(url, schema: "mg_ring", compilation.files[1].contents + "\n" + rows + "\n" + path.setting + """
+                DO $$ BEGIN PERFORM node_safe_delete(ARRAY(SELECT generate_series(1001, 3000))::bigint[]); RAISE EXCEPTION 'not refused';
+                EXCEPTION WHEN restrict_violation THEN CREATE TEMP TABLE modelgen_refusal AS SELECT SQLERRM AS message; END $$;
+                SELECT message FROM modelgen_refusal;
+                """)
+            XCTAssertTrue(output.contains(blocker), "\(path.name): \(output)")
+        }
+        let fixture = try DeletionFixture(yaml)
+        try fixture.execute(rows.replacingOccurrences(of: "SELECT g, 1 FROM generate_series(1001, 3000) AS g",
+                                                      with: "WITH RECURSIVE g(v) AS (SELECT 1001 UNION ALL SELECT v + 1 FROM g WHERE v < 3000) SELECT v, 1 FROM g"))
+        XCTAssertThrowsError(try fixture.delete("Node", .ids(Array(1001...3000)))) { error in
+            XCTAssertTrue("\(error)".contains(blocker), "\(error)")
+        }
+    }
+
     func testPostgreSQLFunctionsDryRunDeleteAllAndKeepTheirSearchPath() throws {
         let url = try PostgresServer.requireURL()
         let compilation = TestSupport.compile("""
