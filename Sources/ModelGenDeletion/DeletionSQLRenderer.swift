@@ -388,10 +388,10 @@ public struct DeletionSQLRenderer: Sendable {
         // of least id as the parent its refusal's path names, in both dialects (PostgreSQL's
         // DISTINCT ON with that order, SQLite's first insert of the id).
         let reachedOnce = if case .otherColumn = edge.link { true } else { false }
+        let (distinct, order) = reachedOnce ? ("", lock) : ("DISTINCT ON (\(references.other)) ", " ORDER BY \(references.other), \(references.subject)")
         if closureStorage == .arrays {
             // No LIMIT here (unlike the recursive walk): in a plan made for any value of it, the
             // planner expects to stop early and scans the child table instead of probing its index.
-            let (distinct, order) = reachedOnce ? ("", lock) : ("DISTINCT ON (\(references.other)) ", " ORDER BY \(references.other), \(references.subject)")
             return "SELECT \(distinct)\(references.other) AS id, \(references.subject) AS parent_id, \(index) AS edge \(references.source)"
                 + " AND NOT EXISTS (SELECT 1 FROM \(closure(edge.other, as: "c")) WHERE c.id = \(references.other))" + order
         }
@@ -405,7 +405,6 @@ public struct DeletionSQLRenderer: Sendable {
             // collection half its time; the collection run again after the locks reads what it
             // collected before.
             let closure = closureTable(edge.other)
-            let (distinct, order) = reachedOnce ? ("", lock) : ("DISTINCT ON (\(references.other)) ", " ORDER BY \(references.other), \(references.subject)")
             return "INSERT INTO \(closure) (id, parent_id, edge\(roundColumn)) SELECT \(distinct)\(references.other), \(references.subject), \(index)\(roundValue) \(references.source)"
                 + " AND NOT EXISTS (SELECT 1 FROM \(self.closure(edge.other, as: "c")) WHERE c.id = \(references.other))\(order)"
         }
