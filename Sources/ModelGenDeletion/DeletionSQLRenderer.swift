@@ -44,7 +44,9 @@ public struct DeletionSQLRenderer: Sendable {
     /// the function turns to tables.
     public static let arrayLimitVariable = "modelgen_array_limit"
 
-    /// Rows a check returns at most; a refusal lists this many blockers per check.
+    /// Rows a check returns at most; a refusal lists this many blockers per check: the pairs of
+    /// least ids (blocked object, then survivor), the same on both backends whatever order their
+    /// rows are stored in.
     public static let blockerLimit = 100
 
     /// Each entity's table and closure table as written in SQL, quoted once here rather than in
@@ -108,7 +110,7 @@ public struct DeletionSQLRenderer: Sendable {
             DeletionProgram.Check(kind: DeletionProgram.CheckKind(rawValue: check.kind.rawValue)!,
                                   subject: check.traversal.subject, other: check.traversal.other,
                                   relationship: check.relationship, rule: check.rule.rawValue,
-                                  sql: survivingPairs(check.traversal, members: members) + " LIMIT \(Self.blockerLimit)")
+                                  sql: survivingPairs(check.traversal, members: members) + " ORDER BY subject, other LIMIT \(Self.blockerLimit)")
         }
         let nullifications = plan.nullifications.map { foreignKey in
             var sql = "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(isCollected(q(foreignKey.column), foreignKey.target))"

@@ -441,6 +441,43 @@ final class DifferentialDeletionTests: XCTestCase {
         }
     }
 
+    /// More blockers than a refusal lists (150 books deny deleting their author; 100 are named):
+    /// the books of least id on both backends, though PostgreSQL holds the rows in the reverse
+    /// order (inserted from the highest id down), which its scan followed.
+    func testARefusalListsTheSameBlockersOnBothBackendsWhateverTheirStorageOrder() throws {
+        let url = try PostgresServer.requireURL()
+        let yaml = """
+            schema: Shelf
+            entities:
+              Author:
+                relationships:
+                  books: { type: "[Book]", inverse: author, deleteRule: deny }
+              Book:
+                relationships:
+                  author: { type: Author?, inverse: books }
+            """
+        let named = "Author#1 cannot be deleted: Author.books (deny) still refers to "
+            + (1...DeletionSQLRenderer.blockerLimit).map { "Book#\($0)" }.joined(separator: ", ") + ", which would survive"
+        let compilation = TestSupport.compile(yaml)
+        for path in PostgresServer.deletionPaths {
+            let output = try PostgresServer.psql(url, schema: "mg_shelf", compilation.files[1].contents + """
+
+                INSERT INTO author (id) VALUES (1);
+                INSERT INTO book (id, author_id) SELECT g, 1 FROM generate_series(150, 1, -1) AS g;
+                ANALYZE;
+                \(path.setting)DO $$ BEGIN PERFORM author_safe_delete(ARRAY[1]::bigint[]); RAISE EXCEPTION 'not refused';
+                EXCEPTION WHEN restrict_violation THEN CREATE TEMP TABLE modelgen_refusal AS SELECT SQLERRM AS message; END $$;
+                SELECT message FROM modelgen_refusal;
+                """)
+            XCTAssertTrue(output.contains(named), "\(path.name): \(output)")
+        }
+        let fixture = try DeletionFixture(yaml)
+        try fixture.execute("INSERT INTO author (id) VALUES (1);" + (1...150).reversed().map { "INSERT INTO book (id, author_id) VALUES (\($0), 1);" }.joined())
+        XCTAssertThrowsError(try fixture.delete("Author", .ids([1]))) { error in
+            XCTAssertTrue("\(error)".contains(named), "\(error)")
+        }
+    }
+
     func testPostgreSQLFunctionsDryRunDeleteAllAndKeepTheirSearchPath() throws {
         let url = try PostgresServer.requireURL()
         let compilation = TestSupport.compile("""

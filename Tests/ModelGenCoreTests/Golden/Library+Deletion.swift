@@ -30,7 +30,7 @@ extension Library {
         ],
         checks: [
             .init(kind: .deny, subject: "Book", other: "Loan", relationship: "Book.loans", rule: "deny",
-                  sql: "SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book) LIMIT 100"),
+                  sql: "SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book) ORDER BY subject, other LIMIT 100"),
         ],
         nullifications: [
             .init(relationship: "Author.favoriteBook", sql: "UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book) AND NOT EXISTS (SELECT 1 FROM temp.modelgen_delete_author AS modelgen_c WHERE modelgen_c.id = author.id)"),
@@ -74,7 +74,7 @@ extension Library {
         collections: [],
         checks: [
             .init(kind: .deny, subject: "Book", other: "Loan", relationship: "Book.loans", rule: "deny",
-                  sql: "SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book) LIMIT 100"),
+                  sql: "SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM temp.modelgen_delete_book) ORDER BY subject, other LIMIT 100"),
         ],
         nullifications: [
             .init(relationship: "Author.favoriteBook", sql: "UPDATE author SET favorite_book_id = NULL WHERE favorite_book_id IN (SELECT id FROM temp.modelgen_delete_book)"),
