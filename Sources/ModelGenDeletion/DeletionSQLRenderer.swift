@@ -328,6 +328,12 @@ public struct DeletionSQLRenderer: Sendable {
         return pairs + " AND NOT EXISTS (SELECT 1 FROM \(closure(traversal.other, as: "c")) WHERE c.id = \(references.other))"
     }
 
+    /// Whether following `edge` reaches each row at most once: through the key on the reached
+    /// rows (each has one parent), not a key of the subject's or a join table.
+    private func reachesEachRowOnce(_ edge: Traversal) -> Bool {
+        if case .otherColumn = edge.link { true } else { false }
+    }
+
     /// A cycle of one self-reference through a key column (a tree or chain of folders, comments,
     /// org charts; `isRecursive`) as one recursive query: everything reachable from the collected
     /// objects, in one statement whatever the depth, rather than one round per level.
@@ -363,18 +369,17 @@ public struct DeletionSQLRenderer: Sendable {
         // was first reached from (the walk goes breadth first), so that the parents a refusal's path
         // follows lead back to the objects asked for, never round a cycle of the data (SQLite's
         // first insert of the id; in PostgreSQL the first in the walk's order, DISTINCT ON ordered by it).
-        let reachedOnce = if case .otherColumn = edge.link { true } else { false }
-        let firstReached = "SELECT DISTINCT ON (id) id, parent_id, \(index) AS edge FROM (SELECT id, parent_id, row_number() OVER () AS modelgen_position FROM modelgen_reached) AS r ORDER BY id, modelgen_position"
-        switch (dialect, closureStorage) {
-        case (.sqlite, _):
+        if dialect == .sqlite {
             return walk + "INSERT OR IGNORE INTO \(collected) (id, parent_id, edge) SELECT id, parent_id, \(index) FROM modelgen_reached"
-        case (.postgresql, .tables):
-            // Rows collected before are left out by the walk.
-            return walk + "INSERT INTO \(collected) (id, parent_id, edge) " + (reachedOnce ? "SELECT id, parent_id, \(index) FROM modelgen_reached" : firstReached)
-        case (.postgresql, .arrays):
-            // Reached once each, the walk stops one row past the limit.
-            return walk + (reachedOnce ? "SELECT id, parent_id, \(index) AS edge FROM modelgen_reached LIMIT \(Self.arrayLimitVariable) + 1" : firstReached)
         }
+        let rows = if reachesEachRowOnce(edge) {
+            // Reached once each: with arrays, the walk stops one row past the limit.
+            "SELECT id, parent_id, \(index) AS edge FROM modelgen_reached" + (closureStorage == .arrays ? " LIMIT \(Self.arrayLimitVariable) + 1" : "")
+        } else {
+            "SELECT DISTINCT ON (id) id, parent_id, \(index) AS edge FROM (SELECT id, parent_id, row_number() OVER () AS modelgen_position FROM modelgen_reached) AS r ORDER BY id, modelgen_position"
+        }
+        // Rows collected before are left out by the walk.
+        return walk + (closureStorage == .tables ? "INSERT INTO \(collected) (id, parent_id, edge) " : "") + rows
     }
 
     /// Adds the objects `edge` reaches to the closure; in a cycle (`frontier`), from the last
@@ -389,7 +394,7 @@ public struct DeletionSQLRenderer: Sendable {
         // subject, a join table) may reach an object from several collected ones: it keeps the one
         // of least id as the parent its refusal's path names, in both dialects (PostgreSQL's
         // DISTINCT ON with that order, SQLite's first insert of the id).
-        let reachedOnce = if case .otherColumn = edge.link { true } else { false }
+        let reachedOnce = reachesEachRowOnce(edge)
         let (distinct, order) = reachedOnce ? ("", lock) : ("DISTINCT ON (\(references.other)) ", " ORDER BY \(references.other), \(references.subject)")
         if closureStorage == .arrays {
             // No LIMIT here (unlike the recursive walk): in a plan made for any value of it, the

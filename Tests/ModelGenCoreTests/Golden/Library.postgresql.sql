@@ -518,7 +518,7 @@ BEGIN
         recollected := false;
         LOOP
             relocked := 0;
-            WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT id, parent_id, 0 FROM modelgen_reached;
+            WITH RECURSIVE modelgen_reached(id, parent_id) AS (SELECT o.id, o.parent_id FROM pg_temp.modelgen_delete_shelves AS k JOIN shelves AS o ON o.parent_id = k.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id) UNION SELECT o.id, o.parent_id FROM modelgen_reached AS r JOIN shelves AS o ON o.parent_id = r.id WHERE NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_shelves AS c WHERE c.id = o.id)) INSERT INTO pg_temp.modelgen_delete_shelves (id, parent_id, edge) SELECT id, parent_id, 0 AS edge FROM modelgen_reached;
             IF NOT relocking THEN ANALYZE pg_temp.modelgen_delete_shelves; END IF;
             GET DIAGNOSTICS changed = ROW_COUNT;
             relocked := relocked + changed;
