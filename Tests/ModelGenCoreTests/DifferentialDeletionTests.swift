@@ -265,14 +265,15 @@ final class DifferentialDeletionTests: XCTestCase {
 
             // Each table's rows as text: an entity's id and keys (a key nullified shows as `-`), a
             // join table's pairs (the links of survivors stay, and no link of a deleted object).
-            func text(_ columns: [String]) -> String { columns.map { "coalesce(\($0)::text, '-')" }.joined(separator: " || ':' || ") }
+            // The same SQL in both dialects.
+            func text(_ columns: [String]) -> String { columns.map { "coalesce(CAST(\($0) AS TEXT), '-')" }.joined(separator: " || ':' || ") }
             let survivorSQL = schema.entities.map { entity in
                 (table: entity.tableName, rows: text(["id"] + schema.foreignKeys.filter { $0.entity == entity.name }.map(\.column)), order: "id")
             } + schema.joinTables.map { (table: $0.name, rows: text([$0.column, $0.targetColumn]), order: "\($0.column), \($0.targetColumn)") }
             let survivorsQuery = survivorSQL.map { "SELECT '\($0.table)', string_agg(\($0.rows), ',' ORDER BY \($0.order)) FROM \($0.table);" }.joined(separator: "\n")
-            /// A table's rows in SQLite after the plan ran, as text.
-            func sqliteRows(_ table: (table: String, rows: String, order: String)) throws -> [String] {
-                try sqlite.query("SELECT CAST(\(table.rows.replacingOccurrences(of: "::text", with: "")) AS TEXT) FROM \(table.table) ORDER BY \(table.order)")
+            // Each table's rows in SQLite after the plan ran, as text.
+            let sqliteRows = try survivorSQL.map { table in
+                try sqlite.query("SELECT \(table.rows) FROM \(table.table) ORDER BY \(table.order)")
                     .compactMap { row -> String? in if case let .text(text) = row[0] { text } else { nil } }
             }
             // The plan did what the model says.
@@ -286,8 +287,8 @@ final class DifferentialDeletionTests: XCTestCase {
                     XCTAssertEqual(report.deletedCount(of: other.name), counts[other.name] ?? 0, "round \(round): \(other.name) deleted, against SPEC §3\n\(yaml)")
                 }
                 XCTAssertEqual(report.nullified, nullified, "round \(round): nullified, against SPEC §3\n\(yaml)")
-                for table in survivorSQL {
-                    XCTAssertEqual(try sqliteRows(table), rows[table.table] ?? [], "round \(round): \(table.table) after the plan, against SPEC §3\n\(yaml)")
+                for (table, stored) in zip(survivorSQL, sqliteRows) {
+                    XCTAssertEqual(stored, rows[table.table] ?? [], "round \(round): \(table.table) after the plan, against SPEC §3\n\(yaml)")
                 }
             }
             // Both paths, and the small one turning to tables part way (past 3 objects of an entity).
@@ -326,8 +327,8 @@ final class DifferentialDeletionTests: XCTestCase {
                     XCTAssertEqual(result["nullified"] as? Int, report.nullified, "round \(round), \(path.name)\n\(yaml)")
                 }
                 XCTAssertEqual(lines.count, 1 + survivorSQL.count, "round \(round), \(path.name): \(output)")
-                for (line, table) in zip(lines.dropFirst(), survivorSQL) {
-                    XCTAssertEqual(line, "\(table.table)|\(try sqliteRows(table).joined(separator: ","))", "round \(round), \(path.name)")
+                for (line, (table, stored)) in zip(lines.dropFirst(), zip(survivorSQL, sqliteRows)) {
+                    XCTAssertEqual(line, "\(table.table)|\(stored.joined(separator: ","))", "round \(round), \(path.name)")
                 }
             }
         }
@@ -417,7 +418,7 @@ final class DifferentialDeletionTests: XCTestCase {
             """
         let rows = """
             INSERT INTO node (id) VALUES (1), (2), (3);
-            INSERT INTO node (id, next_id) SELECT g, 1 FROM generate_series(1001, 3000) AS g;
+            INSERT INTO node (id, next_id) WITH RECURSIVE g(v) AS (SELECT 1001 UNION ALL SELECT v + 1 FROM g WHERE v < 3000) SELECT v, 1 FROM g;
             UPDATE node SET next_id = 2 WHERE id = 1;
             UPDATE node SET next_id = 3 WHERE id = 2;
             UPDATE node SET next_id = 1 WHERE id = 3;
@@ -426,16 +427,12 @@ final class DifferentialDeletionTests: XCTestCase {
         let blocker = "Node#1001 → next (cascade) → Node#1 → next (cascade) → Node#2 → next (cascade) → Node#3 cannot be deleted: Node.pins (deny) still refers to Pin#1, which would survive"
         let compilation = TestSupport.compile(yaml)
         for path in PostgresServer.deletionPaths {
-            let output = try PostgresServer.psql(url, schema: "mg_ring", compilation.files[1].contents + "\n" + rows + "\n" + path.setting + """
-                DO $$ BEGIN PERFORM node_safe_delete(ARRAY(SELECT generate_series(1001, 3000))::bigint[]); RAISE EXCEPTION 'not refused';
-                EXCEPTION WHEN restrict_violation THEN CREATE TEMP TABLE modelgen_refusal AS SELECT SQLERRM AS message; END $$;
-                SELECT message FROM modelgen_refusal;
-                """)
-            XCTAssertTrue(output.contains(blocker), "\(path.name): \(output)")
+            let refusal = try postgreSQLRefusal(url, schema: "mg_ring", compilation.files[1].contents + "\n" + rows, path: path,
+                                                call: "node_safe_delete(ARRAY(SELECT generate_series(1001, 3000))::bigint[])")
+            XCTAssertTrue(refusal.contains(blocker), "\(path.name): \(refusal)")
         }
         let fixture = try DeletionFixture(yaml)
-        try fixture.execute(rows.replacingOccurrences(of: "SELECT g, 1 FROM generate_series(1001, 3000) AS g",
-                                                      with: "WITH RECURSIVE g(v) AS (SELECT 1001 UNION ALL SELECT v + 1 FROM g WHERE v < 3000) SELECT v, 1 FROM g"))
+        try fixture.execute(rows)
         XCTAssertThrowsError(try fixture.delete("Node", .ids(Array(1001...3000)))) { error in
             XCTAssertTrue("\(error)".contains(blocker), "\(error)")
         }
@@ -460,22 +457,29 @@ final class DifferentialDeletionTests: XCTestCase {
             + (1...DeletionSQLRenderer.blockerLimit).map { "Book#\($0)" }.joined(separator: ", ") + ", which would survive"
         let compilation = TestSupport.compile(yaml)
         for path in PostgresServer.deletionPaths {
-            let output = try PostgresServer.psql(url, schema: "mg_shelf", compilation.files[1].contents + """
+            let refusal = try postgreSQLRefusal(url, schema: "mg_shelf", compilation.files[1].contents + """
 
                 INSERT INTO author (id) VALUES (1);
                 INSERT INTO book (id, author_id) SELECT g, 1 FROM generate_series(150, 1, -1) AS g;
                 ANALYZE;
-                \(path.setting)DO $$ BEGIN PERFORM author_safe_delete(ARRAY[1]::bigint[]); RAISE EXCEPTION 'not refused';
-                EXCEPTION WHEN restrict_violation THEN CREATE TEMP TABLE modelgen_refusal AS SELECT SQLERRM AS message; END $$;
-                SELECT message FROM modelgen_refusal;
-                """)
-            XCTAssertTrue(output.contains(named), "\(path.name): \(output)")
+                """, path: path, call: "author_safe_delete(ARRAY[1]::bigint[])")
+            XCTAssertTrue(refusal.contains(named), "\(path.name): \(refusal)")
         }
         let fixture = try DeletionFixture(yaml)
         try fixture.execute("INSERT INTO author (id) VALUES (1);" + (1...150).reversed().map { "INSERT INTO book (id, author_id) VALUES (\($0), 1);" }.joined())
         XCTAssertThrowsError(try fixture.delete("Author", .ids([1]))) { error in
             XCTAssertTrue("\(error)".contains(named), "\(error)")
         }
+    }
+
+    /// The message of the refusal `call` (a safe-delete function's call) raises on `path`, run in
+    /// PostgreSQL schema `schema` after `script`; a call that is not refused fails the script.
+    private func postgreSQLRefusal(_ url: String, schema: String, _ script: String, path: (name: String, setting: String), call: String) throws -> String {
+        try PostgresServer.psql(url, schema: schema, script + "\n" + path.setting + """
+            DO $$ BEGIN PERFORM \(call); RAISE EXCEPTION 'not refused';
+            EXCEPTION WHEN restrict_violation THEN CREATE TEMP TABLE modelgen_refusal AS SELECT SQLERRM AS message; END $$;
+            SELECT message FROM modelgen_refusal;
+            """)
     }
 
     func testPostgreSQLFunctionsDryRunDeleteAllAndKeepTheirSearchPath() throws {
