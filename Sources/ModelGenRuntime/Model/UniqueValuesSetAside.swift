@@ -72,10 +72,12 @@ import ModelGenSchema
         for object in (changesGiveUp ? changed.filter { !$0.persistentBackingData.isMarkedDeleted } : []) + deleted {
             let backing = object.persistentBackingData
             guard let id = backing.id else { continue }
-            for (slot, column) in settable(backing.entity) where backing.isMarkedDeleted || backing.changes(slot: slot) {
+            for (slot, column) in settable(backing.entity) {
+                let writes = backing.changes(slot: slot)
+                guard writes || backing.isMarkedDeleted else { continue }
                 columns[ObjectIdentifier(backing.entity)]![column].ids.append(id)
                 columns[ObjectIdentifier(backing.entity)]![column].givenUp.insert(backing.value(slot: slot, saved: true))
-                if backing.changes(slot: slot) {
+                if writes {
                     columns[ObjectIdentifier(backing.entity)]![column].taken.insert(backing.value(slot: slot))
                 }
             }
