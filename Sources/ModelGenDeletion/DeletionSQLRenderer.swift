@@ -110,7 +110,7 @@ public struct DeletionSQLRenderer: Sendable {
             DeletionProgram.Check(kind: DeletionProgram.CheckKind(rawValue: check.kind.rawValue)!,
                                   subject: check.traversal.subject, other: check.traversal.other,
                                   relationship: check.relationship, rule: check.rule.rawValue,
-                                  sql: survivingPairs(check.traversal, members: members) + " ORDER BY subject, other LIMIT \(Self.blockerLimit)")
+                                  sql: survivingPairs(check.traversal, members: members) + " ORDER BY subject, other LIMIT \(Self.blockerLimit)" + lockingBlockers(check.traversal))
         }
         let nullifications = plan.nullifications.map { foreignKey in
             var sql = "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(isCollected(q(foreignKey.column), foreignKey.target))"
@@ -326,6 +326,21 @@ public struct DeletionSQLRenderer: Sendable {
         guard members.contains(traversal.other) else { return pairs }
         // NOT EXISTS, not NOT IN: PostgreSQL stops hashing a NOT IN subquery past work_mem and rescans it per row.
         return pairs + " AND NOT EXISTS (SELECT 1 FROM \(closure(traversal.other, as: "c")) WHERE c.id = \(references.other))"
+    }
+
+    /// In PostgreSQL, a check locks the rows holding the references it finds (`FOR SHARE`, as
+    /// PostgreSQL's own foreign-key checks lock what they find): a reference another session is
+    /// removing meanwhile (its row deleted or its key moved, a link unlinked, not yet committed) is
+    /// waited for and looked at again once that session ends, so the delete refuses only for
+    /// references still there, as it would after that session. A reference held by the subject's
+    /// own row needs nothing: the closure's rows are locked already.
+    private func lockingBlockers(_ traversal: Traversal) -> String {
+        guard dialect == .postgresql else { return "" }
+        switch traversal.link {
+        case .subjectColumn: return ""
+        case .otherColumn: return " FOR SHARE OF o"
+        case .joinTable: return " FOR SHARE OF j"
+        }
     }
 
     /// Whether following `edge` reaches each row at most once: through the key on the reached

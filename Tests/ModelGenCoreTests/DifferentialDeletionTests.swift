@@ -263,19 +263,9 @@ final class DifferentialDeletionTests: XCTestCase {
                 XCTAssertEqual(previewRefusal.description, refused.description, "round \(round)\n\(yaml)")
             }
 
-            // Each table's rows as text: an entity's id and keys (a key nullified shows as `-`), a
-            // join table's pairs (the links of survivors stay, and no link of a deleted object).
-            // The same SQL in both dialects.
-            func text(_ columns: [String]) -> String { columns.map { "coalesce(CAST(\($0) AS TEXT), '-')" }.joined(separator: " || ':' || ") }
-            let survivorSQL = schema.entities.map { entity in
-                (table: entity.tableName, rows: text(["id"] + schema.foreignKeys.filter { $0.entity == entity.name }.map(\.column)), order: "id")
-            } + schema.joinTables.map { (table: $0.name, rows: text([$0.column, $0.targetColumn]), order: "\($0.column), \($0.targetColumn)") }
-            let survivorsQuery = survivorSQL.map { "SELECT '\($0.table)', string_agg(\($0.rows), ',' ORDER BY \($0.order)) FROM \($0.table);" }.joined(separator: "\n")
-            // Each table's rows in SQLite after the plan ran, as text.
-            let sqliteRows = try survivorSQL.map { table in
-                try sqlite.query("SELECT \(table.rows) FROM \(table.table) ORDER BY \(table.order)")
-                    .compactMap { row -> String? in if case let .text(text) = row[0] { text } else { nil } }
-            }
+            // Each table's rows after the plan ran, as text.
+            let storedRows = StoredRows(schema: schema)
+            let sqliteRows = try storedRows.read(sqlite)
             // The plan did what the model says.
             switch (expected, report) {
             case (.refused, _):
@@ -287,7 +277,7 @@ final class DifferentialDeletionTests: XCTestCase {
                     XCTAssertEqual(report.deletedCount(of: other.name), counts[other.name] ?? 0, "round \(round): \(other.name) deleted, against SPEC §3\n\(yaml)")
                 }
                 XCTAssertEqual(report.nullified, nullified, "round \(round): nullified, against SPEC §3\n\(yaml)")
-                for (table, stored) in zip(survivorSQL, sqliteRows) {
+                for (table, stored) in zip(storedRows.tables, sqliteRows) {
                     XCTAssertEqual(stored, rows[table.table] ?? [], "round \(round): \(table.table) after the plan, against SPEC §3\n\(yaml)")
                 }
             }
@@ -310,7 +300,7 @@ final class DifferentialDeletionTests: XCTestCase {
                     EXCEPTION WHEN restrict_violation THEN INSERT INTO modelgen_outcome (result) VALUES ('refused: ' || SQLERRM); END $$;
                     SELECT replace(result, E'\\n', '\\n') FROM modelgen_outcome ORDER BY position;
 
-                    """ + survivorsQuery)
+                    """ + storedRows.postgreSQLQuery)
                 var lines = output.split(separator: "\n").map(String.init)
                 let dryRun = lines.removeFirst()
                 XCTAssertEqual(dryRun.replacingOccurrences(of: "\"dryRun\": true", with: "\"dryRun\": false"), lines[0],
@@ -326,10 +316,7 @@ final class DifferentialDeletionTests: XCTestCase {
                     }
                     XCTAssertEqual(result["nullified"] as? Int, report.nullified, "round \(round), \(path.name)\n\(yaml)")
                 }
-                XCTAssertEqual(lines.count, 1 + survivorSQL.count, "round \(round), \(path.name): \(output)")
-                for (line, (table, stored)) in zip(lines.dropFirst(), zip(survivorSQL, sqliteRows)) {
-                    XCTAssertEqual(line, "\(table.table)|\(stored.joined(separator: ","))", "round \(round), \(path.name)")
-                }
+                XCTAssertEqual(Array(lines.dropFirst()), storedRows.lines(sqliteRows), "round \(round), \(path.name)")
             }
         }
         return (compiled, refusals)

@@ -27,21 +27,6 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
               author: { type: Author, inverse: notes }
         """
 
-    /// Starts psql on `script` in the background; the caller waits for it.
-    private func background(_ url: String, _ script: String) throws -> (Process, Pipe, Pipe) {
-        let directory = try TestSupport.temporaryDirectory()
-        let file = directory.appendingPathComponent("session.sql")
-        try script.write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", file.path]
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        return (process, output, error)
-    }
-
     /// Waits until session B sleeps inside its transaction (so its insert is done and uncommitted).
     private func waitForTheWriter(_ url: String) throws {
         for _ in 0..<200 {
@@ -65,13 +50,12 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
     /// Session B runs `writer` in a transaction it keeps open a moment (it sleeps before it
     /// commits); once B sleeps, session A runs `delete`. Returns A's exit status, output and errors.
     private func race(_ url: String, schema: String, writer: String, delete: String) throws -> (status: Int32, output: String, error: String) {
-        let writing = try background(url, "SET search_path TO \(schema); BEGIN; \(writer) SELECT pg_sleep(1.5); COMMIT;")
+        let writing = try PostgresServer.background(url, "SET search_path TO \(schema); BEGIN; \(writer) SELECT pg_sleep(1.5); COMMIT;")
         try waitForTheWriter(url)
-        let deleting = try background(url, "SET search_path TO \(schema); \(delete)")
-        deleting.0.waitUntilExit()
-        writing.0.waitUntilExit()
-        return (deleting.0.terminationStatus, String(decoding: deleting.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-                String(decoding: deleting.2.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        let deleting = try PostgresServer.background(url, "SET search_path TO \(schema); \(delete)")
+        let outcome = deleting.finish()
+        _ = writing.finish()
+        return outcome
     }
 
     private func prepare(_ url: String) throws {

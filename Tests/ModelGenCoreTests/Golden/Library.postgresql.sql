@@ -113,7 +113,7 @@ BEGIN
         modelgen_closure_1_edge := array_fill(NULL::integer, ARRAY[cardinality(modelgen_closure_1_id)]);
         SELECT modelgen_closure_3_id || array_agg(r.id), modelgen_closure_3_parent || array_agg(r.parent_id), modelgen_closure_3_edge || array_agg(r.edge) INTO modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge FROM (SELECT o.id AS id, o.author_id AS parent_id, 0 AS edge FROM book AS o WHERE o.author_id = ANY(modelgen_closure_1_id) AND NOT EXISTS (SELECT 1 FROM unnest(modelgen_closure_3_id, modelgen_closure_3_parent, modelgen_closure_3_edge) AS c(id, parent_id, edge) WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o) AS r;
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
-        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id = ANY(modelgen_closure_3_id) ORDER BY subject, other LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id = ANY(modelgen_closure_3_id) ORDER BY subject, other LIMIT 100 FOR SHARE OF o) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
             blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
@@ -171,7 +171,7 @@ BEGIN
         ANALYZE pg_temp.modelgen_delete_author;
         INSERT INTO pg_temp.modelgen_delete_book (id, parent_id, edge) SELECT o.id, o.author_id, 0 FROM book AS o WHERE o.author_id IN (SELECT id FROM pg_temp.modelgen_delete_author) AND NOT EXISTS (SELECT 1 FROM pg_temp.modelgen_delete_book AS c WHERE c.id = o.id) ORDER BY o.id FOR UPDATE OF o;
         ANALYZE pg_temp.modelgen_delete_book;
-        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) ORDER BY subject, other LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) ORDER BY subject, other LIMIT 100 FOR SHARE OF o) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
             blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
@@ -321,7 +321,7 @@ BEGIN
         modelgen_closure_3_id := ARRAY(SELECT DISTINCT t.id FROM book AS t WHERE t.id = ANY($1) ORDER BY t.id);
         IF cardinality(modelgen_closure_3_id) > modelgen_array_limit THEN EXIT modelgen_small_delete; END IF;
         PERFORM 1 FROM book AS t JOIN unnest(modelgen_closure_3_id) AS c(id) ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id = ANY(modelgen_closure_3_id) ORDER BY subject, other LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id = ANY(modelgen_closure_3_id) ORDER BY subject, other LIMIT 100 FOR SHARE OF o) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
             blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');
@@ -353,7 +353,7 @@ BEGIN
         INSERT INTO pg_temp.modelgen_delete_book (id) SELECT DISTINCT t.id FROM book AS t WHERE $1 IS NULL OR t.id = ANY($1);
         ANALYZE pg_temp.modelgen_delete_book;
         PERFORM 1 FROM book AS t JOIN pg_temp.modelgen_delete_book AS c ON c.id = t.id ORDER BY t.id FOR UPDATE OF t;
-        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) ORDER BY subject, other LIMIT 100) AS b GROUP BY b.subject ORDER BY b.subject LOOP
+        FOR blocker IN SELECT b.subject, string_agg('Loan#' || b.other, ', ' ORDER BY b.other) AS others FROM (SELECT o.book_id AS subject, o.id AS other FROM loan AS o WHERE o.book_id IN (SELECT id FROM pg_temp.modelgen_delete_book) ORDER BY subject, other LIMIT 100 FOR SHARE OF o) AS b GROUP BY b.subject ORDER BY b.subject LOOP
             blocked_entities := blocked_entities || 'Book'::text;
             blocked_ids := blocked_ids || blocker.subject::bigint;
             blocked_reasons := blocked_reasons || ('Book.loans (deny) still refers to ' || blocker.others || ', which would survive');

@@ -158,6 +158,34 @@ enum PostgresServer {
         return output.split(separator: "\n").map(String.init).sorted()
     }
 
+    /// A psql session started in the background on a script: the caller waits for `process`.
+    struct Session {
+        let process: Process
+        let output: Pipe
+        let error: Pipe
+
+        /// Waits for psql to end; its exit status, standard output and standard error.
+        func finish() -> (status: Int32, output: String, error: String) {
+            let output = output.fileHandleForReading.readDataToEndOfFile(), error = error.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+        }
+    }
+
+    /// Starts psql on `script` (ON_ERROR_STOP) in the background, as a second session would run beside the test's.
+    static func background(_ url: String, _ script: String) throws -> Session {
+        let file = try TestSupport.temporaryDirectory().appendingPathComponent("session.sql")
+        try script.write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", file.path]
+        let session = Session(process: process, output: Pipe(), error: Pipe())
+        process.standardOutput = session.output
+        process.standardError = session.error
+        try process.run()
+        return session
+    }
+
     @discardableResult
     static func psqlRaw(_ url: String, _ script: String) throws -> String {
         let directory = try TestSupport.temporaryDirectory()
