@@ -151,6 +151,7 @@ public final class PostgresModelContext {
         let newObjects = inserted
         var assigned: [ModelBackingData] = []
         var written = WrittenChanges()
+        var rowsBeforeDeletion: [ObjectIdentifier: Set<Int64>] = [:]
         do {
             try await container.client.withTransaction(logger: container.logger) { connection in
                 // Keys are checked at the commit, as SQLite's save checks them (`defer_foreign_keys`):
@@ -159,6 +160,7 @@ public final class PostgresModelContext {
                 let cascadedRows = try await self.setUniqueValuesOfCascadedRowsAside(inserting: newObjects, on: connection)
                 written = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
                 let countChecks = try await self.modelCountChecks(inserted: newObjects, on: connection)
+                if !self.deleted.isEmpty { rowsBeforeDeletion = try await self.storedRowsOfRegisteredObjects(on: connection) }
                 try await self.runDeletions(on: connection)
                 try await self.checkCascadedRowsWent(cascadedRows, on: connection)
                 try await self.checkModelCounts(countChecks, on: connection)
@@ -180,7 +182,7 @@ public final class PostgresModelContext {
             backing.managingContext = nil
         }
         clearPendingChanges()
-        if !deletedIdentities.isEmpty { try await refreshAfterDeletion(deletedObjects: deletedIdentities) }
+        if !deletedIdentities.isEmpty { try await refreshAfterDeletion(rowsBefore: rowsBeforeDeletion, deletedObjects: deletedIdentities) }
     }
 
     /// Defers the checks of the schema's foreign keys (`DEFERRABLE`, checked as each statement ends
@@ -569,8 +571,10 @@ public final class PostgresModelContext {
         }
         let sql = "SELECT \(safeDeleteFunction(of: Model.entity))(\(seed), \(dryRun))::text"
         var json = "{}"
+        var rowsBefore: [ObjectIdentifier: Set<Int64>] = [:]
         do {
             try await container.client.withTransaction(logger: container.logger) { connection in
+                if !dryRun { rowsBefore = try await self.storedRowsOfRegisteredObjects(on: connection) }
                 json = try await self.run(sql, bindings, on: connection).firstText() ?? "{}"
             }
         } catch {
@@ -580,16 +584,37 @@ public final class PostgresModelContext {
         let deleted = ((object["deleted"] as? [String: Any]) ?? [:]).map { (entity: $0.key, count: ($0.value as? NSNumber)?.intValue ?? 0) }
             .sorted { $0.entity < $1.entity }
         let report = DeletionReport(deleted: deleted, nullified: (object["nullified"] as? NSNumber)?.intValue ?? 0, isDryRun: dryRun, statementsExecuted: 1)
-        if !dryRun { try await refreshAfterDeletion() }
+        if !dryRun { try await refreshAfterDeletion(rowsBefore: rowsBefore) }
         return report
     }
 
+    /// The ids of the registered objects whose rows the store holds, by entity, read in the
+    /// delete's transaction before it runs: the refresh after it detaches only the objects whose
+    /// rows it deleted. One query per entity with objects in memory.
+    private func storedRowsOfRegisteredObjects(on connection: PostgresConnection) async throws -> [ObjectIdentifier: Set<Int64>] {
+        var rows: [ObjectIdentifier: Set<Int64>] = [:]
+        for (entity, registry) in registries where !registry.isEmpty {
+            let mapping = container.mappings[entity]!
+            var bindings = PostgresBindings()
+            bindings.append(Array(registry.keys))
+            var ids: Set<Int64> = []
+            for try await row in try await run("SELECT id FROM \(mapping.table) WHERE id \(Self.idListClause)", bindings, on: connection) {
+                ids.insert(try row.decode(Int64.self))
+            }
+            rows[entity] = ids
+        }
+        return rows
+    }
+
     /// After a delete ran in the database (`deletedObjects`: the objects the app deleted, which left the
-    /// context already): objects whose rows are gone leave the context, and every other object
+    /// context already): objects whose rows it deleted (`rowsBefore`: the rows of registered objects
+    /// before it) leave the context — one whose row was already gone, deleted by another context or
+    /// process, stays, so that a change to it is refused by the next save as `.deletedFromStore`
+    /// instead of being dropped with the object — and every other object
     /// forgets them (its loaded relationships stay loaded, minus those objects);
     /// relationships not loaded take the keys the store now holds. One query per entity with
     /// objects in memory.
-    private func refreshAfterDeletion(deletedObjects: Set<ObjectIdentifier> = []) async throws {
+    private func refreshAfterDeletion(rowsBefore: [ObjectIdentifier: Set<Int64>], deletedObjects: Set<ObjectIdentifier> = []) async throws {
         var detached = deletedObjects
         var survivors: [(ModelBackingData, [Int64?])] = []
         for (entity, registry) in registries where !registry.isEmpty {
@@ -605,7 +630,8 @@ public final class PostgresModelContext {
                 keys[try cells[0].decode(Int64.self)] = foreignIDs
             }
             statementsExecuted += 1
-            for (id, entry) in registry {
+            let before = rowsBefore[entity] ?? []
+            for (id, entry) in registry where before.contains(id) || keys[id] != nil {
                 let backing = entry.backing
                 if let foreignIDs = keys[id] {
                     survivors.append((backing, foreignIDs))

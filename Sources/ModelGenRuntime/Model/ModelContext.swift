@@ -290,13 +290,14 @@ public final class ModelContext {
             seed = .all
         }
         let report: DeletionReport
+        let rowsBefore = dryRun ? [:] : try storedRowsOfRegisteredObjects()
         do {
             report = try DeletionExecutor(database: database, recordingLargestIDsOf: schema.models.map { ($0.entity.tableName, $0.entity.table) })
                 .run(program, seed: seed, dryRun: dryRun)
         } catch let error as SQLiteError {
             throw translate(error)
         }
-        if !dryRun { try refreshAfterDeletion() }
+        if !dryRun { try refreshAfterDeletion(rowsBefore: rowsBefore) }
         return report
     }
 
@@ -337,6 +338,7 @@ public final class ModelContext {
     public func save() throws {
         guard hasChanges else { return }
         let newObjects = inserted
+        var rowsBeforeDeletion: [ObjectIdentifier: Set<Int64>] = [:]
         var assigned: [ModelBackingData] = []
         var savedMembers: [(ModelBackingData, Int)] = []
         do {
@@ -355,7 +357,10 @@ public final class ModelContext {
                 }
                 deletedIDs[positions[entity]!].ids.append(object.persistentBackingData.id!)
             }
-            if !deletedIDs.isEmpty { try database.recordLargestIDs(of: schema.models.map { $0.entity }) }
+            if !deletedIDs.isEmpty {
+                try database.recordLargestIDs(of: schema.models.map { $0.entity })
+                rowsBeforeDeletion = try storedRowsOfRegisteredObjects()
+            }
             try runDeletions(deletedIDs)
             try checkCascadedRowsWent(cascadedRows)
             try checkModelCounts(countChecks)
@@ -373,7 +378,7 @@ public final class ModelContext {
         for object in newObjects { object.persistentBackingData.didSave() }
         for object in changed { object.persistentBackingData.didSave() }
         for (backing, index) in savedMembers { backing.didSaveMembers(index) }
-        let hadDeletions = !deleted.isEmpty
+        let deletedIdentities = Set(deleted.map { ObjectIdentifier($0) })
         for object in deleted {
             let backing = object.persistentBackingData
             registries[ObjectIdentifier(backing.entity)]?.remove(backing.id!)
@@ -381,7 +386,7 @@ public final class ModelContext {
             backing.context = nil
         }
         clearPendingChanges()
-        if hadDeletions { try refreshAfterDeletion() }
+        if !deletedIdentities.isEmpty { try refreshAfterDeletion(rowsBefore: rowsBeforeDeletion, deletedObjects: deletedIdentities) }
     }
 
     /// Runs each entity's deletion plan on the ids of its objects the save deletes, in the order
@@ -746,13 +751,30 @@ public final class ModelContext {
         return .brokenReference(table: table, column: column, key: value.integer, entities: schema.models.map { $0.entity })
     }
 
-    /// After a delete ran in the database: detach objects whose rows are gone and bring every
-    /// registered object's relationships up to date with the store, without losing unsaved work.
-    /// An object with no pending changes forgets its loaded relationships (they load again on
-    /// access); one with pending changes (and every inserted object) keeps them, minus the objects
-    /// whose rows the delete removed, so the next `save` writes them.
-    private func refreshAfterDeletion() throws {
-        var detached: Set<ObjectIdentifier> = []
+    /// The ids of the registered objects whose rows the store holds, by entity: read before a
+    /// delete runs, so that the refresh after it detaches only the objects whose rows it deleted.
+    ///
+    ///     SELECT id FROM "table" WHERE id IN (SELECT value FROM json_each(?))
+    private func storedRowsOfRegisteredObjects() throws -> [ObjectIdentifier: Set<Int64>] {
+        var rows: [ObjectIdentifier: Set<Int64>] = [:]
+        for model in schema.models {
+            guard let registry = registries[ObjectIdentifier(model.entity)], !registry.isEmpty else { continue }
+            let ids = try database.query("SELECT id FROM \(model.entity.table) WHERE id \(Self.idListClause)", [Self.jsonArray(registry.all.map(\.id))])
+            rows[ObjectIdentifier(model.entity)] = Set(ids.compactMap { $0[0].integer })
+        }
+        return rows
+    }
+
+    /// After a delete ran in the database (`deletedObjects`: the objects the app deleted, which left
+    /// the context already): detach objects whose rows it deleted (`rowsBefore`: the
+    /// rows of registered objects before it; an object whose row was already gone, deleted by
+    /// another context or process, stays registered, so that a change to it is refused by the next
+    /// save as `.deletedFromStore` instead of being dropped with the object), and every other
+    /// object forgets them (its loaded relationships stay loaded, minus those objects: it keeps
+    /// showing what it read, as on PostgreSQL, where unloading would show keys another context
+    /// saved since); relationships not loaded take the keys the store now holds.
+    private func refreshAfterDeletion(rowsBefore: [ObjectIdentifier: Set<Int64>], deletedObjects: Set<ObjectIdentifier> = []) throws {
+        var detached = deletedObjects
         var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
         for model in schema.models {
             let entity = model.entity
@@ -763,7 +785,8 @@ public final class ModelContext {
             for row in try database.query("SELECT id\(columns.map { ", " + $0 }.joined()) FROM \(entity.table) WHERE id \(Self.idListClause)", [Self.jsonArray(objects.keys)]) {
                 if let id = row[0].integer { rows[id] = Array(row.dropFirst()) }
             }
-            for (id, object) in objects {
+            let before = rowsBefore[ObjectIdentifier(entity)] ?? []
+            for (id, object) in objects where before.contains(id) || rows[id] != nil {
                 let backing = object.persistentBackingData
                 guard let row = rows[id] else {
                     registry.remove(id)
@@ -781,11 +804,7 @@ public final class ModelContext {
         }
         for (backing, foreignIDs) in survivors {
             for (index, _) in backing.entity.foreignKeys { backing.setSavedForeignID(index, foreignIDs[index]) }
-            if backing.isChanged {
-                backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
-            } else {
-                backing.unloadRelationships()
-            }
+            backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
         }
         for object in inserted { object.persistentBackingData.forgetRelated(detached, storedForeignIDs: nil) }
         if !detached.isEmpty {
