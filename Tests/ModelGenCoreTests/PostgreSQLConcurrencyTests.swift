@@ -55,7 +55,7 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
         let deleting = try PostgresServer.background(url, "SET search_path TO \(schema); \(delete)")
         let outcome = deleting.finish()
         _ = writing.finish()
-        return outcome
+        return (outcome.status, outcome.standardOutput, outcome.standardError)
     }
 
     private func prepare(_ url: String) throws {

@@ -76,7 +76,7 @@ final class PostgreSQLRaceTests: XCTestCase {
             let hold = "DO $$ BEGIN PERFORM pg_advisory_lock_shared(\(Self.gateKey)); END $$;\n"
             let gate = try Gate(url, key: Self.gateKey)
             defer { gate.open() }
-            let deleting: PostgresServer.Session, writing: PostgresServer.Session
+            let deleting: TestSupport.RunningProcess, writing: TestSupport.RunningProcess
             let deleteFirst: Bool
             if writerFirst {
                 writing = try PostgresServer.background(url, session + "'mg_race_b';\nBEGIN;\n" + writer + hold + "COMMIT;\n")
@@ -102,9 +102,8 @@ final class PostgreSQLRaceTests: XCTestCase {
             var writerWent = false
             var expected: Result<DeletionReport, DeletionRefused>?
             func runDelete() throws {
-                let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
                 do {
-                    expected = .success(try DeletionExecutor(database: serial).run(program, seed: .ids(ids)))
+                    expected = .success(try DeletionExecutor(database: serial).run(Self.sqlitePlan(deleting: entity, in: schema), seed: .ids(ids)))
                 } catch let refusal as DeletionRefused {
                     expected = .failure(refusal)
                 }
@@ -118,9 +117,9 @@ final class PostgreSQLRaceTests: XCTestCase {
             }
             if !writerWent { writersRefused += 1 }
 
-            XCTAssertEqual(deleted.status, 0, "\(context)\nA failed: \(deleted.error)")
-            XCTAssertEqual(written.status == 0, writerWent, "\(context)\nB on PostgreSQL: \(written.status == 0 ? "committed" : written.error)")
-            let result = deleted.output.split(separator: "\n").map(String.init).first ?? ""
+            XCTAssertEqual(deleted.status, 0, "\(context)\nA failed: \(deleted.standardError)")
+            XCTAssertEqual(written.status == 0, writerWent, "\(context)\nB on PostgreSQL: \(written.status == 0 ? "committed" : written.standardError)")
+            let result = deleted.standardOutput.split(separator: "\n").map(String.init).first ?? ""
             switch expected {
             case let .failure(refusal)?:
                 refused += 1
@@ -212,6 +211,11 @@ final class PostgreSQLRaceTests: XCTestCase {
         return writes
     }
 
+    /// The SQLite program of `entity`'s deletion plan.
+    private static func sqlitePlan(deleting entity: Entity, in schema: ModelSchema) -> DeletionProgram {
+        DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
+    }
+
     /// Runs `writes` on `store` as one transaction would: all of them, or (one refused) none.
     private static func apply(_ writes: [Write], to store: SQLiteDatabase, schema: ModelSchema) throws -> Bool {
         try store.execute("SAVEPOINT writer")
@@ -221,8 +225,7 @@ final class PostgreSQLRaceTests: XCTestCase {
                 case let .sql(sql):
                     try store.execute(sql)
                 case let .delete(entity, ids):
-                    let program = DeletionSQLRenderer(schema: schema, dialect: .sqlite).program(for: DeletionPlanner(schema: schema).plan(for: entity.name))
-                    _ = try DeletionExecutor(database: store).run(program, seed: .ids(ids))
+                    _ = try DeletionExecutor(database: store).run(sqlitePlan(deleting: entity, in: schema), seed: .ids(ids))
                 }
             }
             try store.execute("RELEASE writer")
@@ -236,7 +239,7 @@ final class PostgreSQLRaceTests: XCTestCase {
     /// Waits until `session` ends or is seen waiting as `condition` says (a test on its row of
     /// `pg_stat_activity`, found by its `application` name); true when it waits. Either is a state
     /// the session stays in until the test lets the other session go.
-    private func waits(_ url: String, _ session: PostgresServer.Session, application: String, _ condition: String) throws -> Bool {
+    private func waits(_ url: String, _ session: TestSupport.RunningProcess, application: String, _ condition: String) throws -> Bool {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if !session.process.isRunning { return false }

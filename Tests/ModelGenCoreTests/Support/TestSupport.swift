@@ -74,33 +74,50 @@ enum TestSupport {
         var standardError: String
     }
 
-    /// Runs a program and waits for it.
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+    /// A program started and not yet waited for.
+    struct RunningProcess {
+        let process: Process
+        let output: Pipe
+        let error: Pipe
+
+        /// Waits for the program to end: its exit status, standard output and standard error.
+        func finish() -> ProcessResult {
+            // Both pipes are read at once: a program that fills one while the other is read would
+            // wait for the reader forever (a compiler's many warnings on standard error did).
+            final class Collected: @unchecked Sendable { var data = Data() }
+            let errorData = Collected(), readingErrors = DispatchGroup()
+            readingErrors.enter()
+            DispatchQueue.global().async {
+                errorData.data = error.fileHandleForReading.readDataToEndOfFile()
+                readingErrors.leave()
+            }
+            let outputData = output.fileHandleForReading.readDataToEndOfFile()
+            readingErrors.wait()
+            process.waitUntilExit()
+            return ProcessResult(status: process.terminationStatus,
+                                 standardOutput: String(decoding: outputData, as: UTF8.self),
+                                 standardError: String(decoding: errorData.data, as: UTF8.self))
+        }
+    }
+
+    /// Starts a program; `finish()` waits for it.
+    static func start(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> RunningProcess {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
-        let output = Pipe(), error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
+        let running = RunningProcess(process: process, output: Pipe(), error: Pipe())
+        process.standardOutput = running.output
+        process.standardError = running.error
         try process.run()
-        // Both pipes are read at once: a program that fills one while the other is read would
-        // wait for the reader forever (a compiler's many warnings on standard error did).
-        final class Collected: @unchecked Sendable { var data = Data() }
-        let errorData = Collected(), readingErrors = DispatchGroup()
-        readingErrors.enter()
-        DispatchQueue.global().async {
-            errorData.data = error.fileHandleForReading.readDataToEndOfFile()
-            readingErrors.leave()
-        }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        readingErrors.wait()
-        process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus,
-                             standardOutput: String(decoding: outputData, as: UTF8.self),
-                             standardError: String(decoding: errorData.data, as: UTF8.self))
+        return running
+    }
+
+    /// Runs a program and waits for it.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> ProcessResult {
+        try start(executable, arguments, environment: environment).finish()
     }
 
     /// Runs the built `modelgen`.
@@ -158,41 +175,17 @@ enum PostgresServer {
         return output.split(separator: "\n").map(String.init).sorted()
     }
 
-    /// A psql session started in the background on a script: the caller waits for `process`.
-    struct Session {
-        let process: Process
-        let output: Pipe
-        let error: Pipe
-
-        /// Waits for psql to end; its exit status, standard output and standard error.
-        func finish() -> (status: Int32, output: String, error: String) {
-            let output = output.fileHandleForReading.readDataToEndOfFile(), error = error.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
-        }
-    }
-
-    /// Starts psql on `script` (ON_ERROR_STOP) in the background, as a second session would run beside the test's.
-    static func background(_ url: String, _ script: String) throws -> Session {
-        let file = try TestSupport.temporaryDirectory().appendingPathComponent("session.sql")
+    /// Starts psql on `script` (ON_ERROR_STOP) in the background, as a second session would run
+    /// beside the test's; `finish()` waits for it.
+    static func background(_ url: String, _ script: String) throws -> TestSupport.RunningProcess {
+        let file = try TestSupport.temporaryDirectory().appendingPathComponent("script.sql")
         try script.write(to: file, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", file.path]
-        let session = Session(process: process, output: Pipe(), error: Pipe())
-        process.standardOutput = session.output
-        process.standardError = session.error
-        try process.run()
-        return session
+        return try TestSupport.start(URL(fileURLWithPath: "/usr/bin/env"), ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", file.path])
     }
 
     @discardableResult
     static func psqlRaw(_ url: String, _ script: String) throws -> String {
-        let directory = try TestSupport.temporaryDirectory()
-        let file = directory.appendingPathComponent("script.sql")
-        try script.write(to: file, atomically: true, encoding: .utf8)
-        let result = try TestSupport.run(URL(fileURLWithPath: "/usr/bin/env"),
-                                         ["psql", url, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-f", file.path])
+        let result = try background(url, script).finish()
         guard result.status == 0 else {
             throw NSError(domain: "psql", code: Int(result.status), userInfo: [NSLocalizedDescriptionKey: result.standardError])
         }
