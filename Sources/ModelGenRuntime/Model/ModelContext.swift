@@ -290,8 +290,9 @@ public final class ModelContext {
             seed = .all
         }
         let report: DeletionReport
-        let rowsBefore = dryRun ? [:] : try storedRowsOfRegisteredObjects()
+        var rowsBefore: [ObjectIdentifier: Set<Int64>] = [:]
         do {
+            if !dryRun { rowsBefore = try storedRowsOfRegisteredObjects() }
             report = try DeletionExecutor(database: database, recordingLargestIDsOf: schema.models.map { ($0.entity.tableName, $0.entity.table) })
                 .run(program, seed: seed, dryRun: dryRun)
         } catch let error as SQLiteError {
