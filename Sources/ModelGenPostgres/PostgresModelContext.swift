@@ -610,13 +610,15 @@ public final class PostgresModelContext {
     /// context already): objects whose rows it deleted (`rowsBefore`: the rows of registered objects
     /// before it) leave the context — one whose row was already gone, deleted by another context or
     /// process, stays, so that a change to it is refused by the next save as `.deletedFromStore`
-    /// instead of being dropped with the object — and every other object
+    /// instead of being dropped with the object — and every other object, such a one too,
     /// forgets them (its loaded relationships stay loaded, minus those objects);
     /// relationships not loaded take the keys the store now holds. One query per entity with
     /// objects in memory.
     private func refreshAfterDeletion(rowsBefore: [ObjectIdentifier: Set<Int64>], deletedObjects: Set<ObjectIdentifier> = []) async throws {
         var detached = deletedObjects
         var survivors: [(ModelBackingData, [Int64?])] = []
+        /// Objects whose rows were gone before the delete: they stay, and forget what it removed.
+        var stale: [ModelBackingData] = []
         for (entity, registry) in registries where !registry.isEmpty {
             let mapping = container.mappings[entity]!
             var bindings = PostgresBindings()
@@ -631,9 +633,11 @@ public final class PostgresModelContext {
             }
             statementsExecuted += 1
             let before = rowsBefore[entity] ?? []
-            for (id, entry) in registry where before.contains(id) || keys[id] != nil {
+            for (id, entry) in registry {
                 let backing = entry.backing
-                if let foreignIDs = keys[id] {
+                if !before.contains(id), keys[id] == nil {
+                    stale.append(backing)
+                } else if let foreignIDs = keys[id] {
                     survivors.append((backing, foreignIDs))
                 } else {
                     registries[entity]?[id] = nil
@@ -647,7 +651,7 @@ public final class PostgresModelContext {
             for key in backing.entity.foreignKeys { backing.setSavedForeignID(key.index, foreignIDs[key.index]) }
             backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
         }
-        for object in inserted { object.persistentBackingData.forgetRelated(detached, storedForeignIDs: nil) }
+        for backing in stale + inserted.map(\.persistentBackingData) { backing.forgetRelated(detached, storedForeignIDs: nil) }
         pending.forget(detached)
     }
 

@@ -771,12 +771,14 @@ public final class ModelContext {
     /// rows of registered objects before it; an object whose row was already gone, deleted by
     /// another context or process, stays registered, so that a change to it is refused by the next
     /// save as `.deletedFromStore` instead of being dropped with the object), and every other
-    /// object forgets them (its loaded relationships stay loaded, minus those objects: it keeps
+    /// object, such a one too, forgets them (its loaded relationships stay loaded, minus those objects: it keeps
     /// showing what it read, as on PostgreSQL, where unloading would show keys another context
     /// saved since); relationships not loaded take the keys the store now holds.
     private func refreshAfterDeletion(rowsBefore: [ObjectIdentifier: Set<Int64>], deletedObjects: Set<ObjectIdentifier> = []) throws {
         var detached = deletedObjects
         var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
+        /// Objects whose rows were gone before the delete: they stay, and forget what it removed.
+        var stale: [ModelBackingData] = []
         for model in schema.models {
             let entity = model.entity
             guard let registry = registries[ObjectIdentifier(entity)], !registry.isEmpty else { continue }
@@ -787,8 +789,12 @@ public final class ModelContext {
                 if let id = row[0].integer { rows[id] = Array(row.dropFirst()) }
             }
             let before = rowsBefore[ObjectIdentifier(entity)] ?? []
-            for (id, object) in objects where before.contains(id) || rows[id] != nil {
+            for (id, object) in objects {
                 let backing = object.persistentBackingData
+                if !before.contains(id), rows[id] == nil {
+                    stale.append(backing)
+                    continue
+                }
                 guard let row = rows[id] else {
                     registry.remove(id)
                     backing.isDeleted = false
@@ -807,7 +813,7 @@ public final class ModelContext {
             for (index, _) in backing.entity.foreignKeys { backing.setSavedForeignID(index, foreignIDs[index]) }
             backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
         }
-        for object in inserted { object.persistentBackingData.forgetRelated(detached, storedForeignIDs: nil) }
+        for backing in stale + inserted.map(\.persistentBackingData) { backing.forgetRelated(detached, storedForeignIDs: nil) }
         if !detached.isEmpty {
             pending.forget(detached)
             pendingIndexes = [:]
