@@ -162,6 +162,7 @@ public final class PostgresModelContext {
                 let countChecks = try await self.modelCountChecks(inserted: newObjects, on: connection)
                 if !self.deleted.isEmpty { rowsBeforeDeletion = try await self.storedRowsOfRegisteredObjects(on: connection) }
                 try await self.runDeletions(on: connection)
+                try await self.removeJoinRows(withDeletedEnd: written.joinRowsWithDeletedEnd, on: connection)
                 try await self.checkCascadedRowsWent(cascadedRows, on: connection)
                 try await self.checkModelCounts(countChecks, on: connection)
             }
@@ -228,6 +229,8 @@ public final class PostgresModelContext {
     private struct WrittenChanges {
         /// Join-table lists written, whose members become the saved ones.
         var members: [(ModelBackingData, Int)] = []
+        /// Join rows added with an end the save deletes, removed once the deletions ran.
+        var joinRowsWithDeletedEnd: [JoinRowChanges.Table] = []
         /// Values the store keeps differently (dates, to the microsecond).
         var storedValues: [(ModelBackingData, Int, SQLValue)] = []
     }
@@ -294,7 +297,7 @@ public final class PostgresModelContext {
         for (key, _, backings) in orderedUpdates {
             try await update(key, backings, on: connection, &written)
         }
-        written.members = try await writeJoinRows(of: newObjects + changed, on: connection)
+        (written.members, written.joinRowsWithDeletedEnd) = try await writeJoinRows(of: newObjects + changed, on: connection)
         return written
     }
 
@@ -487,27 +490,40 @@ public final class PostgresModelContext {
     ///       SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING
     ///
     /// The pairs added go sorted and each once; `ON CONFLICT DO NOTHING` lets two sessions add the
-    /// same membership at once (it costs about 0.4 s of a 100,000-book insert's 5.5 s).
-    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> [(ModelBackingData, Int)] {
+    /// same membership at once (it costs about 0.4 s of a 100,000-book insert's 5.5 s). Returns the
+    /// lists written and the tables' pairs added with an end the save deletes.
+    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> ([(ModelBackingData, Int)], [JoinRowChanges.Table]) {
         // Both sides name the same two columns: pairs are kept in the order of their names.
-        let changes = JoinRowChanges(of: objects) { _, own, target in SQLDialect.unquoted(own) < SQLDialect.unquoted(target) }
-        let quote = postgresQuoted
+        let changes = JoinRowChanges(of: objects, deleting: !deleted.isEmpty) { _, own, target in SQLDialect.unquoted(own) < SQLDialect.unquoted(target) }
         for change in changes.tables {
-            let (table, first, second) = (quote(change.name), quote(change.columns.0), quote(change.columns.1))
-            if !change.removed.isEmpty {
-                var bindings = PostgresBindings()
-                bindings.append(change.removed.map(\.first))
-                bindings.append(change.removed.map(\.second))
-                _ = try await run("DELETE FROM \(table) USING unnest($1::bigint[], $2::bigint[]) AS modelgen_values(a, b) WHERE \(table).\(first) = modelgen_values.a AND \(table).\(second) = modelgen_values.b", bindings, on: connection).collect()
-            }
+            try await removeJoinRows(change.removed, of: change, on: connection)
             if !change.added.isEmpty {
+                let (table, first, second) = (postgresQuoted(change.name), postgresQuoted(change.columns.0), postgresQuoted(change.columns.1))
                 var bindings = PostgresBindings()
                 bindings.append(change.added.map(\.first))
                 bindings.append(change.added.map(\.second))
                 _ = try await run("INSERT INTO \(table) (\(first), \(second)) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING", bindings, on: connection).collect()
             }
         }
-        return changes.written
+        return (changes.written, changes.tables.filter { !$0.addedWithDeletedEnd.isEmpty })
+    }
+
+    /// Removes the join rows of `pairs` from `change`'s table (one statement; none for no pairs).
+    private func removeJoinRows(_ pairs: [JoinRowChanges.Pair], of change: JoinRowChanges.Table, on connection: PostgresConnection) async throws {
+        guard !pairs.isEmpty else { return }
+        let quote = postgresQuoted
+        let (table, first, second) = (quote(change.name), quote(change.columns.0), quote(change.columns.1))
+        var bindings = PostgresBindings()
+        bindings.append(pairs.map(\.first))
+        bindings.append(pairs.map(\.second))
+        _ = try await run("DELETE FROM \(table) USING unnest($1::bigint[], $2::bigint[]) AS modelgen_values(a, b) WHERE \(table).\(first) = modelgen_values.a AND \(table).\(second) = modelgen_values.b", bindings, on: connection).collect()
+    }
+
+    /// Removes the join rows a save added with an end it deleted, once its deletions ran
+    /// (`JoinRowChanges.Table.addedWithDeletedEnd`): those still there name a row another session
+    /// deleted, and the changes of an object the save deletes refuse nothing.
+    private func removeJoinRows(withDeletedEnd tables: [JoinRowChanges.Table], on connection: PostgresConnection) async throws {
+        for change in tables { try await removeJoinRows(change.addedWithDeletedEnd, of: change, on: connection) }
     }
 
     /// Runs the safe-deletion function of each entity with objects marked deleted (one call per

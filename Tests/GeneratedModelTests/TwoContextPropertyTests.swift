@@ -1,25 +1,26 @@
 import Foundation
 import ModelGenPostgres
-import ModelGenRuntime
+@_spi(Backend) import ModelGenRuntime
 import ModelGenTestSupport
 import PostgresNIO
 import XCTest
 
 /// A differential property test of two contexts on one store (sharing a container, or each with a
 /// container of its own), on SQLite and on PostgreSQL from one test body: random fetches, changes
-/// of attributes and keys, inserts, deletes of employees and of departments (whose staff the
-/// delete rule `nullify` lets go) and saves, interleaved, beside a plain Swift model of what the
-/// README promises. An object shows what its context read and changed since (a department its own
-/// save deleted shows as nil); a save writes only what its context changed (never an older value
-/// it read over a newer one the other context saved), and writes nothing when it is refused: with
-/// `.deletedFromStore` when an object it changed lost its row to the other context, with
-/// `.constraintViolation` when it sets a key to a department the other context deleted. After
-/// every step each context's objects show the model's values; after every save the store holds
-/// the model's rows.
+/// of attributes, keys and many-to-many links, inserts, deletes of employees, of departments
+/// (whose staff the delete rule `nullify` lets go) and of projects (whose links go with them) and
+/// saves, interleaved, beside a plain Swift model of what the README promises. An object shows
+/// what its context read and changed since (an object its own save deleted is gone from what it
+/// shows); a save writes only what its context changed (never an older value it read over a newer
+/// one the other context saved; only the links it added or removed), and writes nothing when it is
+/// refused: with `.deletedFromStore` when an object it changed, or one it linked to, lost its row
+/// to the other context, with `.constraintViolation` when it sets a key to a department the other
+/// context deleted. After every step each context's objects show the model's values; after every
+/// save the store holds the model's rows and links.
 final class TwoContextPropertyTests: XCTestCase {
     func testTwoContextsNeverLoseOrOverwriteEachOthersSavedChangesOnSQLite() async throws {
         var counts = TwoContextRun.Counts()
-        for seed in UInt64(1)...150 {
+        for seed in UInt64(1)...200 {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-two-contexts-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -36,6 +37,7 @@ final class TwoContextPropertyTests: XCTestCase {
         print("two contexts on SQLite: \(counts)")
         XCTAssertGreaterThan(counts.saves, 1_000)
         XCTAssertGreaterThan(counts.lostRows, 20)
+        XCTAssertGreaterThan(counts.lostLinks, 5)
         XCTAssertGreaterThan(counts.goneKeys, 10)
     }
 
@@ -45,10 +47,8 @@ final class TwoContextPropertyTests: XCTestCase {
             // The other context shares the container, or has one of its own.
             let other = try await PostgresModelContainer(for: Catalog.self, client: client)
             var counts = TwoContextRun.Counts()
-            for seed in UInt64(1)...60 {
-                _ = try await client.query("DELETE FROM employee_projects").collect()
-                _ = try await client.query("DELETE FROM employee").collect()
-                _ = try await client.query("DELETE FROM department").collect()
+            for seed in UInt64(1)...80 {
+                for table in ["employee_projects", "employee", "department", "project"] { _ = try await client.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table)")).collect() }
                 let run = TwoContextRun(seed: seed, steps: 60, open: { sharesContainer in
                     let second = sharesContainer ? first : other
                     return [{ PostgresModelContext(first) }, { PostgresModelContext(second) }]
@@ -59,28 +59,35 @@ final class TwoContextPropertyTests: XCTestCase {
             print("two contexts on PostgreSQL: \(counts)")
             XCTAssertGreaterThan(counts.saves, 400)
             XCTAssertGreaterThan(counts.lostRows, 8)
+            XCTAssertGreaterThan(counts.lostLinks, 2)
             XCTAssertGreaterThan(counts.goneKeys, 4)
         }
     }
 
-    /// The employees' rows in the file, read by SQL on a connection of its own.
-    private static func stored(_ url: URL) throws -> [Int64: TwoContextRun.Row] {
+    /// The employees' rows and links in the file, read by SQL on a connection of its own.
+    private static func stored(_ url: URL) throws -> TwoContextRun.Store {
         let database = try SQLiteDatabase(path: url.path, create: false)
-        var rows: [Int64: TwoContextRun.Row] = [:]
+        var store = TwoContextRun.Store()
         for row in try database.query("SELECT id, name, level, department_id FROM employee") {
             guard case let .text(name) = row[1] else { continue }
-            rows[row[0].integer!] = .init(name: name, level: row[2].integer.map(Int.init), department: row[3].integer)
+            store.rows[row[0].integer!] = .init(name: name, level: row[2].integer.map(Int.init), department: row[3].integer)
         }
-        return rows
+        for row in try database.query("SELECT employee_id, project_id FROM employee_projects") {
+            store.links.insert(.init(employee: row[0].integer!, project: row[1].integer!))
+        }
+        return store
     }
 
-    /// The employees' rows on the server, read by SQL.
-    private static func stored(_ client: PostgresClient) async throws -> [Int64: TwoContextRun.Row] {
-        var rows: [Int64: TwoContextRun.Row] = [:]
+    /// The employees' rows and links on the server, read by SQL.
+    private static func stored(_ client: PostgresClient) async throws -> TwoContextRun.Store {
+        var store = TwoContextRun.Store()
         for try await (id, name, level, department) in try await client.query("SELECT id, name, level, department_id FROM employee").decode((Int64, String, Int64?, Int64?).self) {
-            rows[id] = .init(name: name, level: level.map(Int.init), department: department)
+            store.rows[id] = .init(name: name, level: level.map(Int.init), department: department)
         }
-        return rows
+        for try await (employee, project) in try await client.query("SELECT employee_id, project_id FROM employee_projects").decode((Int64, Int64).self) {
+            store.links.insert(.init(employee: employee, project: project))
+        }
+        return store
     }
 }
 
@@ -96,29 +103,72 @@ struct TwoContextRun {
         var description: String { "\(name)/\(level.map(String.init) ?? "nil")/\(department.map(String.init) ?? "nil")" }
     }
 
+    /// A row of the join table of `Employee.projects` and `Project.members`.
+    struct Link: Hashable, CustomStringConvertible {
+        var employee: Int64
+        var project: Int64
+
+        var description: String { "\(employee)-\(project)" }
+    }
+
+    /// What the store holds of employees.
+    struct Store: Equatable {
+        var rows: [Int64: Row] = [:]
+        var links: Set<Link> = []
+
+        func projects(of employee: Int64) -> Set<Int64> { Set(links.filter { $0.employee == employee }.map(\.project)) }
+    }
+
     enum Attribute: Hashable { case name, level }
 
-    /// A saved employee the app holds: what it shows, the attributes the context set since it read
-    /// or saved the object (a set is written, whatever its value), and the department it read or
-    /// saved (a key is written when it differs).
-    typealias Held = (object: Employee, shows: Row, changed: Set<Attribute>, savedDepartment: Int64?)
+    /// A saved employee the app holds.
+    struct Held {
+        let object: Employee
+        /// What it shows.
+        var shows: Row
+        /// The attributes the context set since it read or saved the object (a set is written,
+        /// whatever its value).
+        var changed: Set<Attribute> = []
+        /// The department it read or saved (a key is written when it differs).
+        var savedDepartment: Int64?
+        /// Its projects, once its context loaded them (nil before), and those it loaded or saved:
+        /// a save writes the difference.
+        var projects: Set<Int64>?
+        var savedProjects: Set<Int64> = []
+
+        init(_ object: Employee, _ row: Row) {
+            self.object = object
+            shows = row
+            savedDepartment = row.department
+        }
+
+        /// Whether a save writes it.
+        var writes: Bool { changesRow || !removedProjects.isEmpty }
+        /// Whether a save writes its row or adds a link to it (removing a link from an object
+        /// whose row is gone loses nothing: the link went with it).
+        var changesRow: Bool { !changed.isEmpty || shows.department != savedDepartment || !addedProjects.isEmpty }
+        var addedProjects: Set<Int64> { projects.map { $0.subtracting(savedProjects) } ?? [] }
+        var removedProjects: Set<Int64> { projects.map { savedProjects.subtracting($0) } ?? [] }
+    }
 
     /// One context and the model of what its objects show.
     final class Side {
         let context: any SeedFlowContext
         let departments: [Int64: Department]
+        let projects: [Int64: Project]
         /// The saved employees the app holds, by row id.
         var objects: [Int64: Held] = [:]
         /// New employees not yet saved.
         var inserted: [(object: Employee, shows: Row)] = []
-        /// Saved employees deleted and not yet saved.
+        /// Saved employees, departments and projects deleted and not yet saved.
         var deleted: Set<Int64> = []
-        /// Departments deleted and not yet saved.
         var deletedDepartments: Set<Int64> = []
+        var deletedProjects: Set<Int64> = []
 
         init(_ context: any SeedFlowContext) async throws {
             self.context = context
             departments = Dictionary(uniqueKeysWithValues: try await context.fetch(FetchDescriptor<Department>()).map { ($0.persistentModelID.id!, $0) })
+            projects = Dictionary(uniqueKeysWithValues: try await context.fetch(FetchDescriptor<Project>()).map { ($0.persistentModelID.id!, $0) })
         }
     }
 
@@ -127,22 +177,26 @@ struct TwoContextRun {
     /// Opens the store, empty, and gives a new context of each side: whether the second side's
     /// contexts share the first's container is drawn from the seed.
     let open: (_ sharesContainer: Bool) async throws -> [() -> any SeedFlowContext]
-    /// The employees' rows the store holds, read without the runtime.
-    let stored: () async throws -> [Int64: Row]
+    /// What the store holds, read without the runtime.
+    let stored: () async throws -> Store
     /// Whether the test has failed (a run stops at its first failing step).
     let failed: () -> Bool
 
-    /// What a run saw: saves that succeeded, and those refused for a lost row or for a key to a
-    /// department the other context deleted.
+    /// What a run saw: saves that succeeded, and those refused for a lost row, for a link to a
+    /// project the other context deleted, or for a key to a department it deleted.
     struct Counts {
-        var saves = 0, lostRows = 0, goneKeys = 0
+        var saves = 0, lostRows = 0, lostLinks = 0, goneKeys = 0
 
         static func += (counts: inout Counts, run: Counts) {
             counts.saves += run.saves
             counts.lostRows += run.lostRows
+            counts.lostLinks += run.lostLinks
             counts.goneKeys += run.goneKeys
         }
     }
+
+    /// The index of `Employee.projects` among the entity's relationships.
+    private static let projectsIndex = Employee.entity.relationshipIndex(named: "projects")!
 
     /// Runs the steps; what they saw.
     func run() async throws -> Counts {
@@ -152,12 +206,14 @@ struct TwoContextRun {
         let contexts = try await open(generator.below(2) == 0)
         let setup = contexts[0]()
         for title in ["a", "b", "c"] { setup.insert(Department(title: title)) }
+        for code in ["p", "q", "r"] { setup.insert(Project(code: code)) }
         for (index, level) in levels.enumerated() { setup.insert(Employee(name: "e\(index)", level: level)) }
         try await setup.save()
         var sides = [try await Side(contexts[0]()), try await Side(contexts[1]())]
         var store = try await stored()
-        /// The departments whose rows the store holds.
+        /// The departments and projects whose rows the store holds.
         var storedDepartments = Set(sides[0].departments.keys)
+        var storedProjects = Set(sides[0].projects.keys)
         var counter = 0
         /// What the contexts did, for the messages of failures.
         var history: [String] = []
@@ -167,20 +223,31 @@ struct TwoContextRun {
             let side = sides[which]
             var context: String { "seed \(seed), step \(step), context \(which) after \(history.joined(separator: "; "))" }
             let live = side.objects.keys.filter { !side.deleted.contains($0) }.sorted()
-            switch generator.below(9) {
+            switch generator.below(11) {
             case 0, 1:
                 history.append("\(which) fetches")
                 // A fetch of what the store holds: objects the context holds keep what they show.
                 var descriptor = FetchDescriptor<Employee>()
                 descriptor.includePendingChanges = false
                 let fetched = try await side.context.fetch(descriptor)
-                XCTAssertEqual(fetched.map { $0.persistentModelID.id! }, store.keys.sorted(), context)
+                XCTAssertEqual(fetched.map { $0.persistentModelID.id! }, store.rows.keys.sorted(), context)
                 for object in fetched {
                     let id = object.persistentModelID.id!
                     if let held = side.objects[id] {
                         XCTAssertTrue(held.object === object, "\(context): one object per row")
                     } else {
-                        side.objects[id] = (object, store[id]!, [], store[id]!.department)
+                        side.objects[id] = Held(object, store.rows[id]!)
+                    }
+                }
+                // Their projects, loaded while the context has no changes: what the store holds
+                // (a list loaded before, by the runtime on its own, shows what it read then).
+                if !side.context.hasChanges {
+                    try await side.context.load(\Employee.projects, of: fetched)
+                    for object in fetched where side.objects[object.persistentModelID.id!]!.projects == nil {
+                        let id = object.persistentModelID.id!
+                        let projects = Set(object.projects.map { $0.persistentModelID.id! })
+                        side.objects[id]!.projects = projects
+                        side.objects[id]!.savedProjects = projects
                     }
                 }
             case 2 where !live.isEmpty:
@@ -225,64 +292,106 @@ struct TwoContextRun {
                 side.context.delete(side.objects[id]!.object)
                 side.deleted.insert(id)
                 history.append("\(which) deletes #\(id)")
-            case 7 where generator.below(3) == 0:
-                // A department no employee of this context is being moved to (deleting one that
-                // an unsaved key names is a question of order this test leaves alone).
-                let named = Set(side.objects.filter { !side.deleted.contains($0.key) && $0.value.shows.department != $0.value.savedDepartment }.compactMap(\.value.shows.department)
-                                + side.inserted.compactMap(\.shows.department))
-                let choices = side.departments.keys.filter { !side.deletedDepartments.contains($0) && !named.contains($0) }.sorted()
-                guard !choices.isEmpty else { break }
-                let department = choices[generator.below(choices.count)]
-                side.context.delete(side.departments[department]!)
-                side.deletedDepartments.insert(department)
-                history.append("\(which) deletes department #\(department)")
             case 7, 8:
+                // A link added or removed: a project this context has not deleted, in or out of
+                // the loaded projects of a saved employee.
+                let loaded = live.filter { side.objects[$0]!.projects != nil }
+                let choices = side.projects.keys.filter { !side.deletedProjects.contains($0) }.sorted()
+                guard !loaded.isEmpty, !choices.isEmpty else { break }
+                let id = loaded[generator.below(loaded.count)]
+                let project = choices[generator.below(choices.count)]
+                var projects = side.objects[id]!.projects!
+                if projects.remove(project) == nil { projects.insert(project) }
+                history.append("\(which) sets #\(id).projects = \(projects.sorted())")
+                // In the order the list shows them, the one added last.
+                let object = side.objects[id]!.object
+                object.projects = object.projects.filter { projects.contains($0.persistentModelID.id!) }
+                    + (projects.contains(project) && !object.projects.contains { $0.persistentModelID.id == project } ? [side.projects[project]!] : [])
+                side.objects[id]!.projects = projects
+            case 9 where generator.below(2) == 0:
+                // A department or a project no object of this context is being moved or linked to
+                // (deleting one that an unsaved change names is a question of order this test leaves alone).
+                let unsaved = side.objects.filter { !side.deleted.contains($0.key) }.values
+                if generator.below(2) == 0 {
+                    let named = Set(unsaved.filter { $0.shows.department != $0.savedDepartment }.compactMap(\.shows.department) + side.inserted.compactMap(\.shows.department))
+                    let choices = side.departments.keys.filter { !side.deletedDepartments.contains($0) && !named.contains($0) }.sorted()
+                    guard !choices.isEmpty else { break }
+                    let department = choices[generator.below(choices.count)]
+                    side.context.delete(side.departments[department]!)
+                    side.deletedDepartments.insert(department)
+                    history.append("\(which) deletes department #\(department)")
+                } else {
+                    let named = Set(unsaved.flatMap(\.addedProjects))
+                    let choices = side.projects.keys.filter { !side.deletedProjects.contains($0) && !named.contains($0) }.sorted()
+                    guard !choices.isEmpty else { break }
+                    let project = choices[generator.below(choices.count)]
+                    side.context.delete(side.projects[project]!)
+                    side.deletedProjects.insert(project)
+                    history.append("\(which) deletes project #\(project)")
+                }
+            case 9, 10:
                 history.append("\(which) saves")
-                // A save: refused when an object it changed lost its row to the other context, or
-                // when it sets a key to a department the other context deleted.
-                func writes(_ held: Held) -> Bool { !held.changed.isEmpty || held.shows.department != held.savedDepartment }
-                let lost = side.objects.filter { writes($0.value) && !side.deleted.contains($0.key) && store[$0.key] == nil }.keys.sorted()
-                let dangling = side.objects.contains { !side.deleted.contains($0.key) && $0.value.shows.department != $0.value.savedDepartment
-                    && $0.value.shows.department.map { !storedDepartments.contains($0) } == true }
+                // A save: refused when an object it changed, or one it links to, lost its row to the
+                // other context, or when it sets a key to a department the other context deleted.
+                let written = side.objects.filter { $0.value.writes && !side.deleted.contains($0.key) }
+                let lost = Set(written.filter { $0.value.changesRow && store.rows[$0.key] == nil }.keys)
+                let lostProjects = Set(written.values.flatMap(\.addedProjects).filter { !storedProjects.contains($0) })
+                let dangling = written.values.contains { $0.shows.department != $0.savedDepartment && $0.shows.department.map { !storedDepartments.contains($0) } == true }
                     || side.inserted.contains { $0.shows.department.map { !storedDepartments.contains($0) } == true }
                 do {
                     try await side.context.save()
-                    XCTAssertTrue(lost.isEmpty, "\(context): saved changes to Employee \(lost), whose rows the other context deleted")
+                    XCTAssertTrue(lost.isEmpty, "\(context): saved changes to Employee \(lost.sorted()), whose rows the other context deleted")
+                    XCTAssertTrue(lostProjects.isEmpty, "\(context): saved links to Project \(lostProjects.sorted()), whose rows the other context deleted")
                     XCTAssertFalse(dangling, "\(context): saved a key naming a department the other context deleted")
                     counts.saves += 1
-                    for (id, held) in side.objects where writes(held) && !side.deleted.contains(id) && store[id] != nil {
-                        if held.changed.contains(.name) { store[id]!.name = held.shows.name }
-                        if held.changed.contains(.level) { store[id]!.level = held.shows.level }
-                        if held.shows.department != held.savedDepartment { store[id]!.department = held.shows.department }
+                    for (id, held) in written {
+                        if held.changed.contains(.name) { store.rows[id]!.name = held.shows.name }
+                        if held.changed.contains(.level) { store.rows[id]!.level = held.shows.level }
+                        if held.shows.department != held.savedDepartment { store.rows[id]!.department = held.shows.department }
+                        for project in held.addedProjects { store.links.insert(Link(employee: id, project: project)) }
+                        for project in held.removedProjects { store.links.remove(Link(employee: id, project: project)) }
                         side.objects[id]!.changed = []
                         side.objects[id]!.savedDepartment = held.shows.department
+                        side.objects[id]!.savedProjects = held.projects ?? []
                     }
                     for id in side.deleted {
-                        store[id] = nil
+                        store.rows[id] = nil
+                        store.links = store.links.filter { $0.employee != id }
                         side.objects[id] = nil
                     }
                     side.deleted = []
                     for (object, row) in side.inserted {
                         let id = try XCTUnwrap(object.persistentModelID.id, context)
-                        store[id] = row
-                        side.objects[id] = (object, row, [], row.department)
+                        store.rows[id] = row
+                        side.objects[id] = Held(object, row)
                     }
                     side.inserted = []
-                    // The departments the save deleted: the store's keys naming them are nil, and
-                    // so are the keys this context's objects show (none was being moved to one).
+                    // The departments and projects the save deleted: the store's keys naming them
+                    // are nil and their links gone, and so are those this context's objects show
+                    // (none was being moved or linked to one).
                     storedDepartments.subtract(side.deletedDepartments)
-                    for (id, row) in store where row.department.map(side.deletedDepartments.contains) == true { store[id]!.department = nil }
-                    for (id, held) in side.objects where held.shows.department.map(side.deletedDepartments.contains) == true {
-                        side.objects[id]!.shows.department = nil
-                        side.objects[id]!.savedDepartment = nil
+                    for (id, row) in store.rows where row.department.map(side.deletedDepartments.contains) == true { store.rows[id]!.department = nil }
+                    storedProjects.subtract(side.deletedProjects)
+                    store.links = store.links.filter { !side.deletedProjects.contains($0.project) }
+                    for (id, held) in side.objects {
+                        if held.shows.department.map(side.deletedDepartments.contains) == true {
+                            side.objects[id]!.shows.department = nil
+                            side.objects[id]!.savedDepartment = nil
+                        }
+                        side.objects[id]!.projects?.subtract(side.deletedProjects)
+                        side.objects[id]!.savedProjects.subtract(side.deletedProjects)
                     }
                     side.deletedDepartments = []
+                    side.deletedProjects = []
                 } catch let error as ModelContextError {
                     switch error {
-                    case let .deletedFromStore(entity, id):
-                        XCTAssertEqual(entity, "Employee", context)
-                        XCTAssertTrue(lost.contains(id), "\(context): refused for Employee#\(id); lost: \(lost)")
+                    case let .deletedFromStore(entity, id) where entity == "Employee":
+                        XCTAssertTrue(lost.contains(id), "\(context): refused for Employee#\(id); lost: \(lost.sorted())")
                         counts.lostRows += 1
+                    case let .deletedFromStore(entity, id):
+                        XCTAssertEqual(entity, "Project", context)
+                        XCTAssertTrue(lostProjects.contains(id), "\(context): refused for \(entity)#\(id); lost projects: \(lostProjects.sorted())")
+                        counts.lostLinks += 1
                     case let .constraintViolation(message):
                         XCTAssertTrue(dangling, "\(context): refused: \(message)")
                         XCTAssertTrue(message.hasPrefix("Employee.department refers to an object whose row is gone"), "\(context): \(message)")
@@ -296,15 +405,17 @@ struct TwoContextRun {
                     sides[which] = try await Side(contexts[which]())
                 }
                 let held = try await stored()
-                XCTAssertEqual(held, store, "\(context): the store after the save")
+                XCTAssertEqual(held.rows, store.rows, "\(context): the store's rows after the save")
+                XCTAssertEqual(held.links.sorted { ($0.employee, $0.project) < ($1.employee, $1.project) },
+                               store.links.sorted { ($0.employee, $0.project) < ($1.employee, $1.project) }, "\(context): the store's links after the save")
             default:
                 break
             }
             // Employees the step registered in the context without a fetch (a department's
             // staff, loaded to keep inverses in step) were read from the store as it is now.
-            for (id, row) in store where sides[which].objects[id] == nil {
+            for (id, row) in store.rows where sides[which].objects[id] == nil {
                 if let object: Employee = sides[which].context.registeredModel(for: PersistentIdentifier(entity: "Employee", id: id)) {
-                    sides[which].objects[id] = (object, row, [], row.department)
+                    sides[which].objects[id] = Held(object, row)
                 }
             }
             // Every object shows what its context read and changed.
@@ -312,6 +423,12 @@ struct TwoContextRun {
                 for (id, held) in current.objects where !current.deleted.contains(id) {
                     let shown = Row(name: held.object.name, level: held.object.level, department: held.object.department?.persistentModelID.id)
                     XCTAssertEqual(shown, held.shows, "\(context): Employee#\(id)")
+                    guard let projects = held.projects else { continue }
+                    guard case .toMany = held.object.persistentBackingData.relationship(Self.projectsIndex) else {
+                        XCTFail("\(context): Employee#\(id).projects was loaded and is not now")
+                        continue
+                    }
+                    XCTAssertEqual(Set(held.object.projects.map { $0.persistentModelID.id! }), projects, "\(context): Employee#\(id).projects")
                 }
             }
             if failed() { break }

@@ -18,6 +18,13 @@
         @_spi(Backend) public var columns: (String, String)
         @_spi(Backend) public var added: [Pair] = []
         @_spi(Backend) public var removed: [Pair] = []
+        /// The pairs added with an end the save deletes, sorted. They are written (the deletion
+        /// follows the relationships its objects have now, as SwiftData's delete rules do) and
+        /// removed again once the deletions ran: the deletion of an object whose row is there
+        /// removed them already, and one of an object whose row another context or process
+        /// deleted meanwhile leaves them naming no row — changes of an object the save deletes,
+        /// which refuse nothing.
+        @_spi(Backend) public var addedWithDeletedEnd: [Pair] = []
     }
 
     /// The tables with changes, by name.
@@ -28,14 +35,16 @@
 
     /// The changes of the join-table relationships of `objects` (saved ones: those with an id);
     /// `ownColumnFirst(table, ownColumn, targetColumn)` says which of a table's two columns comes
-    /// first (the order rows are written in), the same answer from either side.
+    /// first (the order rows are written in), the same answer from either side. `deleting`: the
+    /// save deletes objects (`addedWithDeletedEnd` is looked for only then).
     ///
     /// A save of many links holds hundreds of thousands of pairs (each reported from both sides),
     /// so the lists of pairs are made at their final size (lists that grew by doubling held up to
     /// twice that, and the old and new buffer at once while growing): a first pass sizes them by
     /// the changed lists' member counts (no ids made), the second makes each list's ids, now and
     /// as saved, and appends the pairs they differ by; those ids go as soon as the pairs are made.
-    @_spi(Backend) public init(of objects: some Sequence<any PersistentModel>, ownColumnFirst: (_ table: String, _ own: String, _ target: String) throws -> Bool) rethrows {
+    @_spi(Backend) public init(of objects: some Sequence<any PersistentModel>, deleting: Bool,
+                               ownColumnFirst: (_ table: String, _ own: String, _ target: String) throws -> Bool) rethrows {
         var positions: [String: Int] = [:]
         // Per list in `written`, its table and whether its own id comes first.
         var destinations: [(table: Int, ownFirst: Bool)] = []
@@ -69,12 +78,19 @@
             // Appended in place (a table taken out and put back would copy its lists each time).
             current.forEach(notIn: saved) { tables[position].added.append(pair($0)) }
             saved.forEach(notIn: current) { tables[position].removed.append(pair($0)) }
+            if deleting {
+                let deletedMembers = backing.isDeleted ? [] : backing.deletedMemberIDs(index)
+                current.forEach(notIn: saved) { member in
+                    if backing.isDeleted || deletedMembers.contains(member) { tables[position].addedWithDeletedEnd.append(pair(member)) }
+                }
+            }
         }
         tables.sort { $0.name < $1.name }
         // In place: no second and third array at the save's peak of memory.
         for position in tables.indices {
             tables[position].added.sortKeepingEachOnce()
             tables[position].removed.sortKeepingEachOnce()
+            tables[position].addedWithDeletedEnd.sortKeepingEachOnce()
         }
     }
 }

@@ -722,6 +722,13 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         return (MemberIDs(list.objects), MemberIDs(list.savedMembers))
     }
 
+    /// The ids of the members of relationship `index` marked deleted (saved objects an unsaved
+    /// deletion will remove).
+    func deletedMemberIDs(_ index: Int) -> Set<Int64> {
+        guard case let .toMany(list) = relationship(index) else { return [] }
+        return Set(list.objects.lazy.map(\.persistentBackingData).filter(\.isDeleted).compactMap(\.id))
+    }
+
     /// A save wrote the members of join-table relationship `index`: they are now the saved ones.
     @_spi(Backend) public func didSaveMembers(_ index: Int) {
         guard var list = takeList(index) else { return }

@@ -342,11 +342,12 @@ public final class ModelContext {
         var rowsBeforeDeletion: [ObjectIdentifier: Set<Int64>] = [:]
         var assigned: [ModelBackingData] = []
         var savedMembers: [(ModelBackingData, Int)] = []
+        var joinRowsWithDeletedEnd: [JoinRowChanges.Table] = []
         do {
             try database.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
             let cascadedRows = try setUniqueValuesOfCascadedRowsAside(inserting: newObjects)
             try writeRows(of: newObjects, assigning: &assigned)
-            savedMembers = try writeJoinRows(of: [newObjects, changed].joined())
+            (savedMembers, joinRowsWithDeletedEnd) = try writeJoinRows(of: [newObjects, changed].joined())
             let countChecks = try modelCountChecks(inserted: newObjects)
             var deletedIDs: [(entity: String, ids: [Int64])] = []
             var positions: [String: Int] = [:]
@@ -363,6 +364,7 @@ public final class ModelContext {
                 rowsBeforeDeletion = try storedRowsOfRegisteredObjects()
             }
             try runDeletions(deletedIDs)
+            try removeJoinRows(withDeletedEnd: joinRowsWithDeletedEnd)
             try checkCascadedRowsWent(cascadedRows)
             try checkModelCounts(countChecks)
             try database.execute("COMMIT")
