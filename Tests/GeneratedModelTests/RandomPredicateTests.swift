@@ -224,7 +224,7 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case 3: return .nameStartsWith(names.randomElement(using: &random)!)
         case 4: return .nameIn((0..<Int.random(in: 0...3, using: &random)).map { _ in names.randomElement(using: &random)! })
         case 5: return .levelEquals(level)
-        case 6: return .levelAtLeast(low)
+        case 6: return .levelAtLeast(Int.random(in: -2...3, using: &random))
         case 7: return .levelIn(low...Int.random(in: low...3, using: &random))
         case 8: return .managerNameEquals(Bool.random(using: &random) ? nil : names.randomElement(using: &random)!)
         case 9: return .departmentTitleEquals([nil, "d0", "", "d%_\\0"].randomElement(using: &random)!)
@@ -260,6 +260,9 @@ indirect enum EmployeeTest: CustomStringConvertible {
         case let .nameStartsWith(text): return PredicateExpressions.build_starts(name, with: PredicateExpressions.build_Arg(text))
         case let .nameIn(texts): return PredicateExpressions.build_contains(PredicateExpressions.build_Arg(texts), name)
         case let .levelEquals(value): return PredicateExpressions.build_Equal(lhs: level, rhs: PredicateExpressions.build_Arg(value))
+        case let .levelAtLeast(value) where value < 0:
+            // `-2` in a `#Predicate` is the negation of 2.
+            return PredicateExpressions.build_Comparison(lhs: levelOrZero, rhs: PredicateExpressions.build_UnaryMinus(PredicateExpressions.build_Arg(-value)), op: .greaterThanOrEqual)
         case let .levelAtLeast(value): return PredicateExpressions.build_Comparison(lhs: levelOrZero, rhs: PredicateExpressions.build_Arg(value), op: .greaterThanOrEqual)
         case let .levelIn(range): return PredicateExpressions.build_contains(PredicateExpressions.build_Arg(range), levelOrZero)
         case let .levelEqualsOuter(index):

@@ -4,7 +4,7 @@ import Foundation
 /// `PredicateSQLRenderer` writes as SQL.
 ///
 /// Supported: `==`, `!=`, `<`, `<=`, `>`, `>=`, `&&`, `||`, `!`, `nil` checks, `??`, `!`
-/// unwrapping, `contains` and `starts(with:)` on strings, comparisons with a saved model object,
+/// unwrapping, negative constants (`-1`, `-limit`), `contains` and `starts(with:)` on strings, comparisons with a saved model object,
 /// `persistentModelID` compared with a saved object's identifier,
 /// key paths through any number of to-one relationships (`$0.manager?.manager?.name`), with
 /// Swift's optional semantics, a test through optional chaining (`$0.notes?.contains("x") ?? false`,
@@ -466,6 +466,23 @@ extension PredicateExpressions.Value: PredicateLowerable {
         let constant = try PredicateLowering.constant(value, of: Output.self)
         return .value(.value(constant, constant == .null ? .integer : QueryValueKind.of(Output.self)), target: nil)
     }
+}
+
+/// `-1` (which `#Predicate` writes as the negation of `1`) and `-limit` of a captured value: the
+/// negated constant. A negated stored value (`-$0.balance`) throws `unsupportedPredicate`, and so
+/// does the negation of a type's smallest integer, which Swift's evaluation would trap on.
+extension PredicateExpressions.UnaryMinus: PredicateLowerable {
+    func lower(_ lowering: inout PredicateLowering) throws -> LoweredPredicate {
+        guard let constant = wrapped as? PredicateExpressions.Value<Wrapped.Output> else {
+            throw ModelContextError.unsupportedPredicate("the negation of a stored value (`-$0.value`); compare it with a negated constant instead")
+        }
+        if let integer = constant.value as? any FixedWidthInteger, Self.isSmallest(integer) {
+            throw ModelContextError.unsupportedPredicate("the negation of \(integer), which overflows \(Wrapped.Output.self)")
+        }
+        return try PredicateExpressions.Value(-constant.value).lower(&lowering)
+    }
+
+    private static func isSmallest<Integer: FixedWidthInteger>(_ integer: Integer) -> Bool { integer == Integer.min }
 }
 
 extension PredicateExpressions.NilLiteral: PredicateLowerable {
