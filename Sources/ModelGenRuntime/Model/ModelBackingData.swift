@@ -273,14 +273,20 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
 
         /// The list without the objects `excluded` names.
+        /// The list without objects whose rows are gone, as members and as saved members: their
+        /// join rows went with their rows, so linking one again is a change a save writes.
         func removing(_ excluded: Set<ObjectIdentifier>) -> ModelList {
             var list = self
             list.objects.removeAll { excluded.contains(ObjectIdentifier($0)) }
+            list.savedMembers.removeAll { excluded.contains(ObjectIdentifier($0)) }
             list.identities = nil
             return list
         }
 
-        func containsAny(of others: Set<ObjectIdentifier>) -> Bool { objects.contains { others.contains(ObjectIdentifier($0)) } }
+        /// Whether any of `others` is a member, or a saved member.
+        func containsAny(of others: Set<ObjectIdentifier>) -> Bool {
+            objects.contains { others.contains(ObjectIdentifier($0)) } || savedMembers.contains { others.contains(ObjectIdentifier($0)) }
+        }
     }
 
     // MARK: - Attributes
