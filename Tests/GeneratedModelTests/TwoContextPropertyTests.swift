@@ -15,12 +15,13 @@ import XCTest
 /// one the other context saved; only the links it added or removed), and writes nothing when it is
 /// refused: with `.deletedFromStore` when an object it changed, or one it linked to, lost its row
 /// to the other context, with `.constraintViolation` when it sets a key to a department the other
-/// context deleted. After every step each context's objects show the model's values; after every
+/// context deleted, with `.uniqueViolation` when two projects would share a code once it is done
+/// (whatever the order of its writes: two projects swapping codes save). After every step each context's objects show the model's values; after every
 /// save the store holds the model's rows and links.
 final class TwoContextPropertyTests: XCTestCase {
     func testTwoContextsNeverLoseOrOverwriteEachOthersSavedChangesOnSQLite() async throws {
         var counts = TwoContextRun.Counts()
-        for seed in UInt64(1)...200 {
+        for seed in UInt64(1)...250 {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("modelgen-two-contexts-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -38,7 +39,8 @@ final class TwoContextPropertyTests: XCTestCase {
         XCTAssertGreaterThan(counts.saves, 1_000)
         XCTAssertGreaterThan(counts.lostRows, 20)
         XCTAssertGreaterThan(counts.lostLinks, 5)
-        XCTAssertGreaterThan(counts.goneKeys, 10)
+        XCTAssertGreaterThan(counts.goneKeys, 5)
+        XCTAssertGreaterThan(counts.duplicates, 20)
     }
 
     func testTwoContextsNeverLoseOrOverwriteEachOthersSavedChangesOnPostgreSQL() async throws {
@@ -47,7 +49,7 @@ final class TwoContextPropertyTests: XCTestCase {
             // The other context shares the container, or has one of its own.
             let other = try await PostgresModelContainer(for: Catalog.self, client: client)
             var counts = TwoContextRun.Counts()
-            for seed in UInt64(1)...80 {
+            for seed in UInt64(1)...100 {
                 for table in ["employee_projects", "employee", "department", "project"] { _ = try await client.query(PostgresQuery(unsafeSQL: "DELETE FROM \(table)")).collect() }
                 let run = TwoContextRun(seed: seed, steps: 60, open: { sharesContainer in
                     let second = sharesContainer ? first : other
@@ -60,7 +62,8 @@ final class TwoContextPropertyTests: XCTestCase {
             XCTAssertGreaterThan(counts.saves, 400)
             XCTAssertGreaterThan(counts.lostRows, 8)
             XCTAssertGreaterThan(counts.lostLinks, 2)
-            XCTAssertGreaterThan(counts.goneKeys, 2)
+            XCTAssertGreaterThan(counts.goneKeys, 1)
+            XCTAssertGreaterThan(counts.duplicates, 10)
         }
     }
 
@@ -75,6 +78,10 @@ final class TwoContextPropertyTests: XCTestCase {
         for row in try database.query("SELECT employee_id, project_id FROM employee_projects") {
             store.links.insert(.init(employee: row[0].integer!, project: row[1].integer!))
         }
+        for row in try database.query("SELECT id, code FROM project") {
+            guard case let .text(code) = row[1] else { continue }
+            store.projects[row[0].integer!] = code
+        }
         return store
     }
 
@@ -86,6 +93,9 @@ final class TwoContextPropertyTests: XCTestCase {
         }
         for try await (employee, project) in try await client.query("SELECT employee_id, project_id FROM employee_projects").decode((Int64, Int64).self) {
             store.links.insert(.init(employee: employee, project: project))
+        }
+        for try await (id, code) in try await client.query("SELECT id, code FROM project").decode((Int64, String).self) {
+            store.projects[id] = code
         }
         return store
     }
@@ -111,10 +121,11 @@ struct TwoContextRun {
         var description: String { "\(employee)-\(project)" }
     }
 
-    /// What the store holds of employees.
+    /// What the store holds of employees, and the projects' codes (unique).
     struct Store: Equatable {
         var rows: [Int64: Row] = [:]
         var links: Set<Link> = []
+        var projects: [Int64: String] = [:]
 
         func projects(of employee: Int64) -> Set<Int64> { Set(links.filter { $0.employee == employee }.map(\.project)) }
     }
@@ -155,7 +166,12 @@ struct TwoContextRun {
     final class Side {
         let context: any SeedFlowContext
         let departments: [Int64: Department]
-        let projects: [Int64: Project]
+        var projects: [Int64: Project]
+        /// The code each saved project shows, and whether the context set it since it read or saved it.
+        var codes: [Int64: (shows: String, changed: Bool)]
+        /// New projects not yet saved, and projects whose deletion this context saved.
+        var insertedProjects: [(object: Project, code: String)] = []
+        var goneProjects: Set<Int64> = []
         /// The saved employees the app holds, by row id.
         var objects: [Int64: Held] = [:]
         /// New employees not yet saved.
@@ -169,6 +185,7 @@ struct TwoContextRun {
             self.context = context
             departments = Dictionary(uniqueKeysWithValues: try await context.fetch(FetchDescriptor<Department>()).map { ($0.persistentModelID.id!, $0) })
             projects = Dictionary(uniqueKeysWithValues: try await context.fetch(FetchDescriptor<Project>()).map { ($0.persistentModelID.id!, $0) })
+            codes = projects.mapValues { ($0.code, false) }
         }
     }
 
@@ -182,18 +199,23 @@ struct TwoContextRun {
     /// Whether the test has failed (a run stops at its first failing step).
     let failed: () -> Bool
 
-    /// What a run saw: saves that succeeded, and those refused for a lost row, for a link to a
-    /// project the other context deleted, or for a key to a department it deleted.
+    /// What a run saw: saves that succeeded, and those refused for a lost employee row, for a
+    /// project the other context deleted (linked or renamed), for a key to a department it
+    /// deleted, or for a duplicate code.
     struct Counts {
-        var saves = 0, lostRows = 0, lostLinks = 0, goneKeys = 0
+        var saves = 0, lostRows = 0, lostLinks = 0, goneKeys = 0, duplicates = 0
 
         static func += (counts: inout Counts, run: Counts) {
             counts.saves += run.saves
             counts.lostRows += run.lostRows
             counts.lostLinks += run.lostLinks
             counts.goneKeys += run.goneKeys
+            counts.duplicates += run.duplicates
         }
     }
+
+    /// Codes projects are given now and then (else a new one): few, so that they collide.
+    private static let codes = ["p", "q", "r", "s", "t"]
 
     /// The index of `Employee.projects` among the entity's relationships.
     private static let projectsIndex = Employee.entity.relationshipIndex(named: "projects")!
@@ -213,7 +235,6 @@ struct TwoContextRun {
         var store = try await stored()
         /// The departments and projects whose rows the store holds.
         var storedDepartments = Set(sides[0].departments.keys)
-        var storedProjects = Set(sides[0].projects.keys)
         var counter = 0
         /// What the contexts did, for the messages of failures.
         var history: [String] = []
@@ -223,7 +244,7 @@ struct TwoContextRun {
             let side = sides[which]
             var context: String { "seed \(seed), step \(step), context \(which) after \(history.joined(separator: "; "))" }
             let live = side.objects.keys.filter { !side.deleted.contains($0) }.sorted()
-            switch generator.below(12) {
+            switch generator.below(14) {
             case 0, 1:
                 history.append("\(which) fetches")
                 // A fetch of what the store holds: objects the context holds keep what they show.
@@ -322,7 +343,7 @@ struct TwoContextRun {
                     history.append("\(which) deletes department #\(department)")
                 } else {
                     let named = Set(unsaved.flatMap(\.addedProjects))
-                    let choices = side.projects.keys.filter { !side.deletedProjects.contains($0) && !named.contains($0) }.sorted()
+                    let choices = side.projects.keys.filter { !side.deletedProjects.contains($0) && !side.goneProjects.contains($0) && !named.contains($0) }.sorted()
                     guard !choices.isEmpty else { break }
                     let project = choices[generator.below(choices.count)]
                     side.context.delete(side.projects[project]!)
@@ -335,7 +356,16 @@ struct TwoContextRun {
                 // other context, or when it sets a key to a department the other context deleted.
                 let written = side.objects.filter { $0.value.writes && !side.deleted.contains($0.key) }
                 let lost = Set(written.filter { $0.value.changesRow && store.rows[$0.key] == nil }.keys)
-                let lostProjects = Set(written.values.flatMap(\.addedProjects).filter { !storedProjects.contains($0) })
+                let lostProjects = Set(written.values.flatMap(\.addedProjects).filter { store.projects[$0] == nil })
+                // Projects renamed: refused when the row is gone, or when two projects would
+                // share a code once the save is done (whatever order it writes them in).
+                let renamed = side.codes.filter { $0.value.changed && !side.deletedProjects.contains($0.key) }
+                let lostProjectRows = Set(renamed.keys.filter { store.projects[$0] == nil })
+                var codes = store.projects
+                for (id, code) in renamed where codes[id] != nil { codes[id] = code.shows }
+                for id in side.deletedProjects { codes[id] = nil }
+                let finalCodes = Array(codes.values) + side.insertedProjects.map(\.code)
+                let duplicate = Set(finalCodes).count < finalCodes.count
                 let dangling = written.values.contains { $0.shows.department != $0.savedDepartment && $0.shows.department.map { !storedDepartments.contains($0) } == true }
                     || side.inserted.contains { $0.shows.department.map { !storedDepartments.contains($0) } == true }
                 do {
@@ -343,6 +373,8 @@ struct TwoContextRun {
                     XCTAssertTrue(lost.isEmpty, "\(context): saved changes to Employee \(lost.sorted()), whose rows the other context deleted")
                     XCTAssertTrue(lostProjects.isEmpty, "\(context): saved links to Project \(lostProjects.sorted()), whose rows the other context deleted")
                     XCTAssertFalse(dangling, "\(context): saved a key naming a department the other context deleted")
+                    XCTAssertTrue(lostProjectRows.isEmpty, "\(context): saved codes of Project \(lostProjectRows.sorted()), whose rows the other context deleted")
+                    XCTAssertFalse(duplicate, "\(context): saved two projects with one code: \(finalCodes.sorted())")
                     counts.saves += 1
                     for (id, held) in written {
                         if held.changed.contains(.name) { store.rows[id]!.name = held.shows.name }
@@ -371,7 +403,17 @@ struct TwoContextRun {
                     // (none was being moved or linked to one).
                     storedDepartments.subtract(side.deletedDepartments)
                     for (id, row) in store.rows where row.department.map(side.deletedDepartments.contains) == true { store.rows[id]!.department = nil }
-                    storedProjects.subtract(side.deletedProjects)
+                    store.projects = codes
+                    for (id, _) in renamed { side.codes[id]!.changed = false }
+                    for (object, code) in side.insertedProjects {
+                        let id = try XCTUnwrap(object.persistentModelID.id, context)
+                        store.projects[id] = code
+                        side.projects[id] = object
+                        side.codes[id] = (code, false)
+                    }
+                    side.insertedProjects = []
+                    side.goneProjects.formUnion(side.deletedProjects)
+                    for id in side.deletedProjects { side.codes[id] = nil }
                     store.links = store.links.filter { !side.deletedProjects.contains($0.project) }
                     for (id, held) in side.objects {
                         if held.shows.department.map(side.deletedDepartments.contains) == true {
@@ -390,8 +432,13 @@ struct TwoContextRun {
                         counts.lostRows += 1
                     case let .deletedFromStore(entity, id):
                         XCTAssertEqual(entity, "Project", context)
-                        XCTAssertTrue(lostProjects.contains(id), "\(context): refused for \(entity)#\(id); lost projects: \(lostProjects.sorted())")
+                        XCTAssertTrue(lostProjects.union(lostProjectRows).contains(id),
+                                      "\(context): refused for \(entity)#\(id); lost projects: \(lostProjects.union(lostProjectRows).sorted())")
                         counts.lostLinks += 1
+                    case let .uniqueViolation(entity, attribute):
+                        XCTAssertEqual("\(entity).\(attribute)", "Project.code", context)
+                        XCTAssertTrue(duplicate, "\(context): refused as a duplicate code: \(finalCodes.sorted())")
+                        counts.duplicates += 1
                     case let .constraintViolation(message):
                         XCTAssertTrue(dangling, "\(context): refused: \(message)")
                         XCTAssertTrue(message.hasPrefix("Employee.department refers to an object whose row is gone"), "\(context): \(message)")
@@ -406,6 +453,7 @@ struct TwoContextRun {
                 }
                 let held = try await stored()
                 XCTAssertEqual(held.rows, store.rows, "\(context): the store's rows after the save")
+                XCTAssertEqual(held.projects, store.projects, "\(context): the store's projects after the save")
                 XCTAssertEqual(held.links.sorted { ($0.employee, $0.project) < ($1.employee, $1.project) },
                                store.links.sorted { ($0.employee, $0.project) < ($1.employee, $1.project) }, "\(context): the store's links after the save")
             case 11:
@@ -428,6 +476,24 @@ struct TwoContextRun {
                     side.deleted.remove(id)
                 }
                 store.links = store.links.filter { !removed.contains($0.employee) }
+            case 12:
+                // A project's code (unique) set, from a few: two contexts may give it to two projects.
+                let choices = side.projects.keys.filter { !side.deletedProjects.contains($0) && !side.goneProjects.contains($0) }.sorted()
+                guard !choices.isEmpty else { break }
+                let project = choices[generator.below(choices.count)]
+                counter += 1
+                let code = generator.below(3) == 0 ? Self.codes[generator.below(Self.codes.count)] : "c\(counter)"
+                history.append("\(which) sets project #\(project).code = \(code)")
+                side.projects[project]!.code = code
+                side.codes[project] = (code, true)
+            case 13:
+                counter += 1
+                let code = generator.below(3) == 0 ? Self.codes[generator.below(Self.codes.count)] : "c\(counter)"
+
+                let project = Project(code: code)
+                side.context.insert(project)
+                side.insertedProjects.append((project, code))
+                history.append("\(which) inserts project \(code)")
             default:
                 break
             }
@@ -449,6 +515,9 @@ struct TwoContextRun {
                         continue
                     }
                     XCTAssertEqual(Set(held.object.projects.map { $0.persistentModelID.id! }), projects, "\(context): Employee#\(id).projects")
+                }
+                for (id, code) in current.codes where !current.deletedProjects.contains(id) {
+                    XCTAssertEqual(current.projects[id]!.code, code.shows, "\(context): Project#\(id).code")
                 }
             }
             if failed() { break }

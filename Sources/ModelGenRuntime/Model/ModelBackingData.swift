@@ -165,9 +165,6 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// The value in slot `index` (attributes, then keys: the layout of the values).
     @_spi(Backend) public func storedValue(at index: Int) -> SQLiteValue { values[index] }
 
-    /// The value in slot `index` as last saved or loaded.
-    @_spi(Backend) public func savedStoredValue(at index: Int) -> SQLiteValue { savedValues?[index] ?? values[index] }
-
     /// The attributes set since the last save or load.
     @_spi(Backend) public var changedAttributeIndexes: AttributeIndexes { changedAttributes }
 

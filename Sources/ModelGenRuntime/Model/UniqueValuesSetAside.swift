@@ -2,11 +2,14 @@ import ModelGenSchema
 
 /// The unique values a save sets aside before it writes anything, for either backend
 /// (`UniqueVacancy`): in each unique column, the values that changed rows give up and deleted
-/// rows hold, when the save's new rows or changed rows take one of them. Then no order of the
-/// save's statements collides with a value the save itself gives up (two objects swapping names,
-/// a new object taking a deleted one's name, a one-to-one partner replaced); every changed row
-/// then gets its new value, and every deleted row goes. A save that takes no value it gives up
-/// (most: new names, new objects) sets nothing aside.
+/// rows hold, when another of the save's new rows or changed rows takes a value there. Then no
+/// order of the save's statements collides with a value the save itself gives up (two objects
+/// swapping names, a new object taking a deleted one's name, a one-to-one partner replaced);
+/// every changed row then gets its new value, and every deleted row goes. The rows' values are
+/// those the store holds, which another context may have changed since this one read them, so
+/// the values the context read cannot tell whether they collide: any row giving a value up and
+/// another taking one make a step. A save that changes no unique value (most: new objects,
+/// changes of other attributes) sets nothing aside.
 @_spi(Backend) public struct UniqueValuesSetAside {
     /// One statement: the rows `ids` of `entity` set aside their value of `column`.
     @_spi(Backend) public struct Step {
@@ -31,15 +34,26 @@ import ModelGenSchema
                                changedEntities: [EntityDescription], vacancies: (EntityDescription) -> [String: UniqueVacancy]) {
         // Only changed and deleted rows give values up: a save of new objects alone has none.
         guard !changed.isEmpty || !deleted.isEmpty else { return }
-        /// One unique column of one entity: the rows giving up a value and the values given up
-        /// and taken (NULL, which never collides, left out).
+        /// One unique column of one entity: the rows giving up a value, the values taken (NULL,
+        /// which never collides, left out), and the rows taking them (nil for a new one).
         struct Column {
             var entity: EntityDescription
             var name: String
             var vacancy: UniqueVacancy
             var ids: [Int64] = []
-            var givenUp: Set<SQLiteValue> = []
             var taken: Set<SQLiteValue> = []
+            var takers: [Int64?] = []
+
+            mutating func take(_ value: SQLiteValue, by id: Int64?) {
+                guard value != .null else { return }
+                taken.insert(value)
+                takers.append(id)
+            }
+
+            /// A row gives a value up that another row of the save may take.
+            var collides: Bool {
+                !ids.isEmpty && takers.contains { $0 == nil || ids.count > 1 || $0 != ids[0] }
+            }
         }
         var columns: [ObjectIdentifier: [Column]] = [:]
         /// Per entity, each settable column's slot in the values' layout (attributes, then keys).
@@ -63,7 +77,7 @@ import ModelGenSchema
         for object in inserted {
             let backing = object.persistentBackingData
             for (slot, column) in settable(backing.entity) {
-                columns[ObjectIdentifier(backing.entity)]![column].taken.insert(backing.value(slot: slot))
+                columns[ObjectIdentifier(backing.entity)]![column].take(backing.value(slot: slot), by: nil)
             }
         }
         // A changed object that is also deleted counts once, as deleted: it gives up every value,
@@ -76,28 +90,23 @@ import ModelGenSchema
                 let writes = backing.changes(slot: slot)
                 guard writes || backing.isMarkedDeleted else { continue }
                 columns[ObjectIdentifier(backing.entity)]![column].ids.append(id)
-                columns[ObjectIdentifier(backing.entity)]![column].givenUp.insert(backing.value(slot: slot, saved: true))
                 if writes {
-                    columns[ObjectIdentifier(backing.entity)]![column].taken.insert(backing.value(slot: slot))
+                    columns[ObjectIdentifier(backing.entity)]![column].take(backing.value(slot: slot), by: id)
                 }
             }
         }
-        for column in columns.values.joined().sorted(by: { ($0.entity.name, $0.name) < ($1.entity.name, $1.name) }) {
-            let collides = !column.givenUp.subtracting([.null]).isDisjoint(with: column.taken.subtracting([.null]))
-            guard collides else { continue }
-            steps.append(Step(entity: column.entity, column: column.name, vacancy: column.vacancy, ids: column.ids.sorted(),
-                              taken: Array(column.taken.subtracting([.null]))))
+        for column in columns.values.joined().sorted(by: { ($0.entity.name, $0.name) < ($1.entity.name, $1.name) }) where column.collides {
+            steps.append(Step(entity: column.entity, column: column.name, vacancy: column.vacancy, ids: column.ids.sorted(), taken: Array(column.taken)))
         }
     }
 }
 
 extension ModelBackingData {
     /// The value in slot `slot` (attributes, then keys: the layout of the values) as the save
-    /// writes it, or as last saved or loaded (`saved`); for a key, the id its relationship names.
-    func value(slot: Int, saved: Bool = false) -> SQLiteValue {
-        guard slot >= entity.attributes.count else { return saved ? savedStoredValue(at: slot) : storedValue(at: slot) }
-        let index = entity.foreignKeys[slot - entity.attributes.count].index
-        return (saved ? savedForeignID(index) : foreignID(index)).map(SQLiteValue.integer) ?? .null
+    /// writes it; for a key, the id its relationship names.
+    func value(slot: Int) -> SQLiteValue {
+        guard slot >= entity.attributes.count else { return storedValue(at: slot) }
+        return foreignID(entity.foreignKeys[slot - entity.attributes.count].index).map(SQLiteValue.integer) ?? .null
     }
 
     /// Whether the save writes slot `slot` of this saved object (of an object it deletes, only
