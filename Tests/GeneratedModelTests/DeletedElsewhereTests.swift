@@ -81,6 +81,62 @@ extension BothBackendsTests {
         }
     }
 
+    /// An object whose deletion the context saved is one whose row is gone, like one deleted
+    /// elsewhere: relating it again without inserting it — to an employee that was linked to it
+    /// before, or to another; through a many-to-many or a to-one — makes the save refuse in the
+    /// schema's words and change nothing, never report a save that wrote nothing of it. (A delete
+    /// once left such an object among the saved members of the lists that held it, so linking it
+    /// again looked like no change.) Random links, deletions and relinks, on both backends.
+    func testRelatingAnObjectWhoseDeletionWasSavedIsRefusedNotDropped() async throws {
+        try await onBothBackends(Catalog.self, seeds: UInt64(1)...40) { seed, flow in
+            var random = SeededRandom(seed: seed)
+            let context = flow.makeContext()
+            let people = (0..<4).map { Employee(name: "e\($0)", level: nil) }
+            let projects = (0..<4).map { Project(code: "p\($0)") }
+            let departments = (0..<2).map { Department(title: "d\($0)") }
+            for person in people {
+                context.insert(person)
+                person.projects = projects.filter { _ in random.below(2) == 0 }
+                person.department = random.below(2) == 0 ? departments[random.below(2)] : nil
+            }
+            for object in projects { context.insert(object) }
+            for object in departments { context.insert(object) }
+            try await context.save()
+            let goneProject = projects[random.below(projects.count)]
+            let goneDepartment = departments[random.below(departments.count)]
+            context.delete(goneProject)
+            context.delete(goneDepartment)
+            try await context.save()
+            let person = people[random.below(people.count)]
+            let label = "\(flow.name), seed \(seed)"
+            let expected: String
+            if random.below(2) == 0 {
+                person.projects.append(goneProject)
+                expected = "Project"
+            } else {
+                person.department = goneDepartment
+                expected = "Employee.department"
+            }
+            let before = try await flow.makeContext().fetchCount(FetchDescriptor<Project>()) + flow.makeContext().fetchCount(FetchDescriptor<Department>())
+            do {
+                try await context.save()
+                XCTFail("\(label): saved a link to an object whose deletion was saved")
+            } catch let error as ModelContextError {
+                switch error {
+                case let .deletedFromStore(entity, id):
+                    XCTAssertEqual(expected, entity, label)
+                    XCTAssertEqual(id, goneProject.persistentModelID.id, label)
+                case let .constraintViolation(message):
+                    XCTAssertTrue(message.hasPrefix("\(expected) refers to an object whose row is gone"), "\(label): \(message)")
+                default:
+                    XCTFail("\(label): \(error)")
+                }
+            }
+            let reader = flow.makeContext()
+            try await assertEqual(await reader.fetchCount(FetchDescriptor<Project>()) + reader.fetchCount(FetchDescriptor<Department>()), before, "\(label): nothing written")
+        }
+    }
+
     /// An identifier names one object for good: once its object is deleted — by a save, by
     /// `delete(model:where:)`, by `deleteAllData()` — no new object takes its id (SQLite alone would
     /// give a new row one past the largest id left), so `model(for:)` of a kept identifier finds
