@@ -234,7 +234,7 @@ struct TwoContextRun {
         try await setup.save()
         var sides = [try await Side(contexts[0]()), try await Side(contexts[1]())]
         var store = try await stored()
-        /// The departments and projects whose rows the store holds.
+        /// The departments whose rows the store holds.
         var storedDepartments = Set(sides[0].departments.keys)
         var counter = 0
         /// What the contexts did, for the messages of failures.

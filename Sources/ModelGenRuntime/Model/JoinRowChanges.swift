@@ -75,15 +75,15 @@
             let id = backing.id!
             func pair(_ member: Int64) -> Pair { ownFirst ? Pair(first: id, second: member) : Pair(first: member, second: id) }
             let (current, saved) = backing.memberIDs(index)
+            // With deletions, the members marked deleted (all of them when the list's owner is).
+            let ownerDeleted = deleting && backing.isDeleted
+            let deletedMembers = deleting && !ownerDeleted ? backing.deletedMemberIDs(index) : []
             // Appended in place (a table taken out and put back would copy its lists each time).
-            current.forEach(notIn: saved) { tables[position].added.append(pair($0)) }
-            saved.forEach(notIn: current) { tables[position].removed.append(pair($0)) }
-            if deleting {
-                let deletedMembers = backing.isDeleted ? [] : backing.deletedMemberIDs(index)
-                current.forEach(notIn: saved) { member in
-                    if backing.isDeleted || deletedMembers.contains(member) { tables[position].addedWithDeletedEnd.append(pair(member)) }
-                }
+            current.forEach(notIn: saved) { member in
+                tables[position].added.append(pair(member))
+                if deleting, ownerDeleted || deletedMembers.contains(member) { tables[position].addedWithDeletedEnd.append(pair(member)) }
             }
+            saved.forEach(notIn: current) { tables[position].removed.append(pair($0)) }
         }
         tables.sort { $0.name < $1.name }
         // In place: no second and third array at the save's peak of memory.

@@ -269,7 +269,6 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             objects.removeAll { $0 === object }
         }
 
-        /// The list without the objects `excluded` names.
         /// The list without objects whose rows are gone, as members and as saved members: their
         /// join rows went with their rows, so linking one again is a change a save writes.
         func removing(_ excluded: Set<ObjectIdentifier>) -> ModelList {
