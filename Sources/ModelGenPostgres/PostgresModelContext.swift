@@ -622,53 +622,34 @@ public final class PostgresModelContext {
         return rows
     }
 
-    /// After a delete ran in the database (`deletedObjects`: the objects the app deleted, which left the
-    /// context already): objects whose rows it deleted (`rowsBefore`: the rows of registered objects
-    /// before it) leave the context — one whose row was already gone, deleted by another context or
-    /// process, stays, so that a change to it is refused by the next save as `.deletedFromStore`
-    /// instead of being dropped with the object — and every other object, such a one too,
-    /// forgets them (its loaded relationships stay loaded, minus those objects);
-    /// relationships not loaded take the keys the store now holds. One query per entity with
-    /// objects in memory.
+    /// After a delete ran in the database (`deletedObjects`: the objects the app deleted, which left
+    /// the context already; `rowsBefore`: the rows of registered objects before it), the objects
+    /// whose rows it removed leave the context and the others forget them (`RefreshAfterDeletion`).
+    /// One query per entity with objects in memory:
+    ///
+    ///     SELECT id, <key columns> FROM "table" WHERE id = ANY($1::bigint[])
     private func refreshAfterDeletion(rowsBefore: [ObjectIdentifier: Set<Int64>], deletedObjects: Set<ObjectIdentifier> = []) async throws {
-        var detached = deletedObjects
-        var survivors: [(ModelBackingData, [Int64?])] = []
-        /// Objects whose rows were gone before the delete: they stay, and forget what it removed.
-        var stale: [ModelBackingData] = []
+        var refresh = RefreshAfterDeletion(deletedObjects: deletedObjects)
         for (entity, registry) in registries where !registry.isEmpty {
             let mapping = container.mappings[entity]!
             var bindings = PostgresBindings()
             bindings.append(Array(registry.keys))
             let sql = "SELECT id" + mapping.keyColumns.map { ", \($0)" }.joined() + " FROM \(mapping.table) WHERE id \(Self.idListClause)"
-            var keys: [Int64: [Int64?]] = [:]
+            var storedForeignIDs: [Int64: [Int64?]] = [:]
             for try await row in try await container.client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: container.logger) {
                 let cells = row.makeRandomAccess()
                 var foreignIDs = [Int64?](repeating: nil, count: mapping.entity.relationships.count)
                 for (position, key) in mapping.entity.foreignKeys.enumerated() { foreignIDs[key.index] = try cells[position + 1].decode(Int64?.self) }
-                keys[try cells[0].decode(Int64.self)] = foreignIDs
+                storedForeignIDs[try cells[0].decode(Int64.self)] = foreignIDs
             }
             statementsExecuted += 1
             let before = rowsBefore[entity] ?? []
-            for (id, entry) in registry {
-                let backing = entry.backing
-                if !before.contains(id), keys[id] == nil {
-                    stale.append(backing)
-                } else if let foreignIDs = keys[id] {
-                    survivors.append((backing, foreignIDs))
-                } else {
-                    registries[entity]?[id] = nil
-                    backing.isMarkedDeleted = false
-                    backing.managingContext = nil
-                    if let object = backing.model { detached.insert(ObjectIdentifier(object)) }
-                }
+            for (id, entry) in registry where refresh.sort(entry.backing, hadRow: before.contains(id), storedForeignIDs: storedForeignIDs[id]) {
+                registries[entity]?[id] = nil
             }
         }
-        for (backing, foreignIDs) in survivors {
-            for key in backing.entity.foreignKeys { backing.setSavedForeignID(key.index, foreignIDs[key.index]) }
-            backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
-        }
-        for backing in stale + inserted.map(\.persistentBackingData) { backing.forgetRelated(detached, storedForeignIDs: nil) }
-        pending.forget(detached)
+        refresh.apply(inserted: inserted)
+        pending.forget(refresh.detached)
     }
 
     // MARK: - Fetch

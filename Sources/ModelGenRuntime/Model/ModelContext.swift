@@ -769,55 +769,31 @@ public final class ModelContext {
     }
 
     /// After a delete ran in the database (`deletedObjects`: the objects the app deleted, which left
-    /// the context already): detach objects whose rows it deleted (`rowsBefore`: the
-    /// rows of registered objects before it; an object whose row was already gone, deleted by
-    /// another context or process, stays registered, so that a change to it is refused by the next
-    /// save as `.deletedFromStore` instead of being dropped with the object), and every other
-    /// object, such a one too, forgets them (its loaded relationships stay loaded, minus those objects: it keeps
-    /// showing what it read, as on PostgreSQL, where unloading would show keys another context
-    /// saved since); relationships not loaded take the keys the store now holds.
+    /// the context already; `rowsBefore`: the rows of registered objects before it), the objects
+    /// whose rows it removed leave the context and the others forget them (`RefreshAfterDeletion`).
+    ///
+    ///     SELECT id, <key columns> FROM "table" WHERE id IN (SELECT value FROM json_each(?))
     private func refreshAfterDeletion(rowsBefore: [ObjectIdentifier: Set<Int64>], deletedObjects: Set<ObjectIdentifier> = []) throws {
-        var detached = deletedObjects
-        var survivors: [(backing: ModelBackingData, foreignIDs: [Int64?])] = []
-        /// Objects whose rows were gone before the delete: they stay, and forget what it removed.
-        var stale: [ModelBackingData] = []
+        var refresh = RefreshAfterDeletion(deletedObjects: deletedObjects)
         for model in schema.models {
             let entity = model.entity
             guard let registry = registries[ObjectIdentifier(entity)], !registry.isEmpty else { continue }
             let objects = Dictionary(registry.all.compactMap { entry in entry.backing.object.map { (entry.id, $0) } }, uniquingKeysWith: { first, _ in first })
-            let columns = entity.foreignKeys.map(\.column)
-            var rows: [Int64: [SQLiteValue]] = [:]
-            for row in try database.query("SELECT id\(columns.map { ", " + $0 }.joined()) FROM \(entity.table) WHERE id \(Self.idListClause)", [Self.jsonArray(objects.keys)]) {
-                if let id = row[0].integer { rows[id] = Array(row.dropFirst()) }
+            var storedForeignIDs: [Int64: [Int64?]] = [:]
+            for row in try database.query("SELECT id\(entity.foreignKeys.map { ", " + $0.column }.joined()) FROM \(entity.table) WHERE id \(Self.idListClause)", [Self.jsonArray(objects.keys)]) {
+                guard let id = row[0].integer else { continue }
+                var foreignIDs = [Int64?](repeating: nil, count: entity.relationships.count)
+                for (position, key) in entity.foreignKeys.enumerated() { foreignIDs[key.index] = row[position + 1].integer }
+                storedForeignIDs[id] = foreignIDs
             }
             let before = rowsBefore[ObjectIdentifier(entity)] ?? []
-            for (id, object) in objects {
-                let backing = object.persistentBackingData
-                if !before.contains(id), rows[id] == nil {
-                    stale.append(backing)
-                    continue
-                }
-                guard let row = rows[id] else {
-                    registry.remove(id)
-                    backing.isDeleted = false
-                    backing.context = nil
-                    detached.insert(ObjectIdentifier(object))
-                    continue
-                }
-                var foreignIDs = [Int64?](repeating: nil, count: entity.relationships.count)
-                for (position, key) in entity.foreignKeys.enumerated() {
-                    foreignIDs[key.index] = row[position].integer
-                }
-                survivors.append((backing, foreignIDs))
+            for (id, object) in objects where refresh.sort(object.persistentBackingData, hadRow: before.contains(id), storedForeignIDs: storedForeignIDs[id]) {
+                registry.remove(id)
             }
         }
-        for (backing, foreignIDs) in survivors {
-            for (index, _) in backing.entity.foreignKeys { backing.setSavedForeignID(index, foreignIDs[index]) }
-            backing.forgetRelated(detached, storedForeignIDs: foreignIDs)
-        }
-        for backing in stale + inserted.map(\.persistentBackingData) { backing.forgetRelated(detached, storedForeignIDs: nil) }
-        if !detached.isEmpty {
-            pending.forget(detached)
+        refresh.apply(inserted: inserted)
+        if !refresh.detached.isEmpty {
+            pending.forget(refresh.detached)
             pendingIndexes = [:]
         }
     }
