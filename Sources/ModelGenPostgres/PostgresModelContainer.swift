@@ -51,6 +51,9 @@ public final class PostgresModelContainer: Sendable {
     let tables: [String]
     /// The entities, in schema order.
     let entities: [EntityDescription]
+    /// For each entity (by name), the entities its deletion plan deletes rows of, in the order it
+    /// deletes them: the order of a `DeletionReport`'s counts, as on SQLite.
+    let deletionOrders: [String: [String]]
 
     /// Makes the container for `schema` on the database `client` connects to, in one transaction
     /// holding an advisory lock (two servers starting at once do not both create or migrate):
@@ -81,6 +84,7 @@ public final class PostgresModelContainer: Sendable {
         self.mappings = mappings
         tables = schema.tables
         entities = schema.models.map { $0.entity }
+        deletionOrders = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, schema.deletionProgram(for: $0.name)?.deletions.map(\.entity) ?? []) })
         let order = Self.insertionOrder(of: schema.models.map { $0.entity })
         insertionOrder = order.entities
         lateKeys = order.lateKeys

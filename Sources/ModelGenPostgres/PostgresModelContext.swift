@@ -183,7 +183,7 @@ public final class PostgresModelContext {
             backing.managingContext = nil
         }
         clearPendingChanges()
-        if !deletedIdentities.isEmpty { try await refreshAfterDeletion(rowsBefore: rowsBeforeDeletion, deletedObjects: deletedIdentities) }
+        if !deletedIdentities.isEmpty { try await refreshAfterDeletion(RefreshAfterDeletion(rowsBefore: rowsBeforeDeletion, written: newObjects, deletedObjects: deletedIdentities)) }
     }
 
     /// Defers the checks of the schema's foreign keys (`DEFERRABLE`, checked as each statement ends
@@ -597,10 +597,13 @@ public final class PostgresModelContext {
             throw translate(error)
         }
         let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
-        let deleted = ((object["deleted"] as? [String: Any]) ?? [:]).map { (entity: $0.key, count: ($0.value as? NSNumber)?.intValue ?? 0) }
-            .sorted { $0.entity < $1.entity }
+        // The function reports its counts by entity, unordered: in the order the plan deletes them.
+        let counts = (object["deleted"] as? [String: Any]) ?? [:]
+        let deleted = (container.deletionOrders[Model.entity.name] ?? []).compactMap { entity in
+            (counts[entity] as? NSNumber).map { (entity: entity, count: $0.intValue) }
+        }
         let report = DeletionReport(deleted: deleted, nullified: (object["nullified"] as? NSNumber)?.intValue ?? 0, isDryRun: dryRun, statementsExecuted: 1)
-        if !dryRun { try await refreshAfterDeletion(rowsBefore: rowsBefore) }
+        if !dryRun { try await refreshAfterDeletion(RefreshAfterDeletion(rowsBefore: rowsBefore)) }
         return report
     }
 
@@ -622,14 +625,13 @@ public final class PostgresModelContext {
         return rows
     }
 
-    /// After a delete ran in the database (`deletedObjects`: the objects the app deleted, which left
-    /// the context already; `rowsBefore`: the rows of registered objects before it), the objects
-    /// whose rows it removed leave the context and the others forget them (`RefreshAfterDeletion`).
-    /// One query per entity with objects in memory:
+    /// After a delete ran in the database, the objects whose rows it removed leave the context and
+    /// the others forget them (`refresh`, made with what the store held before). One query per
+    /// entity with objects in memory:
     ///
     ///     SELECT id, <key columns> FROM "table" WHERE id = ANY($1::bigint[])
-    private func refreshAfterDeletion(rowsBefore: [ObjectIdentifier: Set<Int64>], deletedObjects: Set<ObjectIdentifier> = []) async throws {
-        var refresh = RefreshAfterDeletion(deletedObjects: deletedObjects)
+    private func refreshAfterDeletion(_ refresh: RefreshAfterDeletion) async throws {
+        var refresh = refresh
         for (entity, registry) in registries where !registry.isEmpty {
             let mapping = container.mappings[entity]!
             var bindings = PostgresBindings()
@@ -643,8 +645,7 @@ public final class PostgresModelContext {
                 storedForeignIDs[try cells[0].decode(Int64.self)] = foreignIDs
             }
             statementsExecuted += 1
-            let before = rowsBefore[entity] ?? []
-            for (id, entry) in registry where refresh.sort(entry.backing, hadRow: before.contains(id), storedForeignIDs: storedForeignIDs[id]) {
+            for (id, entry) in registry where refresh.sort(entry.backing, storedForeignIDs: storedForeignIDs[id]) {
                 registries[entity]?[id] = nil
             }
         }
@@ -1166,7 +1167,7 @@ public final class PostgresModelContext {
         case "23502":
             // A required attribute or relationship left nil: named by the error's table and column.
             if let property = property(table: error.serverInfo?[.tableName], column: error.serverInfo?[.columnName]) {
-                return ModelContextError.constraintViolation("\(property) is required and was nil (\(message))")
+                return ModelContextError.missingValue(property)
             }
             return ModelContextError.constraintViolation(message + detail)
         case "23503":

@@ -298,7 +298,7 @@ public final class ModelContext {
         } catch let error as SQLiteError {
             throw translate(error)
         }
-        if !dryRun { try refreshAfterDeletion(rowsBefore: rowsBefore) }
+        if !dryRun { try refreshAfterDeletion(RefreshAfterDeletion(rowsBefore: rowsBefore)) }
         return report
     }
 
@@ -389,7 +389,7 @@ public final class ModelContext {
             backing.context = nil
         }
         clearPendingChanges()
-        if !deletedIdentities.isEmpty { try refreshAfterDeletion(rowsBefore: rowsBeforeDeletion, deletedObjects: deletedIdentities) }
+        if !deletedIdentities.isEmpty { try refreshAfterDeletion(RefreshAfterDeletion(rowsBefore: rowsBeforeDeletion, written: newObjects, deletedObjects: deletedIdentities)) }
     }
 
     /// Runs each entity's deletion plan on the ids of its objects the save deletes, in the order
@@ -706,7 +706,7 @@ public final class ModelContext {
         // "NOT NULL constraint failed: loan.book_id": a required relationship left nil.
         if sqliteError.isNotNullViolation, let range = sqliteError.message.range(of: "NOT NULL constraint failed: "),
            let property = property(named: String(sqliteError.message[range.upperBound...])) {
-            return ModelContextError.constraintViolation("\(property) is required and was nil (\(sqliteError.message))")
+            return ModelContextError.missingValue(property)
         }
         // "UNIQUE constraint failed: order.select", or "…: offset.table, offset.check" for a
         // compound constraint: tables and columns as created, unquoted.
@@ -768,13 +768,12 @@ public final class ModelContext {
         return rows
     }
 
-    /// After a delete ran in the database (`deletedObjects`: the objects the app deleted, which left
-    /// the context already; `rowsBefore`: the rows of registered objects before it), the objects
-    /// whose rows it removed leave the context and the others forget them (`RefreshAfterDeletion`).
+    /// After a delete ran in the database, the objects whose rows it removed leave the context and
+    /// the others forget them (`refresh`, made with what the store held before).
     ///
     ///     SELECT id, <key columns> FROM "table" WHERE id IN (SELECT value FROM json_each(?))
-    private func refreshAfterDeletion(rowsBefore: [ObjectIdentifier: Set<Int64>], deletedObjects: Set<ObjectIdentifier> = []) throws {
-        var refresh = RefreshAfterDeletion(deletedObjects: deletedObjects)
+    private func refreshAfterDeletion(_ refresh: RefreshAfterDeletion) throws {
+        var refresh = refresh
         for model in schema.models {
             let entity = model.entity
             guard let registry = registries[ObjectIdentifier(entity)], !registry.isEmpty else { continue }
@@ -786,8 +785,7 @@ public final class ModelContext {
                 for (position, key) in entity.foreignKeys.enumerated() { foreignIDs[key.index] = row[position + 1].integer }
                 storedForeignIDs[id] = foreignIDs
             }
-            let before = rowsBefore[ObjectIdentifier(entity)] ?? []
-            for (id, object) in objects where refresh.sort(object.persistentBackingData, hadRow: before.contains(id), storedForeignIDs: storedForeignIDs[id]) {
+            for (id, object) in objects where refresh.sort(object.persistentBackingData, storedForeignIDs: storedForeignIDs[id]) {
                 registry.remove(id)
             }
         }

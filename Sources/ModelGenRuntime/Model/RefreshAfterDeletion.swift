@@ -21,21 +21,33 @@
     /// Objects whose rows were gone before the delete.
     private var stale: [ModelBackingData] = []
 
+    /// The ids of the rows of registered objects before the delete, by entity.
+    private var rowsBefore: [ObjectIdentifier: Set<Int64>]
+
     /// A refresh after a delete that removed the rows of `deletedObjects`, objects the app deleted.
-    @_spi(Backend) public init(deletedObjects: Set<ObjectIdentifier> = []) {
+    /// `rowsBefore` are the rows the store held, before the delete, of the objects registered
+    /// then; `written` are the new objects a save wrote before its deletions ran (registered
+    /// after), whose rows those deletions may remove too (a cascade through a relationship a new
+    /// object joined).
+    @_spi(Backend) public init(rowsBefore: [ObjectIdentifier: Set<Int64>], written: [any PersistentModel] = [], deletedObjects: Set<ObjectIdentifier> = []) {
+        self.rowsBefore = rowsBefore
         detached = deletedObjects
+        for object in written {
+            let backing = object.persistentBackingData
+            if let id = backing.id { self.rowsBefore[ObjectIdentifier(backing.entity), default: []].insert(id) }
+        }
     }
 
-    /// Sorts one registered object: `storedForeignIDs` are the keys its row holds now, by
-    /// relationship index (nil when the row is gone), and `hadRow` says whether the row was there
-    /// before the delete. Returns true when the delete removed the row: the object is no longer
-    /// marked deleted and has left the context, and the caller takes it out of its registry.
-    @_spi(Backend) public mutating func sort(_ backing: ModelBackingData, hadRow: Bool, storedForeignIDs: [Int64?]?) -> Bool {
+    /// Sorts one registered object by the keys its row holds now (`storedForeignIDs`, by
+    /// relationship index; nil when the row is gone). Returns true when the delete removed the
+    /// row: the object is no longer marked deleted and has left the context, and the caller takes
+    /// it out of its registry.
+    @_spi(Backend) public mutating func sort(_ backing: ModelBackingData, storedForeignIDs: [Int64?]?) -> Bool {
         if let storedForeignIDs {
             survivors.append((backing, storedForeignIDs))
             return false
         }
-        guard hadRow else {
+        guard let id = backing.id, rowsBefore[ObjectIdentifier(backing.entity)]?.contains(id) == true else {
             stale.append(backing)
             return false
         }
