@@ -1,0 +1,413 @@
+import Foundation
+import ModelGenCore
+import ModelGenPostgres
+@_spi(Backend) @testable import ModelGenRuntime
+import ModelGenTestSupport
+import XCTest
+
+/// A property test of the context over random schema shapes, where the other runtime tests use
+/// fixed schemas: two to four entities, related by one-to-one, one-to-many and many-to-many
+/// relationships (an entity to itself too) with random delete rules, some to-ones required, some
+/// entities with a unique attribute. For each shape the validator accepts, random work of one
+/// context — inserts, relating and unrelating from either side, attribute changes, deletes, saves,
+/// delete(model:) now and then — runs on SQLite and on PostgreSQL, and after every save:
+/// - saved: the objects the context holds show exactly what a new context reads from the store
+///   (no change lost, no deletion's effect missed in memory);
+/// - refused: the store is as it was, and the objects still show every unsaved change; after
+///   `rollback()` they show what the store holds;
+/// - the backends end each step alike: the objects read alike where the work reads them, each save
+///   is saved or refused in the same words but for row ids (`agree(_:_:)`), the same rows after.
+///
+/// The models are made at run time from the generator's own stages (`ShapeModel`, `ShapeSchema`):
+/// a shape needs no compiled Swift of its own. Seeded: a failure names its seed and prints the shape.
+extension BothBackendsTests {
+    func testRandomWorkOnRandomSchemaShapesIsSavedAsShownOnBothBackends() async throws {
+        var shapes = 0, outcomes: [String: Int] = [:]
+        for seed in UInt64(1)...60 {
+            var random = SeededRandom(seed: seed &* 7_919)
+            guard let shape = RandomShape(&random) else { continue }
+            shapes += 1
+            RandomShape.current = shape
+            defer { RandomShape.current = nil }
+            var traces: [String: [String]] = [:]
+            try await onBothBackends(shape.schemaType) { flow in
+                var work = SeededRandom(seed: seed)
+                traces[flow.name] = try await workOnShape(shape, &work, on: flow, context: "seed \(seed), \(flow.name)\n\(shape.yaml)")
+            }
+            if testRun?.failureCount ?? 0 > 0 { return }
+            let (sqlite, postgres) = (traces["SQLite"] ?? [], traces["PostgreSQL"] ?? [])
+            if let step = sqlite.indices.first(where: { $0 >= postgres.count || !agree(sqlite[$0], postgres[$0]) }) {
+                XCTFail("""
+                    seed \(seed), step \(step): the backends differ
+                    SQLite:     \(sqlite[step])
+                    PostgreSQL: \(step < postgres.count ? postgres[step] : "-")
+                    \(shape.yaml)after:
+                    \(sqlite[..<step].suffix(30).joined(separator: "\n"))
+                    """)
+            }
+            for line in sqlite where !line.hasPrefix("rows: ") && !line.hasPrefix("did: ") { outcomes[line.split(separator: " ").prefix(2).joined(separator: " "), default: 0] += 1 }
+            if testRun?.failureCount ?? 0 > 0 { return }
+        }
+        print("random shapes: \(shapes) accepted, outcomes \(outcomes.sorted { $0.key < $1.key })")
+        // The shapes and the work must reach each outcome, or the test proves less than it says.
+        XCTAssertGreaterThan(shapes, 25, "few random shapes were accepted")
+        for (outcome, least) in [("saved", 200), ("refused: delete", 5), ("refused: constraintViolation", 5), ("refused: uniqueViolation", 5), ("bulk deleted", 10)] {
+            XCTAssertGreaterThan(outcomes[outcome] ?? 0, least, "\(outcomes)")
+        }
+    }
+
+    /// The trace of random work on `shape`: what the app did (as it read the objects), each save's
+    /// and bulk delete's outcome, and the rows after it. Fails (with `context`) where an invariant of the type's comment breaks.
+    private func workOnShape(_ shape: RandomShape, _ random: inout SeededRandom, on flow: SeedFlowBackend, context: String) async throws -> [String] {
+        let app = flow.makeContext()
+        var held: [String: any PersistentModel] = [:]
+        var counter = 0
+        var trace: [String] = []
+        /// What the app did, for a failure's message (and in the trace: the backends must show the
+        /// same objects alike, in what each step reads of them).
+        var done: [String] = []
+        func did(_ step: String) {
+            done.append(step)
+            trace.append("did: " + step)
+        }
+        func fail(_ message: String) { XCTFail("\(context)\n\(message)\nafter:\n\(done.suffix(25).joined(separator: "\n"))") }
+
+        func live() -> [any PersistentModel] {
+            held.values.filter { $0.persistentBackingData.managingContext != nil && !$0.isDeleted }.sorted { shape.name(of: $0) < shape.name(of: $1) }
+        }
+        func live(of entity: Int) -> [any PersistentModel] { live().filter { $0.persistentBackingData.entity === shape.entities[entity] } }
+        func pick(_ objects: [any PersistentModel]) -> (any PersistentModel)? { objects.isEmpty ? nil : objects[random.below(objects.count)] }
+        /// What the objects the app holds show (their relationships loaded first where need be).
+        func shown() async throws -> String {
+            let objects = live()
+            try await shape.loadRelationships(of: objects, in: app)
+            return shape.view(of: objects)
+        }
+        /// Every object the store holds now, fetched into the app's context: the objects it holds
+        /// already (one object per row per context), and any other from now on.
+        func refetch() async throws {
+            for object in try await shape.fetchAll(in: app) {
+                let name = shape.name(of: object)
+                if let kept = held[name], kept !== object, kept.persistentBackingData.managingContext != nil {
+                    fail("a fetch made a second object for \(name), which the context holds")
+                }
+                held[name] = object
+            }
+        }
+        func insert(_ entity: Int) {
+            counter += 1
+            let object = shape.make(entity, name: "o\(counter)", rank: random.below(4) == 0 ? nil : random.below(3), code: random.below(3) == 0 ? nil : random.below(4))
+            // Its required to-ones, and another relationship now and then (a new object joining
+            // objects the same save may delete, or cascade to).
+            let relationships = shape.entities[entity].relationships
+            let another = relationships.isEmpty || random.below(2) == 0 ? nil : random.below(relationships.count)
+            var partners: [String] = []
+            for (index, relationship) in relationships.enumerated() where !relationship.isToMany && !relationship.isOptional || index == another {
+                guard let partner = pick(live(of: shape.index(of: relationship.target))) else { continue }
+                if relationship.isToMany { shape.setToMany(object, index, [partner]) } else { shape.setToOne(object, index, partner) }
+                partners.append("\(relationship.name)=\(shape.name(of: partner))")
+            }
+            app.insert(object)
+            held[shape.name(of: object)] = object
+            did("insert \(shape.describe(object))" + partners.map { " " + $0 }.joined())
+        }
+        func outcome(_ work: () async throws -> String) async -> String {
+            do {
+                return try await work()
+            } catch {
+                return refusal(error) { identifier in held.values.first { $0.persistentModelID == identifier }.map(shape.name(of:)) }
+            }
+        }
+
+        for entity in shape.entities.indices { for _ in 0..<2 { insert(entity) } }
+        for _ in 0..<60 {
+            switch random.below(20) {
+            case 0..<3:
+                insert(random.below(shape.entities.count))
+            case 3..<9:
+                // Relate or unrelate, from either side of any relationship.
+                guard let object = pick(live()) else { continue }
+                let entity = shape.entities[shape.index(of: object)]
+                let index = random.below(entity.relationships.count)
+                guard entity.relationships.indices.contains(index) else { continue }
+                let relationship = entity.relationships[index]
+                let candidates = live(of: shape.index(of: relationship.target))
+                try await shape.loadRelationships(of: [object], in: app)
+                if !relationship.isToMany {
+                    let partner = random.below(4) == 0 ? nil : pick(candidates)
+                    shape.setToOne(object, index, partner)
+                    did("\(shape.name(of: object)).\(relationship.name) = \(partner.map(shape.name(of:)) ?? "nil")")
+                } else {
+                    // By name: the order of a to-many relationship's objects is unspecified.
+                    var members = object.persistentBackingData.toManyObjects(index).sorted { shape.name(of: $0) < shape.name(of: $1) }
+                    switch random.below(3) {
+                    case 0: if let added = pick(candidates) { members.append(added) }
+                    case 1: if !members.isEmpty { members.remove(at: random.below(members.count)) }
+                    default: members = candidates.filter { _ in random.below(2) == 0 }
+                    }
+                    shape.setToMany(object, index, members)
+                    did("\(shape.name(of: object)).\(relationship.name) = [\(members.map(shape.name(of:)).joined(separator: " "))]")
+                }
+            case 9..<11:
+                guard let object = pick(live()) else { continue }
+                shape.setAttributes(object, rank: random.below(3), code: random.below(2) == 0 ? nil : random.below(4))
+                did("change \(shape.describe(object))")
+            case 11..<14:
+                guard let object = pick(live()) else { continue }
+                app.delete(object)
+                did("delete \(shape.name(of: object))")
+            case 14:
+                // delete(model:) runs at once on the stored rows; with nothing unsaved, what the
+                // objects show after it is what the store holds.
+                guard !app.hasChanges else { continue }
+                let entity = random.below(shape.entities.count), dryRun = random.below(3) == 0
+                let line = await outcome { try await "bulk deleted \(shape.entities[entity].name): \(shape.bulkDelete(entity, dryRun: dryRun, in: app))" }
+                let rows = try await shape.storeView(flow)
+                trace += [line, "rows: " + rows]
+                done.append(line)
+                let objects = try await shown()
+                if objects != rows { fail("after \(line): the objects show\n\(objects)\nthe store holds\n\(rows)") }
+                try await refetch()
+            default:
+                let before = try await shape.storeView(flow)
+                let unsaved = try await shown()
+                let line = await outcome { try await app.save(); return "saved" }
+                let rows = try await shape.storeView(flow)
+                trace += [line, "rows: " + rows]
+                done.append(line)
+                if line == "saved" {
+                    let objects = try await shown()
+                    if objects != rows { fail("after a save: the objects show\n\(objects)\nthe store holds\n\(rows)") }
+                } else {
+                    if rows != before { fail("\(line), yet the store changed from\n\(before)\nto\n\(rows)") }
+                    let kept = try await shown()
+                    if kept != unsaved { fail("\(line): the objects showed\n\(unsaved)\nand after it\n\(kept)") }
+                    app.rollback()
+                    let rolledBack = try await shown()
+                    if rolledBack != rows { fail("after the rollback: the objects show\n\(rolledBack)\nthe store holds\n\(rows)") }
+                }
+                try await refetch()
+            }
+            if testRun?.failureCount ?? 0 > 0 { break }
+        }
+        app.rollback()
+        return trace
+    }
+}
+
+// MARK: - Random shapes
+
+/// One random schema shape the validator accepted, with what the runtime needs of it: its
+/// entities' descriptions, DDL, deletion programs and canonical form, made by the generator's stages.
+struct RandomShape {
+    /// The shape the `ShapeModel` classes and `ShapeSchema` types describe now.
+    nonisolated(unsafe) static var current: RandomShape?
+    /// Shapes made so far in this process: each one's schema is a type of its own.
+    nonisolated(unsafe) private static var made: UInt64 = 0
+
+    let yaml: String
+    let entities: [EntityDescription]
+    let sqliteDDL: String
+    let postgreSQLTables: String
+    let canonicalSchema: String
+    let programs: [String: DeletionProgram]
+    let schemaType: any ModelSchemaDefinition.Type
+
+    /// A random shape, or nil when the validator refuses it.
+    init?(_ random: inout SeededRandom) {
+        let count = 2 + random.below(3)
+        var attributes = (0..<count).map { _ in ["name: String", "rank: Int?"] }
+        for entity in 0..<count where random.below(2) == 0 { attributes[entity].append("code: { type: Int?, unique: true }") }
+        var relationships = Array(repeating: [String](), count: count)
+        let rules = ["nullify", "nullify", "cascade", "cascade", "deny", "noAction"]
+        for pair in 0..<(1 + random.below(4)) {
+            let (a, b) = (random.below(count), random.below(count))
+            let (ruleA, ruleB) = (rules[random.below(rules.count)], rules[random.below(rules.count)])
+            let required = random.below(4) == 0 ? "" : "?"
+            let (typeA, typeB): (String, String) = switch random.below(3) {
+            case 0: ("E\(b)\(required)", "E\(a)?")
+            case 1: ("\"[E\(b)]\"", "E\(a)\(required)")
+            default: ("\"[E\(b)]\"", "\"[E\(a)]\"")
+            }
+            relationships[a].append("r\(pair)a: { type: \(typeA), inverse: r\(pair)b, deleteRule: \(ruleA) }")
+            relationships[b].append("r\(pair)b: { type: \(typeB), inverse: r\(pair)a, deleteRule: \(ruleB) }")
+        }
+        var lines = ["schema: Shape", "entities:"]
+        for entity in 0..<count {
+            lines += ["  E\(entity):", "    attributes:"] + attributes[entity].map { "      " + $0 }
+            if !relationships[entity].isEmpty { lines += ["    relationships:"] + relationships[entity].map { "      " + $0 } }
+        }
+        yaml = lines.joined(separator: "\n") + "\n"
+        guard let schema = ModelGen.load(path: "Shape.yaml", bytes: Array(yaml.utf8)).0 else { return nil }
+        let quote = SQLDialect.sqlite.quote
+        entities = schema.entities.map { entity in
+            EntityDescription(
+                name: entity.name, table: quote(entity.tableName),
+                attributes: entity.attributes.map { AttributeDescription(name: $0.name, column: $0.isTransient ? nil : quote($0.columnName), isUnique: $0.isUnique) },
+                relationships: entity.relationships.map { relationship in
+                    let storage: RelationshipDescription.Storage = switch schema.links(of: relationship)! {
+                    case let .column(column): .column(quote(column))
+                    case let .inverseColumn(column): .inverseColumn(quote(column))
+                    case let .joinTable(table, own, other): .joinTable(quote(table), ownColumn: quote(own), targetColumn: quote(other))
+                    }
+                    return RelationshipDescription(name: relationship.name, target: relationship.target, isToMany: relationship.isToMany, isOptional: !relationship.isRequired,
+                                                   inverse: relationship.inverse, deleteRule: relationship.deleteRule.rawValue, storage: storage)
+                })
+        }
+        sqliteDDL = DDLGenerator(schema: schema, dialect: .sqlite).render(header: "Shape")
+        postgreSQLTables = DDLGenerator(schema: schema, dialect: .postgresql).render(header: "Shape")
+        canonicalSchema = schema.canonicalJSON
+        let renderer = DeletionSQLRenderer(schema: schema, dialect: .sqlite)
+        programs = Dictionary(uniqueKeysWithValues: zip(schema.entities, DeletionPlanner(schema: schema).plans()).map { ($0.name, renderer.program(for: $1)) })
+        Self.made += 1
+        schemaType = Self.schemaType(Self.made)
+    }
+
+    /// `ShapeSchema` of a tag type made for `number` (its bits as nested `ShapeBit0`/`ShapeBit1`):
+    /// the runtime keeps what it reads from a schema's canonical form once per schema type and
+    /// process, so each shape must be a type no other shape was.
+    private static func schemaType(_ number: UInt64) -> any ModelSchemaDefinition.Type {
+        func nest<Tag>(_: Tag.Type, _ rest: UInt64) -> any ModelSchemaDefinition.Type {
+            rest == 0 ? ShapeSchema<Tag>.self : rest & 1 == 0 ? nest(ShapeBit0<Tag>.self, rest >> 1) : nest(ShapeBit1<Tag>.self, rest >> 1)
+        }
+        return nest(ShapeBit0<Never>.self, number)
+    }
+
+    static let slots: [any ShapeSlot.Type] = [ShapeSlot0.self, ShapeSlot1.self, ShapeSlot2.self, ShapeSlot3.self]
+
+    func index(of entity: String) -> Int { entities.firstIndex { $0.name == entity }! }
+    func index(of object: any PersistentModel) -> Int { entities.firstIndex { $0 === object.persistentBackingData.entity }! }
+    func name(of object: any PersistentModel) -> String { object.persistentBackingData.attribute(0, as: String.self) }
+
+    /// A new object of entity `entity` with these values.
+    func make(_ entity: Int, name: String, rank: Int?, code: Int?) -> any PersistentModel {
+        func make<Slot: ShapeSlot>(_: Slot.Type) -> any PersistentModel { ShapeModel<Slot>() }
+        let object = make(Self.slots[entity])
+        object.persistentBackingData.setAttribute(0, name)
+        setAttributes(object, rank: rank, code: code)
+        return object
+    }
+
+    func setAttributes(_ object: any PersistentModel, rank: Int?, code: Int?) {
+        let backing = object.persistentBackingData
+        backing.setAttribute(1, rank)
+        if backing.entity.attributes.count > 2 { backing.setAttribute(2, code) }
+    }
+
+    func setToOne(_ object: any PersistentModel, _ index: Int, _ partner: (any PersistentModel)?) {
+        let backing = object.persistentBackingData
+        backing.setToOneObject(index, partner, target: entities[self.index(of: backing.entity.relationships[index].target)])
+    }
+
+    func setToMany(_ object: any PersistentModel, _ index: Int, _ members: [any PersistentModel]) {
+        let backing = object.persistentBackingData
+        backing.setToManyObjects(index, members, target: entities[self.index(of: backing.entity.relationships[index].target)])
+    }
+
+    /// Every object of every entity, in `context`.
+    func fetchAll(in context: some SeedFlowContext) async throws -> [any PersistentModel] {
+        var objects: [any PersistentModel] = []
+        for slot in Self.slots.prefix(entities.count) {
+            func fetch<Slot: ShapeSlot>(_: Slot.Type) async throws -> [any PersistentModel] { try await context.fetch(FetchDescriptor<ShapeModel<Slot>>()) }
+            objects += try await fetch(slot)
+        }
+        return objects
+    }
+
+    /// Loads every relationship of `objects` not loaded yet (PostgreSQL; SQLite loads on access).
+    func loadRelationships(of objects: [any PersistentModel], in context: some SeedFlowContext) async throws {
+        for (entity, slot) in Self.slots.prefix(entities.count).enumerated() {
+            func load<Slot: ShapeSlot>(_: Slot.Type) async throws {
+                let ofEntity = objects.compactMap { $0 as? ShapeModel<Slot> }.filter { $0.persistentBackingData.id != nil }
+                guard !ofEntity.isEmpty else { return }
+                for index in entities[entity].relationships.indices { try await context.load(\ShapeModel<Slot>.[relationship: index], of: ofEntity) }
+            }
+            try await load(slot)
+        }
+    }
+
+    /// `delete(model:where:)` of every object of entity `entity`: the counts it reports.
+    func bulkDelete(_ entity: Int, dryRun: Bool, in context: some SeedFlowContext) async throws -> String {
+        func delete<Slot: ShapeSlot>(_: Slot.Type) async throws -> DeletionReport { try await context.delete(model: ShapeModel<Slot>.self, where: nil, dryRun: dryRun) }
+        let report = try await delete(Self.slots[entity])
+        return "\(report.deleted.map { "\($0.entity) \($0.count)" }.joined(separator: ", ")), \(report.nullified) nullified\(dryRun ? " (dry run)" : "")"
+    }
+
+    /// An object's entity, name and values.
+    func describe(_ object: any PersistentModel) -> String {
+        let backing = object.persistentBackingData
+        return "\(backing.entity.name) \(name(of: object))" + backing.entity.attributes.indices.dropFirst().map { " \(backing.entity.attributes[$0].name)=\(backing.attribute($0, as: Int?.self).map(String.init) ?? "nil")" }.joined()
+    }
+
+    /// One line per object, in name order: its entity, values and related objects by name.
+    func view(of objects: [any PersistentModel]) -> String {
+        objects.map { object in
+            let backing = object.persistentBackingData
+            let values = backing.entity.attributes.indices.dropFirst().map { "\(backing.entity.attributes[$0].name)=\(backing.attribute($0, as: Int?.self).map(String.init) ?? "nil")" }
+            let related = backing.entity.relationships.enumerated().map { index, relationship in
+                relationship.isToMany
+                    ? "\(relationship.name)=[\(backing.toManyObjects(index).map(name(of:)).sorted().joined(separator: " "))]"
+                    : "\(relationship.name)=\(backing.toOneObject(index).map(name(of:)) ?? "nil")"
+            }
+            return ([backing.entity.name, name(of: object)] + values + related).joined(separator: " ")
+        }
+        .sorted().joined(separator: "\n")
+    }
+
+    /// What the store holds, read by a new context.
+    func storeView(_ flow: SeedFlowBackend) async throws -> String {
+        let reader = flow.makeContext()
+        defer { withExtendedLifetime(reader) {} }
+        let objects = try await fetchAll(in: reader)
+        try await loadRelationships(of: objects, in: reader)
+        return view(of: objects)
+    }
+}
+
+/// Which entity of the current shape a `ShapeModel` class is.
+protocol ShapeSlot { static var entity: Int { get } }
+enum ShapeSlot0: ShapeSlot { static let entity = 0 }
+enum ShapeSlot1: ShapeSlot { static let entity = 1 }
+enum ShapeSlot2: ShapeSlot { static let entity = 2 }
+enum ShapeSlot3: ShapeSlot { static let entity = 3 }
+enum ShapeBit0<Rest> {}
+enum ShapeBit1<Rest> {}
+
+/// The model class of entity `Slot.entity` of the current shape, written as generated models are.
+final class ShapeModel<Slot: ShapeSlot>: PersistentModel {
+    static var entity: EntityDescription { RandomShape.current!.entities[Slot.entity] }
+    let persistentBackingData: ModelBackingData
+
+    init() {
+        persistentBackingData = ModelBackingData(entity: Self.entity)
+        persistentBackingData.attach(self)
+    }
+
+    required init(backingData: ModelBackingData) {
+        persistentBackingData = backingData
+    }
+
+    deinit {
+        persistentBackingData.modelDidEnd()
+    }
+
+    /// A key path per relationship, for `load(_:of:)`.
+    subscript(relationship index: Int) -> Int { index }
+
+    static func propertyName(for keyPath: AnyKeyPath) -> String? {
+        entity.relationships.indices.first { keyPath == \ShapeModel<Slot>.[relationship: $0] }.map { entity.relationships[$0].name }
+    }
+}
+
+/// The current shape's schema; `Tag` makes it a type of its own (`RandomShape.schemaType`).
+enum ShapeSchema<Tag>: ModelSchemaDefinition {
+    private static var shape: RandomShape { RandomShape.current! }
+    static var models: [any PersistentModel.Type] {
+        let all: [any PersistentModel.Type] = [ShapeModel<ShapeSlot0>.self, ShapeModel<ShapeSlot1>.self, ShapeModel<ShapeSlot2>.self, ShapeModel<ShapeSlot3>.self]
+        return Array(all.prefix(shape.entities.count))
+    }
+    static var sqliteDDL: String { shape.sqliteDDL }
+    static var postgreSQLTables: String { shape.postgreSQLTables }
+    static func deletionProgram(for entity: String) -> DeletionProgram? { shape.programs[entity] }
+    static var canonicalSchema: String { shape.canonicalSchema }
+}
