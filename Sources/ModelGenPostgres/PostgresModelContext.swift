@@ -680,7 +680,8 @@ public final class PostgresModelContext {
         } else {
             let (clauses, bindings) = try sqlClauses(descriptor, condition)
             let sql = mapping.selectSQL + clauses
-            result = try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
+            let needsUnsavedRows = descriptor.includePendingChanges && pending.fetchNeedsUnsavedRows(of: Model.entity, readsRelationships: descriptor.readsRelationships(condition))
+            result = try await withUnsavedRows(if: needsUnsavedRows) { connection in
                 try await self.objects(as: Model.self, mapping, sql, bindings, on: connection)
             }
         }
@@ -779,7 +780,8 @@ public final class PostgresModelContext {
             return count + matching.count
         }
         let (clauses, bindings) = try sqlClauses(descriptor, condition)
-        return try await withUnsavedRows(if: descriptor.includePendingChanges) { connection in
+        let needsUnsavedRows = descriptor.includePendingChanges && pending.fetchNeedsUnsavedRows(of: Model.entity, readsRelationships: descriptor.readsRelationships(condition))
+        return try await withUnsavedRows(if: needsUnsavedRows) { connection in
             try await self.count(mapping, clauses, bindings, on: connection)
         }
     }
@@ -930,11 +932,11 @@ public final class PostgresModelContext {
         return registries[ObjectIdentifier(type.entity)]?[id]?.backing.model as? Model
     }
 
-    /// Runs `body` on a connection; when asked and the context has unsaved changes, inside a
+    /// Runs `body` on a connection; when `needed` and the context has unsaved changes, inside a
     /// transaction holding their rows, then rolled back (inserted objects are registered under
     /// passing ids meanwhile, so that a query finds them rather than new copies).
-    private func withUnsavedRows<T>(if includePendingChanges: Bool, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        guard includePendingChanges, !inserted.isEmpty || !changed.isEmpty else {
+    private func withUnsavedRows<T>(if needed: Bool, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        guard needed, !inserted.isEmpty || !changed.isEmpty else {
             return try await container.client.withConnection { connection in try await body(connection) }
         }
         let newObjects = inserted

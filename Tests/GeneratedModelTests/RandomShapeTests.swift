@@ -45,13 +45,15 @@ extension BothBackendsTests {
                     \(sqlite[..<step].suffix(30).joined(separator: "\n"))
                     """)
             }
-            for line in sqlite where !line.hasPrefix("rows: ") && !line.hasPrefix("did: ") { outcomes[line.split(separator: " ").prefix(2).joined(separator: " "), default: 0] += 1 }
+            for line in sqlite where !line.hasPrefix("rows: ") && !line.hasPrefix("did: ") {
+                outcomes[line.hasPrefix("fetched ") ? "fetched" : line.split(separator: " ").prefix(2).joined(separator: " "), default: 0] += 1
+            }
             if testRun?.failureCount ?? 0 > 0 { return }
         }
         print("random shapes: \(shapes) accepted, outcomes \(outcomes.sorted { $0.key < $1.key })")
         // The shapes and the work must reach each outcome, or the test proves less than it says.
         XCTAssertGreaterThan(shapes, 25, "few random shapes were accepted")
-        for (outcome, least) in [("saved", 200), ("refused: delete", 5), ("refused: constraintViolation", 5), ("refused: uniqueViolation", 5), ("bulk deleted", 10)] {
+        for (outcome, least) in [("saved", 200), ("refused: delete", 5), ("refused: constraintViolation", 5), ("refused: uniqueViolation", 5), ("bulk deleted", 10), ("fetched", 50)] {
             XCTAssertGreaterThan(outcomes[outcome] ?? 0, least, "\(outcomes)")
         }
     }
@@ -156,6 +158,21 @@ extension BothBackendsTests {
                 guard let object = pick(live()) else { continue }
                 app.delete(object)
                 did("delete \(shape.name(of: object))")
+            case 15:
+                // A fetch sees the unsaved changes: the live objects of an entity in the order of
+                // their rows (the saved ones by id, then the new ones as inserted; both the order of
+                // the inserts), a page of them now and then.
+                let entity = random.below(shape.entities.count)
+                let offset = random.below(3) == 0 ? random.below(3) : nil, limit = random.below(2) == 0 ? 1 + random.below(3) : nil
+                let line = await outcome {
+                    try await "fetched \(shape.entities[entity].name) offset \(offset ?? 0) limit \(limit ?? 0): "
+                        + shape.fetch(entity, offset: offset, limit: limit, in: app).map(shape.name(of:)).joined(separator: " ")
+                }
+                trace.append(line)
+                done.append(line)
+                guard line.hasPrefix("fetched ") else { continue }
+                let expected = live(of: entity).sorted { shape.number(of: $0) < shape.number(of: $1) }.dropFirst(offset ?? 0).prefix(limit ?? .max)
+                if !line.hasSuffix(": " + expected.map(shape.name(of:)).joined(separator: " ")) { fail("\(line), where the live objects are \(expected.map(shape.name(of:)))") }
             case 14:
                 // delete(model:) runs at once on the stored rows; with nothing unsaved, what the
                 // objects show after it is what the store holds.
@@ -278,6 +295,8 @@ struct RandomShape {
     func index(of entity: String) -> Int { entities.firstIndex { $0.name == entity }! }
     func index(of object: any PersistentModel) -> Int { entities.firstIndex { $0 === object.persistentBackingData.entity }! }
     func name(of object: any PersistentModel) -> String { object.persistentBackingData.attribute(0, as: String.self) }
+    /// The number in an object's name: the order in which the work made the objects.
+    func number(of object: any PersistentModel) -> Int { Int(name(of: object).dropFirst())! }
 
     /// A new object of entity `entity` with these values.
     func make(_ entity: Int, name: String, rank: Int?, code: Int?) -> any PersistentModel {
@@ -302,6 +321,17 @@ struct RandomShape {
     func setToMany(_ object: any PersistentModel, _ index: Int, _ members: [any PersistentModel]) {
         let backing = object.persistentBackingData
         backing.setToManyObjects(index, members, target: entities[self.index(of: backing.entity.relationships[index].target)])
+    }
+
+    /// The objects of entity `entity` in id order, a page of them, in `context`.
+    func fetch(_ entity: Int, offset: Int?, limit: Int?, in context: some SeedFlowContext) async throws -> [any PersistentModel] {
+        func fetch<Slot: ShapeSlot>(_: Slot.Type) async throws -> [any PersistentModel] {
+            var descriptor = FetchDescriptor<ShapeModel<Slot>>()
+            descriptor.fetchOffset = offset
+            descriptor.fetchLimit = limit
+            return try await context.fetch(descriptor)
+        }
+        return try await fetch(Self.slots[entity])
     }
 
     /// Every object of every entity, in `context`.

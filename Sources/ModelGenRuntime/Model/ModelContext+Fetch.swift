@@ -28,7 +28,7 @@ extension ModelContext {
             let readsRelationships = descriptor.readsRelationships(condition)
             if descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil, !readsRelationships {
                 result = try matchesInMemory(descriptor, condition, excluding: deletedIDs)
-            } else if readsRelationships ? !inserted.isEmpty || !changed.isEmpty : !unsavedObjects(of: entity).isEmpty {
+            } else if pending.fetchNeedsUnsavedRows(of: entity, readsRelationships: readsRelationships) {
                 result = try withUnsavedRows { try storedMatches(descriptor, condition, excluding: deletedIDs) }
             } else {
                 result = try storedMatches(descriptor, condition, excluding: deletedIDs)

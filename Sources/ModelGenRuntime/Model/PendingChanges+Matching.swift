@@ -2,6 +2,18 @@
 /// values those hold (a fetch in id order whose predicate reads only the entity's own columns):
 /// how many saved rows to read, and how the saved rows and the unsaved objects make one result.
 extension PendingChanges {
+    /// Whether a fetch of `entity` that does not match the unsaved objects by their values must
+    /// run on their rows written (in a transaction then rolled back). Through a relationship
+    /// (`readsRelationships`) any unsaved change may change what matches or the order; otherwise
+    /// only the entity's own inserted and changed objects can (its deleted ones are left out by
+    /// id), so a fetch of one entity is not refused for what the unsaved rows of another would
+    /// break (a unique value two of them hold) — alike on both backends.
+    public func fetchNeedsUnsavedRows(of entity: EntityDescription, readsRelationships: Bool) -> Bool {
+        if readsRelationships { return !inserted.isEmpty || !changed.isEmpty }
+        func isUnsaved(_ object: any PersistentModel) -> Bool { object.persistentBackingData.entity === entity && !object.persistentBackingData.isDeleted }
+        return inserted.contains(where: isUnsaved) || changed.contains(where: isUnsaved)
+    }
+
     /// The limit for the page of saved rows behind a fetch of `limit` objects of `entity`: longer
     /// by the number of the entity's changed objects, which may no longer match, so that the page
     /// still holds the first rows that did not change (nil: no limit).
