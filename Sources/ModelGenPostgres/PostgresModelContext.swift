@@ -760,7 +760,8 @@ public final class PostgresModelContext {
     /// How many objects match the descriptor (its limit and offset apply), unsaved changes
     /// included as `fetch` includes them; without a limit or offset, and with a predicate on the
     /// entity's own columns, the saved rows but the unsaved objects' are counted and the unsaved
-    /// objects matched by their values (as on SQLite).
+    /// objects matched by their values; else, amid unsaved changes, it counts what `fetch` gives
+    /// (as on SQLite).
     ///
     ///     SELECT count(*) FROM (SELECT "volume".id FROM "volume" WHERE … LIMIT … OFFSET …) AS matches
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) async throws -> Int {
@@ -779,9 +780,12 @@ public final class PostgresModelContext {
             }
             return count + matching.count
         }
+        // A page, or a count through relationships, amid unsaved changes: what `fetch` gives, as on SQLite.
+        if descriptor.includePendingChanges, hasChanges, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil || descriptor.readsRelationships(condition) {
+            return try await fetchObjects(descriptor).count
+        }
         let (clauses, bindings) = try sqlClauses(descriptor, condition)
-        let needsUnsavedRows = descriptor.includePendingChanges && pending.fetchNeedsUnsavedRows(of: Model.entity, readsRelationships: descriptor.readsRelationships(condition))
-        return try await withUnsavedRows(if: needsUnsavedRows) { connection in
+        return try await container.client.withConnection { connection in
             try await self.count(mapping, clauses, bindings, on: connection)
         }
     }
