@@ -61,7 +61,8 @@ extension BothBackendsTests {
     }
 
     /// The trace of random work on `shape`: what the app did (as it read the objects), each save's
-    /// and bulk delete's outcome, and the rows after it. Fails (with `context`) where an invariant of the type's comment breaks.
+    /// and bulk delete's outcome, and the rows after it. Fails (with `context`) where an invariant
+    /// of the test's comment breaks.
     private func workOnShape(_ shape: RandomShape, _ random: inout SeededRandom, on flow: SeedFlowBackend, context: String) async throws -> [String] {
         var app = flow.makeContext()
         /// Whether another context saved since the app's context began: its objects then keep
@@ -91,9 +92,9 @@ extension BothBackendsTests {
             return shape.view(of: objects)
         }
         /// Whether the unsaved rows break a constraint (two objects with rows of an entity holding
-        /// one code, a required to-one nil, a changed object's row perhaps deleted elsewhere), so that a load on PostgreSQL, which runs on them
-        /// written, throws what the save would (README): the work then loads nothing until they
-        /// are saved or rolled back.
+        /// one code, a required key nil, a changed object's row perhaps deleted elsewhere), so that
+        /// a load on PostgreSQL, which runs on them written, throws what the save would (README):
+        /// the work then loads nothing until they are saved or rolled back.
         func unsavedRowsBreakConstraints() -> Bool {
             // A changed object whose row another context deleted: its row cannot be written.
             if othersChanged, app.hasChanges { return true }
