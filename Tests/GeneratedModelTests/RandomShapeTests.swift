@@ -213,6 +213,18 @@ extension BothBackendsTests {
                     guard let object = pick(live()) else { continue }
                     app.delete(object)
                     did("delete \(shape.name(of: object))")
+                case 14:
+                    // delete(model:) runs at once on the stored rows; with nothing unsaved, what the
+                    // objects show after it is what the store holds.
+                    guard !app.hasChanges else { continue }
+                    let entity = random.below(shape.entities.count), dryRun = random.below(3) == 0
+                    let line = await outcome { try await "bulk deleted \(shape.entities[entity].name): \(shape.bulkDelete(entity, dryRun: dryRun, in: app))" }
+                    let rows = try await shape.storeView(flow)
+                    trace += [line, "rows: " + rows]
+                    done.append(line)
+                    let objects = try await shown()
+                    if !othersChanged, objects != rows { fail("after \(line): the objects show\n\(objects)\nthe store holds\n\(rows)") }
+                    try await refetch()
                 case 15:
                     // A fetch sees the unsaved changes: the live objects of an entity in the order of
                     // their rows (the saved ones by id, then the new ones as inserted; both the order of
@@ -277,18 +289,6 @@ extension BothBackendsTests {
                     trace += [line, "rows: " + rows]
                     done.append(line)
                     if line == "saved" { othersChanged = true }
-                case 14:
-                    // delete(model:) runs at once on the stored rows; with nothing unsaved, what the
-                    // objects show after it is what the store holds.
-                    guard !app.hasChanges else { continue }
-                    let entity = random.below(shape.entities.count), dryRun = random.below(3) == 0
-                    let line = await outcome { try await "bulk deleted \(shape.entities[entity].name): \(shape.bulkDelete(entity, dryRun: dryRun, in: app))" }
-                    let rows = try await shape.storeView(flow)
-                    trace += [line, "rows: " + rows]
-                    done.append(line)
-                    let objects = try await shown()
-                    if !othersChanged, objects != rows { fail("after \(line): the objects show\n\(objects)\nthe store holds\n\(rows)") }
-                    try await refetch()
                 default:
                     let before = try await shape.storeView(flow)
                     let loadable = !unsavedRowsBreakConstraints()
@@ -445,23 +445,24 @@ struct RandomShape {
         backing.setToManyObjects(index, members, target: entities[self.index(of: backing.entity.relationships[index].target)])
     }
 
+    /// The objects of entity `Slot.entity` in id order, a page of them (all without `offset` and `limit`).
+    private static func page<Slot: ShapeSlot>(of _: Slot.Type, offset: Int?, limit: Int?) -> FetchDescriptor<ShapeModel<Slot>> {
+        var descriptor = FetchDescriptor<ShapeModel<Slot>>()
+        descriptor.fetchOffset = offset
+        descriptor.fetchLimit = limit
+        return descriptor
+    }
+
     /// The objects of entity `entity` in id order, a page of them, in `context`.
-    func fetch(_ entity: Int, offset: Int?, limit: Int?, in context: some SeedFlowContext) async throws -> [any PersistentModel] {
-        func fetch<Slot: ShapeSlot>(_: Slot.Type) async throws -> [any PersistentModel] {
-            var descriptor = FetchDescriptor<ShapeModel<Slot>>()
-            descriptor.fetchOffset = offset
-            descriptor.fetchLimit = limit
-            return try await context.fetch(descriptor)
-        }
+    func fetch(_ entity: Int, offset: Int? = nil, limit: Int? = nil, in context: some SeedFlowContext) async throws -> [any PersistentModel] {
+        func fetch<Slot: ShapeSlot>(_ slot: Slot.Type) async throws -> [any PersistentModel] { try await context.fetch(Self.page(of: slot, offset: offset, limit: limit)) }
         return try await fetch(Self.slots[entity])
     }
 
     /// `fetchCount` and `fetchIdentifiers` of the same page.
     func countAndIdentifiers(_ entity: Int, offset: Int?, limit: Int?, in context: some SeedFlowContext) async throws -> (Int, [PersistentIdentifier]) {
-        func ask<Slot: ShapeSlot>(_: Slot.Type) async throws -> (Int, [PersistentIdentifier]) {
-            var descriptor = FetchDescriptor<ShapeModel<Slot>>()
-            descriptor.fetchOffset = offset
-            descriptor.fetchLimit = limit
+        func ask<Slot: ShapeSlot>(_ slot: Slot.Type) async throws -> (Int, [PersistentIdentifier]) {
+            let descriptor = Self.page(of: slot, offset: offset, limit: limit)
             return (try await context.fetchCount(descriptor), try await context.fetchIdentifiers(descriptor))
         }
         return try await ask(Self.slots[entity])
@@ -470,10 +471,7 @@ struct RandomShape {
     /// Every object of every entity, in `context`.
     func fetchAll(in context: some SeedFlowContext) async throws -> [any PersistentModel] {
         var objects: [any PersistentModel] = []
-        for slot in Self.slots.prefix(entities.count) {
-            func fetch<Slot: ShapeSlot>(_: Slot.Type) async throws -> [any PersistentModel] { try await context.fetch(FetchDescriptor<ShapeModel<Slot>>()) }
-            objects += try await fetch(slot)
-        }
+        for entity in entities.indices { objects += try await fetch(entity, in: context) }
         return objects
     }
 
@@ -506,13 +504,12 @@ struct RandomShape {
     func view(of objects: [any PersistentModel]) -> String {
         objects.map { object in
             let backing = object.persistentBackingData
-            let values = backing.entity.attributes.indices.dropFirst().map { "\(backing.entity.attributes[$0].name)=\(backing.attribute($0, as: Int?.self).map(String.init) ?? "nil")" }
             let related = backing.entity.relationships.enumerated().map { index, relationship in
                 relationship.isToMany
                     ? "\(relationship.name)=[\(backing.toManyObjects(index).map(name(of:)).sorted().joined(separator: " "))]"
                     : "\(relationship.name)=\(backing.toOneObject(index).map(name(of:)) ?? "nil")"
             }
-            return ([backing.entity.name, name(of: object)] + values + related).joined(separator: " ")
+            return ([describe(object)] + related).joined(separator: " ")
         }
         .sorted().joined(separator: "\n")
     }

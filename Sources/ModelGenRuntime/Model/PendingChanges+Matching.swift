@@ -1,6 +1,7 @@
-/// The part of a fetch that both contexts share when they match their unsaved objects by the
-/// values those hold (a fetch in id order whose predicate reads only the entity's own columns):
-/// how many saved rows to read, and how the saved rows and the unsaved objects make one result.
+/// The parts of a fetch amid unsaved changes that both contexts share: whether the unsaved rows
+/// must be written for it, and, when it matches the unsaved objects by the values those hold (a
+/// fetch in id order whose predicate reads only the entity's own columns), how many saved rows to
+/// read and how the saved rows and the unsaved objects make one result.
 extension PendingChanges {
     /// Whether a fetch of `entity` that does not match the unsaved objects by their values must
     /// run on their rows written (in a transaction then rolled back). Through a relationship
