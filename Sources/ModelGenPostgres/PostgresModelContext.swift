@@ -47,6 +47,11 @@ public final class PostgresModelContext {
     /// Objects whose relationships were loaded while the context had unsaved changes (which the
     /// loads include): a rollback unloads them.
     private var loadedWithUnsavedChanges: [WeakBacking] = []
+    /// One-to-one partners given to another object without reading which object held them.
+    private var partnersTakenUnread = PartnersTakenUnread()
+    /// While a query runs on the unsaved rows: the rows whose key to a taken partner was emptied
+    /// first (`releasePartnersTakenUnread`), by entity, with the key the store holds.
+    private var rowsReleasedForQuery: [ObjectIdentifier: [Int64: (keyIndex: Int, partnerID: Int64)]] = [:]
 
     private struct WeakBacking {
         weak var backing: ModelBackingData?
@@ -129,6 +134,7 @@ public final class PostgresModelContext {
 
     private func clearPendingChanges() {
         loadedWithUnsavedChanges = []
+        partnersTakenUnread.removeAll()
         pending.removeAll()
     }
 
@@ -157,6 +163,7 @@ public final class PostgresModelContext {
                 // Keys are checked at the commit, as SQLite's save checks them (`defer_foreign_keys`):
                 // a row the save writes may name a row gone by then if the save's deletions remove it too.
                 _ = try await self.run(Self.deferForeignKeys, on: connection).collect()
+                try await self.releasePartnersTakenUnread(on: connection)
                 let cascadedRows = try await self.setUniqueValuesOfCascadedRowsAside(inserting: newObjects, on: connection)
                 written = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
                 let countChecks = try await self.modelCountChecks(inserted: newObjects, on: connection)
@@ -172,6 +179,7 @@ public final class PostgresModelContext {
             throw translate(error)
         }
         for object in newObjects { register(object.persistentBackingData) }
+        for object in changed where !object.persistentBackingData.isMarkedDeleted { partnersTakenUnread.noteHolder(object.persistentBackingData) }
         for (backing, index, value) in written.storedValues { backing.replaceValue(index, with: value) }
         for object in newObjects + changed { object.persistentBackingData.didSave() }
         for (backing, index) in written.members { backing.didSaveMembers(index) }
@@ -323,6 +331,37 @@ public final class PostgresModelContext {
             asked = max(count - ids.count, min(2 * asked, 1 << 20))
         }
         return Array(ids.sorted().prefix(count))
+    }
+
+    /// Empties the keys that still name a one-to-one partner this context gave to another object
+    /// without reading which object held it (`PartnersTakenUnread`), before anything is written;
+    /// returns the rows it emptied, by entity: each row's id, key and the partner it named.
+    ///
+    ///     UPDATE "guest" SET "seat_id" = NULL
+    ///       FROM (SELECT id, "seat_id" FROM "guest" WHERE "seat_id" = ANY($1::bigint[]) AND NOT (id = ANY($2::bigint[])))
+    ///            AS modelgen_released(row_id, partner_id)
+    ///      WHERE "guest".id = modelgen_released.row_id RETURNING "guest".id, modelgen_released.partner_id
+    @discardableResult
+    private func releasePartnersTakenUnread(on connection: PostgresConnection) async throws -> [ObjectIdentifier: [Int64: (keyIndex: Int, partnerID: Int64)]] {
+        guard !partnersTakenUnread.isEmpty else { return [:] }
+        var written: [ObjectIdentifier: [Int64]] = [:]
+        for object in changed + deleted {
+            let backing = object.persistentBackingData
+            if let id = backing.id { written[ObjectIdentifier(backing.entity), default: []].append(id) }
+        }
+        var released: [ObjectIdentifier: [Int64: (keyIndex: Int, partnerID: Int64)]] = [:]
+        for release in partnersTakenUnread.releases(written: written) {
+            var bindings = PostgresBindings()
+            bindings.append(release.partnerIDs)
+            bindings.append(release.keptIDs)
+            let table = container.mapping(for: release.entity).table, column = release.column
+            let sql = "UPDATE \(table) SET \(column) = NULL FROM (SELECT id, \(column) FROM \(table) WHERE \(column) \(Self.idListClause) AND NOT (id = ANY($2::bigint[]))) "
+                + "AS modelgen_released(row_id, partner_id) WHERE \(table).id = modelgen_released.row_id RETURNING \(table).id, modelgen_released.partner_id"
+            for try await (id, partnerID) in try await run(sql, bindings, on: connection).decode((Int64, Int64).self) {
+                released[ObjectIdentifier(release.entity), default: [:]][id] = (release.keyIndex, partnerID)
+            }
+        }
+        return released
     }
 
     /// Sets aside the unique values the save gives up, one statement per column
@@ -681,7 +720,8 @@ public final class PostgresModelContext {
             let (clauses, bindings) = try sqlClauses(descriptor, condition)
             let sql = mapping.selectSQL + clauses
             let needsUnsavedRows = descriptor.includePendingChanges && pending.fetchNeedsUnsavedRows(of: Model.entity, readsRelationships: descriptor.readsRelationships(condition))
-            result = try await withUnsavedRows(if: needsUnsavedRows) { connection in
+            let needsReleasedRows = descriptor.includePendingChanges && partnersTakenUnread.releasesRows(of: Model.entity)
+            result = try await withUnsavedRows(if: needsUnsavedRows, orReleasedRowsIf: needsReleasedRows) { connection in
                 try await self.objects(as: Model.self, mapping, sql, bindings, on: connection)
             }
         }
@@ -781,7 +821,8 @@ public final class PostgresModelContext {
             return count + matching.count
         }
         // A page, or a count through relationships, amid unsaved changes: what `fetch` gives, as on SQLite.
-        if descriptor.includePendingChanges, hasChanges, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil || descriptor.readsRelationships(condition) {
+        if descriptor.includePendingChanges, hasChanges,
+           descriptor.fetchLimit != nil || descriptor.fetchOffset != nil || descriptor.readsRelationships(condition) || partnersTakenUnread.releasesRows(of: Model.entity) {
             return try await fetchObjects(descriptor).count
         }
         let (clauses, bindings) = try sqlClauses(descriptor, condition)
@@ -800,9 +841,11 @@ public final class PostgresModelContext {
     /// Whether a fetch or count with this descriptor (its predicate lowered: `condition`) can
     /// match the entity's unsaved objects by their values, writing no rows: unsaved changes count
     /// and there are some, and neither the predicate nor the order reads through a relationship
-    /// (whose objects may have unsaved changes of their own).
+    /// (whose objects may have unsaved changes of their own), and no row of the entity may hold a
+    /// one-to-one partner taken unread (which the unsaved rows let go of).
     private func matchesUnsavedByValue<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?) -> Bool {
         descriptor.includePendingChanges && (!inserted.isEmpty || !changed.isEmpty) && !descriptor.readsRelationships(condition)
+            && !partnersTakenUnread.releasesRows(of: Model.entity)
     }
 
     /// The inserted and changed objects of `entity` not marked deleted.
@@ -938,9 +981,13 @@ public final class PostgresModelContext {
 
     /// Runs `body` on a connection; when `needed` and the context has unsaved changes, inside a
     /// transaction holding their rows, then rolled back (inserted objects are registered under
-    /// passing ids meanwhile, so that a query finds them rather than new copies).
-    private func withUnsavedRows<T>(if needed: Bool, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        guard needed, !inserted.isEmpty || !changed.isEmpty else {
+    /// passing ids meanwhile, so that a query finds them rather than new copies). When only
+    /// `releasedNeeded`, the transaction holds just the keys to one-to-one partners taken unread
+    /// emptied (`releasePartnersTakenUnread`): a query of rows that may hold such a partner is not
+    /// refused for what the other unsaved rows would break.
+    private func withUnsavedRows<T>(if needed: Bool, orReleasedRowsIf releasedNeeded: Bool = false, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let writesAll = needed && (!inserted.isEmpty || !changed.isEmpty)
+        guard writesAll || releasedNeeded && !partnersTakenUnread.isEmpty else {
             return try await container.client.withConnection { connection in try await body(connection) }
         }
         let newObjects = inserted
@@ -955,7 +1002,9 @@ public final class PostgresModelContext {
             _ = try await self.run("BEGIN", on: connection).collect()
             do {
                 _ = try await self.run(Self.deferForeignKeys, on: connection).collect()
-                _ = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
+                self.rowsReleasedForQuery = try await self.releasePartnersTakenUnread(on: connection)
+                defer { self.rowsReleasedForQuery = [:] }
+                if writesAll { _ = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned) }
                 for backing in assigned { self.register(backing) }
                 let result = try await body(connection)
                 _ = try await self.run("ROLLBACK", on: connection).collect()
@@ -1004,14 +1053,21 @@ public final class PostgresModelContext {
                 values.append(try column.type.value(of: cells[position]))
                 position += 1
             }
-            for _ in entity.foreignKeys {
-                values.append(try cells[position].decode(Int64?.self).map(SQLValue.integer) ?? .null)
+            // A key emptied for the query because its partner was taken: the store's key, let go of below.
+            let released = rowsReleasedForQuery.isEmpty ? nil : rowsReleasedForQuery[ObjectIdentifier(entity)]?[id]
+            for key in entity.foreignKeys {
+                if let released, released.keyIndex == key.index {
+                    values.append(.integer(released.partnerID))
+                } else {
+                    values.append(try cells[position].decode(Int64?.self).map(SQLValue.integer) ?? .null)
+                }
                 position += 1
             }
             let backing = ModelBackingData(entity: entity, id: id, contextReference: objectReference) { values[$0] }
             let model = type.init(backingData: backing)
             backing.model = model
             register(backing)
+            for keyIndex in partnersTakenUnread.keysLetGo(by: backing) { backing.letGoOfTakenPartner(keyIndex) }
             body(model)
         }
     }
@@ -1127,6 +1183,7 @@ public final class PostgresModelContext {
 
     private func register(_ backing: ModelBackingData) {
         registries[ObjectIdentifier(backing.entity), default: [:]][backing.id!] = Registered(backing: backing)
+        partnersTakenUnread.noteHolder(backing)
     }
 
     /// `Entity.property` for a column of a table (an attribute's, or a to-one relationship's key).
@@ -1237,6 +1294,14 @@ public final class PostgresModelContext {
         guard let foreignID else { return .toOne(nil) }
         guard let target = container.modelTypes[relationship.target], let object = registries[ObjectIdentifier(target.entity)]?[foreignID]?.backing.model else { return nil }
         return .toOne(object)
+    }
+
+    public func partnerTakenUnread(_ backing: ModelBackingData, through index: Int) {
+        guard let keyEntity = container.modelTypes[backing.entity.relationships[index].target]?.entity else { return }
+        let registry = registries[ObjectIdentifier(keyEntity)] ?? [:]
+        guard let (keyIndex, holders) = partnersTakenUnread.take(backing, through: index, keyEntity: keyEntity, registered: { registry[$0]?.backing },
+                                                                  allRegistered: { registry.values.map(\.backing) }) else { return }
+        for holder in holders { holder.letGoOfTakenPartner(keyIndex) }
     }
 
     public func relationshipNotLoaded(_ index: Int, of backing: ModelBackingData) -> Never {

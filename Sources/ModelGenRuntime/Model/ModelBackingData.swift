@@ -388,16 +388,16 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
 
     /// To-one relationship `index` (to `target`'s objects) takes `newValue`; the inverses follow.
     @usableFromInline func setToOneObject(_ index: Int, _ newValue: (any PersistentModel)?, target: EntityDescription) {
-        // A key held in this row names the old partner without loading it: when the context has
-        // no such object in memory, no object there refers back.
-        let old: (any PersistentModel)? = if case .column = entity.relationships[index].storage, case .unloaded = relationship(index) {
-            loadedRelationship(index).flatMap { if case let .toOne(object) = $0 { object } else { nil } }
-        } else {
-            toOneObject(index)
-        }
-        guard old !== newValue else { return }
+        // Not loaded, in a context that loads only on request, and not among its objects: the old
+        // partner is not in memory. A key held in this row names it, and no object in memory
+        // refers back; for a one-to-one keyed in the partners' rows, the context lets go of
+        // whichever object held this one without reading it.
+        let oldInMemory = if case .unloaded = relationship(index) { loadedRelationship(index) != nil } else { true }
+        let old = oldInMemory ? toOneObject(index) : nil
+        guard old !== newValue || !oldInMemory else { return }
         relationships[index] = .toOne(newValue)
         markRelationshipChanged(index)
+        if !oldInMemory, case .inverseColumn = entity.relationships[index].storage { context?.partnerTakenUnread(self, through: index) }
         if let newValue { adoptRelated(newValue, through: index) }
         guard let inverse = inverseIndex(of: index, in: target) else { return }
         old?.persistentBackingData.removeInverse(inverse, self)
@@ -615,6 +615,13 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
     }
 
+    /// To-one relationship `index`, whose key is in this row, no longer refers to the object it
+    /// named, which another object took as its one-to-one partner (`partnerTakenUnread`).
+    @_spi(Backend) public func letGoOfTakenPartner(_ index: Int) {
+        relationships[index] = .toOne(nil)
+        markRelationshipChanged(index)
+    }
+
     /// Takes a loaded to-many list out of `relationships`, so that the caller holds its only
     /// reference and changes it in place (a copy per link would make linking quadratic); the
     /// caller puts it back.
@@ -629,10 +636,13 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         guard let ownerObject = owner.object else { return }
         if loadedRelationship(index) == nil {
             // Not in memory (a context that loads only on request): a to-one takes the owner (its
-            // old partner, not in memory either, has nothing to update); a list is the store's.
+            // old partner, when the key is in this row, is not in memory either and has nothing
+            // to update; when the key is in the partners' rows, the context lets go of whichever
+            // object held this one); a list is the store's.
             if !entity.relationships[index].isToMany {
                 relationships[index] = .toOne(ownerObject)
                 markRelationshipChanged(index)
+                if case .inverseColumn = entity.relationships[index].storage { context?.partnerTakenUnread(self, through: index) }
             }
             return
         }

@@ -288,6 +288,12 @@ extension ModelContext {
         preconditionFailure("\(backing.entity.name).\(backing.entity.relationships[index].name) could not be loaded")
     }
 
+    /// Never called: this context loads every relationship on access, so a partner's old partner
+    /// is always read before it is let go of.
+    @_spi(Backend) public func partnerTakenUnread(_ backing: ModelBackingData, through index: Int) {
+        preconditionFailure("\(backing.entity.name).\(backing.entity.relationships[index].name) was taken unread in a context that loads on access")
+    }
+
     /// The query that loads relationship `index` of `entity` for one object:
     ///
     ///     SELECT id, … FROM "volume" WHERE "writer_id" = ? ORDER BY id
