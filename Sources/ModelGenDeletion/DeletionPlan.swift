@@ -68,7 +68,8 @@ public struct DeletionPlan: Equatable, Sendable {
     public var checks: [ReferenceCheck]
     /// Foreign keys of surviving rows that point into S and are set to NULL.
     public var nullifications: [ForeignKey]
-    /// Optional foreign keys inside S set to NULL first, so that no delete violates a constraint.
+    /// Foreign keys inside S set to NULL first (a required one, of a row referring to its own
+    /// table, pointed at its own row), so that no delete violates a constraint.
     public var detachments: [ForeignKey]
     /// Join tables that may hold rows touching S.
     public var joinTables: [JoinTable]

@@ -238,7 +238,9 @@ public struct DeletionPlanner: Sendable {
         for (index, component) in components.enumerated() {
             for entity in component { componentOf[entity] = index }
         }
-        let detachments = inside.filter { !$0.isRequired && componentOf[$0.entity] == componentOf[$0.target] }
+        // A required key is detached only from its own table (pointed at its own row): it cannot be
+        // emptied, and SQLite would empty it (ON DELETE SET NULL) as it deletes the row it names.
+        let detachments = inside.filter { (!$0.isRequired || $0.entity == $0.target) && componentOf[$0.entity] == componentOf[$0.target] }
         let detached = Set(detachments)
         let remaining = inside.filter { !detached.contains($0) && $0.entity != $0.target }
         return (detachments, Self.childrenFirst(inSchemaOrder(closure), references: remaining.map { ($0.entity, $0.target) }))

@@ -125,8 +125,10 @@ public struct DeletionSQLRenderer: Sendable {
         // actions after it, when all of them are gone, so a reference between two rows of the same
         // table needs no detaching first. SQLite runs the actions row by row, recursively (a chain
         // deeper than its trigger depth would fail when enforcement is on), so its plans detach.
+        // A required key (of a row referring to its own table) is pointed at its own row: a
+        // reference that no delete of another row acts on, and that goes with the row.
         let detachments = plan.detachments.filter { dialect == .sqlite || $0.entity != $0.target }.map { foreignKey in
-            "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = NULL WHERE \(isCollected("id", foreignKey.entity)) AND \(isCollected(q(foreignKey.column), foreignKey.target))"
+            "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = \(foreignKey.isRequired ? "id" : "NULL") WHERE \(isCollected("id", foreignKey.entity)) AND \(isCollected(q(foreignKey.column), foreignKey.target))"
         }
         let joinRowRemovals = plan.joinTables.map { joinTable in
             var conditions: [String] = []

@@ -2,12 +2,13 @@
 
 /// The one-to-one partners a PostgreSQL context gave to another object without reading which
 /// object held them (`ModelBackingContext.partnerTakenUnread`: the partner's side was not loaded),
-/// and how it lets go of the old holders, as a context that reads the partner's side does:
-/// - the objects it holds whose key names a taken partner let go of it at once (`take`), and so
-///   does each object it reads from a row until the save (`keysLetGo`);
-/// - a save, and the writing of the unsaved rows for a query, first empty the key of the rows
-///   that hold a taken partner by then (`releases`), one `UPDATE` per relationship; the rows of
-///   objects the save writes or deletes anyway, and each partner's new holder, are left to it.
+/// and how the old holders let go of them, as they do in a context that reads the partner's side:
+/// - the objects the context holds whose key names a taken partner let go of it at once
+///   (`take`), and so does each object it reads from a row until the save (`keysLetGo`);
+/// - a save, and a query on the unsaved rows, first empty the key of the rows that hold a taken
+///   partner by then (`releases`; one `UPDATE` per relationship, shown at
+///   `PostgresModelContext.releasePartnersTakenUnread`); the rows of objects the save writes or
+///   deletes anyway, and each partner's new holder, are left to it.
 ///
 /// A row to which another context gave the partner after this one took it lets go of it too: the
 /// last save to give a partner wins, as on SQLite when the other save came first.

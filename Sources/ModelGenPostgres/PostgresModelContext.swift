@@ -142,8 +142,9 @@ public final class PostgresModelContext {
 
     /// Writes inserts, changes and deletions in one transaction, in a number of statements that
     /// depends on the schema, not on the number of objects: one to defer the checks of foreign keys
-    /// to the commit (as a save on SQLite defers them); per entity, one to reserve the ids of
-    /// its new rows and one to insert them; one `UPDATE` per entity and set of changed columns;
+    /// to the commit (as a save on SQLite defers them); one per one-to-one whose partners were
+    /// taken with their side not loaded (`releasePartnersTakenUnread`); per entity, one to reserve
+    /// the ids of its new rows and one to insert them; one `UPDATE` per entity and set of changed columns;
     /// two per join table; one safe-deletion call per entity deleted from (decided together:
     /// `SaveDeletionOrder`). On failure nothing is written, the objects keep their unsaved
     /// changes, and the error says why (`ModelContextError`, `PostgresRetryableError`,

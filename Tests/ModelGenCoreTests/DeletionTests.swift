@@ -559,3 +559,33 @@ final class DeletionTests: XCTestCase {
         XCTAssertEqual(plan.deletionOrder, (0..<2_000).reversed().map { "E\($0)" })
     }
 }
+
+extension DeletionTests {
+    /// A cycle of rows whose required keys name rows of their own table, nullified from the other
+    /// side, goes in one delete as a save runs it (in its transaction, enforcement on, the schema's
+    /// own ON DELETE SET NULL): each key is pointed at its own row first, since SQLite would empty
+    /// it, against NOT NULL, as it deletes the row it names.
+    func testACycleOfRequiredKeysToTheirOwnTableIsDeletedAsASaveRunsIt() throws {
+        let fixture = try DeletionFixture("""
+            schema: S
+            entities:
+              Node:
+                attributes:
+                  name: String
+                relationships:
+                  followers: { type: "[Node]", inverse: leader, deleteRule: nullify }
+                  leader: { type: Node, inverse: followers, deleteRule: cascade }
+            """)
+        try fixture.execute("""
+            PRAGMA foreign_keys = OFF;
+            INSERT INTO node (id, name, leader_id) VALUES (1, 'a', 2), (2, 'b', 1), (3, 'c', 3), (4, 'd', 4);
+            PRAGMA foreign_keys = ON;
+            """)
+        try fixture.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
+        let report = try fixture.delete("Node", ids: 1, 3)
+        try fixture.execute("COMMIT")
+        XCTAssertEqual(report.deletedCount(of: "Node"), 3)
+        XCTAssertEqual(try fixture.ids("node"), [4])
+        try fixture.assertNoDanglingReferences()
+    }
+}

@@ -138,8 +138,24 @@ final class DifferentialDeletionTests: XCTestCase {
             XCTAssertEqual(preview, report, "round \(round): the dry run reported otherwise than the run\n\(yaml)")
             try oracle.run("DELETE FROM \(entity.tableName) WHERE id IN (SELECT value FROM json_each(?))", [.text("[" + ids.map(String.init).joined(separator: ",") + "]")])
 
+            // As a save runs the plan: in its transaction, the schema's own ON DELETE actions and
+            // enforcement on, the checks of keys deferred to the commit.
+            let enforced = try SQLiteDatabase(path: directory.appendingPathComponent("enforced.sqlite").path)
+            try enforced.execute(ddl)
+            try enforced.execute(data)
+            try enforced.execute("BEGIN IMMEDIATE; PRAGMA defer_foreign_keys = ON")
+            do {
+                let enforcedReport = try DeletionExecutor(database: enforced).run(program, seed: deletesAll ? .all : .ids(ids))
+                try enforced.execute("COMMIT")
+                XCTAssertEqual(enforcedReport.deleted.map { "\($0.entity) \($0.count)" }, report.deleted.map { "\($0.entity) \($0.count)" }, "round \(round): deleted in a save\n\(yaml)")
+                XCTAssertEqual(enforcedReport.nullified, report.nullified, "round \(round): nullified in a save\n\(yaml)")
+            } catch {
+                XCTFail("round \(round): the plan failed as a save runs it: \(error)\n\(yaml)")
+            }
+
             let after = try snapshot(oracle, schema)
             XCTAssertEqual(try snapshot(subject, schema), after, "round \(round): survivors differ\n\(yaml)")
+            XCTAssertEqual(try snapshot(enforced, schema), after, "round \(round): survivors differ in a save\n\(yaml)")
             XCTAssertEqual(try subject.query("PRAGMA foreign_key_check").count, 0, "round \(round)")
             for other in schema.entities {
                 let expected = (before[other.tableName]?.count ?? 0) - (after[other.tableName]?.count ?? 0)
