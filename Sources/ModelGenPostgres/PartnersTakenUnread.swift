@@ -1,19 +1,22 @@
 @_spi(Backend) import ModelGenRuntime
 
-/// The one-to-one partners a PostgreSQL context gave to another object without reading which
-/// object held them (`ModelBackingContext.partnerTakenUnread`: the partner's side was not loaded),
+/// The partners a PostgreSQL context gave other holders without reading which objects held them
+/// (`ModelBackingContext.partnerTakenUnread`: the partner's side was not loaded) — a one-to-one's
+/// partner given another object or none, a one-to-many's owner given another list of members —
 /// and how the old holders let go of them, as they do in a context that reads the partner's side:
-/// - the objects the context holds whose key names a taken partner let go of it at once
-///   (`take`), and so does each object it reads from a row until the save (`keysLetGo`);
+/// - the objects the context holds whose key names a taken partner, and which it no longer refers
+///   to, let go of it at once (`take`), and so does each object it reads from a row until the
+///   save (`keysLetGo`);
 /// - a save, and a query on the unsaved rows, first empty the key of the rows that hold a taken
 ///   partner by then (`releases`; one `UPDATE` per relationship, shown at
 ///   `PostgresModelContext.releasePartnersTakenUnread`); the rows of objects the save writes or
-///   deletes anyway, and each partner's new holder, are left to it.
+///   deletes anyway, and each partner's new holders, are left to it.
 ///
 /// A row to which another context gave the partner after this one took it lets go of it too: the
 /// last save to give a partner wins, as on SQLite when the other save came first.
 struct PartnersTakenUnread {
-    /// A one-to-one's key relationship: relationship `index` of `entity`, kept in a column of its rows.
+    /// The key relationship of a one-to-one or one-to-many: relationship `index` of `entity`, kept
+    /// in a column of its rows.
     struct KeyRelationship: Hashable {
         var entity: ObjectIdentifier
         var index: Int
@@ -34,9 +37,9 @@ struct PartnersTakenUnread {
     /// Taken partners by id, by the key relationship through which their holders name them
     /// (of entity `keyEntity`).
     private var taken: [KeyRelationship: (keyEntity: EntityDescription, partners: [Int64: Taken])] = [:]
-    /// For each key relationship through which a partner was taken: the ids of the registered
-    /// objects by the key they held when the first partner was taken, when they registered, or
-    /// when a save wrote them (`noteHolder`); a change in between takes a partner itself.
+    /// For each key relationship through which a partner was taken since the last save or
+    /// rollback: the ids of the registered objects by the key they held when the first partner was
+    /// taken, or when they registered since (`noteHolder`); a change in between takes a partner itself.
     private var holdersByKey: [KeyRelationship: [Int64: [Int64]]] = [:]
 
     /// Whether no partner is taken.
@@ -48,14 +51,14 @@ struct PartnersTakenUnread {
         !taken.isEmpty && taken.keys.contains { $0.entity == ObjectIdentifier(entity) }
     }
 
-    /// Relationship `index` of `partner`, a to-one kept in the rows of `keyEntity`'s objects, now
-    /// refers to another object or to none. Returns the key relationship's index and the
-    /// registered objects (`registered` gives one by id, `allRegistered` all of `keyEntity`'s)
-    /// whose key names `partner` but which are not its new holder: they let go of it.
+    /// Relationship `index` of `partner`, kept in the rows of `keyEntity`'s objects, now refers to
+    /// other objects or to none. Returns the key relationship's index and the registered objects
+    /// (`registered` gives one by id, `allRegistered` all of `keyEntity`'s) whose key names
+    /// `partner` but which are not among its new holders: they let go of it.
     mutating func take(_ partner: ModelBackingData, through index: Int, keyEntity: EntityDescription,
                        registered: (Int64) -> ModelBackingData?, allRegistered: () -> [ModelBackingData]) -> (keyIndex: Int, holders: [ModelBackingData])? {
         guard let partnerID = partner.id, case let .inverseColumn(column) = partner.entity.relationships[index].storage,
-              let keyIndex = keyEntity.relationships.firstIndex(where: { if case .column(column) = $0.storage { true } else { false } }) else { return nil }
+              let keyIndex = keyEntity.relationshipIndex(keyedBy: column) else { return nil }
         let key = KeyRelationship(entity: ObjectIdentifier(keyEntity), index: keyIndex)
         taken[key, default: (keyEntity, [:])].partners[partnerID] = (partner, index)
         if holdersByKey[key] == nil {
@@ -65,8 +68,8 @@ struct PartnersTakenUnread {
             }
             holdersByKey[key] = byKey
         }
-        let holder = Self.holder(of: (partner, index))
-        let holders = (holdersByKey[key]?[partnerID] ?? []).compactMap(registered).filter { $0 !== holder && $0.foreignID(keyIndex) == partnerID }
+        let kept = Self.holders(of: (partner, index))
+        let holders = (holdersByKey[key]?[partnerID] ?? []).compactMap(registered).filter { kept[ObjectIdentifier($0)] == nil && $0.foreignID(keyIndex) == partnerID }
         return (keyIndex, holders)
     }
 
@@ -79,12 +82,14 @@ struct PartnersTakenUnread {
     }
 
     /// The key relationships through which `backing`, just read from its row, names a taken
-    /// partner of which it is not the new holder: it lets go of them.
+    /// partner: it lets go of them. (It is none of the partners' new holders: those are objects in
+    /// memory, which the context holds, so their rows are never read into new objects.)
     func keysLetGo(by backing: ModelBackingData) -> [Int] {
         guard !taken.isEmpty else { return [] }
         return taken.compactMap { key, entry in
             guard key.entity == ObjectIdentifier(backing.entity), let partnerID = backing.foreignID(key.index),
-                  let partner = entry.partners[partnerID], Self.holder(of: partner) !== backing else { return nil }
+                  let partner = entry.partners[partnerID] else { return nil }
+            assert(Self.holders(of: partner)[ObjectIdentifier(backing)] == nil, "a row of \(backing.entity.name) was read into a second object")
             return key.index
         }
     }
@@ -96,20 +101,26 @@ struct PartnersTakenUnread {
             guard case let .column(column) = entry.keyEntity.relationships[key.index].storage else { return nil }
             var kept = Set(written[key.entity] ?? [])
             for partner in entry.partners.values {
-                if let holderID = Self.holder(of: partner)?.id { kept.insert(holderID) }
+                for holder in Self.holders(of: partner).values { if let id = holder.id { kept.insert(id) } }
             }
             return Release(entity: entry.keyEntity, keyIndex: key.index, column: postgresQuoted(column), partnerIDs: entry.partners.keys.sorted(), keptIDs: kept.sorted())
         }
         .sorted { ($0.entity.name, $0.column) < ($1.entity.name, $1.column) }
     }
 
-    /// The object a taken partner's side refers to now.
-    private static func holder(of taken: Taken) -> ModelBackingData? {
-        if case let .toOne(holder?) = taken.partner.relationship(taken.index) { holder.persistentBackingData } else { nil }
+    /// The objects a taken partner's side refers to now, by identity of their backing data.
+    private static func holders(of taken: Taken) -> [ObjectIdentifier: ModelBackingData] {
+        switch taken.partner.relationship(taken.index) {
+        case let .toOne(holder?): [ObjectIdentifier(holder.persistentBackingData): holder.persistentBackingData]
+        case let .toMany(list): Dictionary(list.objects.lazy.map { (ObjectIdentifier($0.persistentBackingData), $0.persistentBackingData) }, uniquingKeysWith: { first, _ in first })
+        default: [:]
+        }
     }
 
-    /// The unsaved changes were saved or rolled back: no partner is taken any more.
+    /// The unsaved changes were saved or rolled back: no partner is taken any more (and the next
+    /// take indexes the holders anew, so the index holds no object the context has let go since).
     mutating func removeAll() {
         taken = [:]
+        holdersByKey = [:]
     }
 }

@@ -142,8 +142,8 @@ public final class PostgresModelContext {
 
     /// Writes inserts, changes and deletions in one transaction, in a number of statements that
     /// depends on the schema, not on the number of objects: one to defer the checks of foreign keys
-    /// to the commit (as a save on SQLite defers them); one per one-to-one whose partners were
-    /// taken with their side not loaded (`releasePartnersTakenUnread`); per entity, one to reserve
+    /// to the commit (as a save on SQLite defers them); one per one-to-one or one-to-many whose
+    /// partners were given other holders with their side not loaded (`releasePartnersTakenUnread`); per entity, one to reserve
     /// the ids of its new rows and one to insert them; one `UPDATE` per entity and set of changed columns;
     /// two per join table; one safe-deletion call per entity deleted from (decided together:
     /// `SaveDeletionOrder`). On failure nothing is written, the objects keep their unsaved
@@ -180,7 +180,6 @@ public final class PostgresModelContext {
             throw translate(error)
         }
         for object in newObjects { register(object.persistentBackingData) }
-        for object in changed where !object.persistentBackingData.isMarkedDeleted { partnersTakenUnread.noteHolder(object.persistentBackingData) }
         for (backing, index, value) in written.storedValues { backing.replaceValue(index, with: value) }
         for object in newObjects + changed { object.persistentBackingData.didSave() }
         for (backing, index) in written.members { backing.didSaveMembers(index) }
@@ -334,8 +333,9 @@ public final class PostgresModelContext {
         return Array(ids.sorted().prefix(count))
     }
 
-    /// Empties the keys that still name a one-to-one partner this context gave to another object
-    /// without reading which object held it (`PartnersTakenUnread`), before anything is written;
+    /// Empties the keys that still name a partner this context gave other holders without reading
+    /// which objects held it (`PartnersTakenUnread`: a one-to-one's partner, a one-to-many's
+    /// owner), but for its new holders' rows, before anything is written;
     /// returns the rows it emptied, by entity: each row's id, key and the partner it named.
     ///
     ///     UPDATE "guest" SET "seat_id" = NULL
@@ -843,7 +843,7 @@ public final class PostgresModelContext {
     /// match the entity's unsaved objects by their values, writing no rows: unsaved changes count
     /// and there are some, and neither the predicate nor the order reads through a relationship
     /// (whose objects may have unsaved changes of their own), and no row of the entity may hold a
-    /// one-to-one partner taken unread (which the unsaved rows let go of).
+    /// partner taken unread (which the unsaved rows let go of).
     private func matchesUnsavedByValue<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?) -> Bool {
         descriptor.includePendingChanges && (!inserted.isEmpty || !changed.isEmpty) && !descriptor.readsRelationships(condition)
             && !partnersTakenUnread.releasesRows(of: Model.entity)
@@ -983,7 +983,7 @@ public final class PostgresModelContext {
     /// Runs `body` on a connection; when `needed` and the context has unsaved changes, inside a
     /// transaction holding their rows, then rolled back (inserted objects are registered under
     /// passing ids meanwhile, so that a query finds them rather than new copies). When only
-    /// `releasedNeeded`, the transaction holds just the keys to one-to-one partners taken unread
+    /// `releasedNeeded`, the transaction holds just the keys to partners taken unread
     /// emptied (`releasePartnersTakenUnread`): a query of rows that may hold such a partner is not
     /// refused for what the other unsaved rows would break.
     private func withUnsavedRows<T>(if needed: Bool, orReleasedRowsIf releasedNeeded: Bool = false, _ body: (PostgresConnection) async throws -> T) async throws -> T {
@@ -1126,7 +1126,7 @@ public final class PostgresModelContext {
                 states = foreignIDs.map { .toOne($0.flatMap { byID[$0] }) }
             case let .inverseColumn(column):
                 // Members are grouped by the key they hold now (written into the rows just read).
-                let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { true } else { false } }
+                let key = target.entity.relationshipIndex(keyedBy: column)
                 var byOwner: [Int64: [any PersistentModel]] = [:]
                 for member in try await found(where: "\(targetMapping.table).\(quote(column))", pending.compactMap(\.id), on: connection) {
                     if let key, let owner = member.persistentBackingData.foreignID(key) { byOwner[owner, default: []].append(member) }

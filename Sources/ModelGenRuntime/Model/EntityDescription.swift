@@ -69,6 +69,12 @@ extension EntityDescription {
         relationships.firstIndex { $0.name == name }
     }
 
+    /// The index of the to-one relationship whose key is `column` (quoted, as `Storage` holds it)
+    /// of this table: the inverse of a relationship of another entity stored as `.inverseColumn(column)`.
+    @_spi(Backend) public func relationshipIndex(keyedBy column: String) -> Int? {
+        foreignKeys.first { $0.column == column }?.index
+    }
+
     /// The index of the stored attribute whose column is `column` (its raw name).
     @_spi(Backend) public func attributeIndex(ofColumn column: String) -> Int? {
         attributes.firstIndex { $0.column.map(SQLDialect.unquoted) == column }

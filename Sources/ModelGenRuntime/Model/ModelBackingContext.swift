@@ -14,11 +14,11 @@
     /// The app read relationship `index` of `backing`, which `load` could not give: stops with a
     /// message saying how to load it.
     func relationshipNotLoaded(_ index: Int, of backing: ModelBackingData) -> Never
-    /// To-one relationship `index` of `backing`, the side of a one-to-one whose key is in the
-    /// partners' rows, was not loaded (`load` gave nil) and now refers to another object or to
-    /// none: the object that held `backing` is not known. The context lets go of it, as a context
-    /// that reads the relationship would: the objects it holds whose key names `backing`, now, and
-    /// at the save the row that holds it then.
+    /// Relationship `index` of `backing`, whose keys are in the partners' rows (the side of a
+    /// one-to-one, or a one-to-many), was not loaded (`load` gave nil) and now refers to other
+    /// objects or to none: the objects that held `backing` are not known. The context lets go of
+    /// those it no longer refers to, as a context that reads the relationship would: the objects it
+    /// holds whose key names `backing`, now, and at the save the rows that hold it then.
     func partnerTakenUnread(_ backing: ModelBackingData, through index: Int)
     /// The model of `backing`, registered under row `id`, is going away.
     func forget(_ backing: ModelBackingData, id: Int64)

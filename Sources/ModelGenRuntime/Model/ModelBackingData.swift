@@ -408,13 +408,19 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     @usableFromInline func setToManyObjects(_ index: Int, _ newValue: [any PersistentModel], target: EntityDescription) {
         var list = ModelList(eachOnce: newValue)
         var old: [any PersistentModel] = []
-        if case let .toMany(previous) = loadRelationship(index) {
+        // Not loaded, in a context that loads only on request: the old members are not known.
+        // Where their keys name this object (a one-to-many), the context lets go of them without
+        // reading them, as it does of a one-to-one's old partner; a join table's must be loaded.
+        let loaded = loadedRelationship(index)
+        if loaded == nil, case .joinTable = entity.relationships[index].storage { context!.relationshipNotLoaded(index, of: self) }
+        if case let .toMany(previous) = loaded {
             old = previous.objects
             list.savedMembers = previous.savedMembers
         }
         let removed = old.filter { !list.contains($0) }
         noteMembershipChange(index, in: &list)
         relationships[index] = .toMany(list)
+        if loaded == nil { context?.partnerTakenUnread(self, through: index) }
         for object in list.objects { adoptRelated(object, through: index) }
         guard let inverse = inverseIndex(of: index, in: target) else { return }
         let oldIdentities = Set(old.lazy.map { ObjectIdentifier($0) })

@@ -148,7 +148,7 @@ extension ModelContext {
             // In the order of the key column's index (owner, then id): no sort, and each owner's
             // members come together, so each list is made as its run of rows ends (no array of
             // all the members at once).
-            let key = target.entity.relationships.firstIndex { if case .column(column) = $0.storage { return true } else { return false } }
+            let key = target.entity.relationshipIndex(keyedBy: column)
             let owners = Dictionary(pending.compactMap { backing in backing.id.map { ($0, backing) } }, uniquingKeysWith: { first, _ in first })
             var owner: Int64?, members: [any PersistentModel] = []
             func endRun() {
