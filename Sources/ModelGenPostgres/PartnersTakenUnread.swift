@@ -1,7 +1,7 @@
 @_spi(Backend) import ModelGenRuntime
 
 /// The partners a PostgreSQL context gave other holders without reading which objects held them
-/// (`ModelBackingContext.partnerTakenUnread`: the partner's side was not loaded) — a one-to-one's
+/// (`ModelBackingContext.relationshipReplacedUnread`: the partner's side was not loaded) — a one-to-one's
 /// partner given another object or none, a one-to-many's owner given another list of members —
 /// and how the old holders let go of them, as they do in a context that reads the partner's side:
 /// - the objects the context holds whose key names a taken partner, and which it no longer refers

@@ -167,7 +167,7 @@ public final class PostgresModelContext {
                 try await self.releasePartnersTakenUnread(on: connection)
                 let cascadedRows = try await self.setUniqueValuesOfCascadedRowsAside(inserting: newObjects, on: connection)
                 written = try await self.writeChanges(of: newObjects, on: connection, assigning: &assigned)
-                let countChecks = try await self.modelCountChecks(inserted: newObjects, on: connection)
+                let countChecks = try await self.modelCountChecks(inserted: newObjects, released: written.joinRowsReleased, on: connection)
                 if !self.deleted.isEmpty { rowsBeforeDeletion = try await self.storedRowsOfRegisteredObjects(on: connection) }
                 try await self.runDeletions(on: connection)
                 try await self.removeJoinRows(withDeletedEnd: written.joinRowsWithDeletedEnd, on: connection)
@@ -203,8 +203,10 @@ public final class PostgresModelContext {
 
     /// The bounded relationships a save of the unsaved changes must count (`ModelCountCheck`),
     /// with the owners that deleted objects' join rows leave, read before the deletions run.
-    private func modelCountChecks(inserted newObjects: [any PersistentModel], on connection: PostgresConnection) async throws -> [ModelCountCheck] {
-        var checks = ModelCountCheck.checks(inserted: newObjects, changed: changed, deleted: deleted, entities: container.entities)
+    /// `released`: the owners on the other side that lost the join rows of lists replaced unread.
+    private func modelCountChecks(inserted newObjects: [any PersistentModel], released: [JoinRowsReleased], on connection: PostgresConnection) async throws -> [ModelCountCheck] {
+        var checks = ModelCountCheck.checks(inserted: newObjects, changed: changed, deleted: deleted, entities: container.entities,
+                                            leavingJoinRows: released.map { ($0.table, $0.column, $0.owners) })
         for index in checks.indices {
             guard let sql = checks[index].leavingOwnersSQL(ids: Self.idListClause, quote: postgresQuoted) else { continue }
             var bindings = PostgresBindings()
@@ -239,6 +241,8 @@ public final class PostgresModelContext {
         var members: [(ModelBackingData, Int)] = []
         /// Join rows added with an end the save deletes, removed once the deletions ran.
         var joinRowsWithDeletedEnd: [JoinRowChanges.Table] = []
+        /// The owners on the other side of the lists replaced unread, which lost their join rows.
+        var joinRowsReleased: [JoinRowsReleased] = []
         /// Values the store keeps differently (dates, to the microsecond).
         var storedValues: [(ModelBackingData, Int, SQLValue)] = []
     }
@@ -305,7 +309,7 @@ public final class PostgresModelContext {
         for (key, _, backings) in orderedUpdates {
             try await update(key, backings, on: connection, &written)
         }
-        (written.members, written.joinRowsWithDeletedEnd) = try await writeJoinRows(of: newObjects + changed, on: connection)
+        (written.members, written.joinRowsWithDeletedEnd, written.joinRowsReleased) = try await writeJoinRows(of: newObjects + changed, on: connection)
         return written
     }
 
@@ -530,12 +534,28 @@ public final class PostgresModelContext {
     ///       SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING
     ///
     /// The pairs added go sorted and each once; `ON CONFLICT DO NOTHING` lets two sessions add the
-    /// same membership at once (it costs about 0.4 s of a 100,000-book insert's 5.5 s). Returns the
-    /// lists written and the tables' pairs added with an end the save deletes.
-    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> ([(ModelBackingData, Int)], [JoinRowChanges.Table]) {
+    /// same membership at once (it costs about 0.4 s of a 100,000-book insert's 5.5 s). Before
+    /// them, the rows of the owners whose lists replace members never read go, one statement per
+    /// side of a table (`JoinRowChanges.Table.replacedOwners`):
+    ///
+    ///     DELETE FROM "book_readers" WHERE "book_id" = ANY($1::bigint[]) RETURNING "reader_id"
+    ///
+    /// Returns the lists written, the tables' pairs added with an end the save deletes, and the
+    /// owners on the other side whose rows so went.
+    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> ([(ModelBackingData, Int)], [JoinRowChanges.Table], [JoinRowsReleased]) {
         // Both sides name the same two columns: pairs are kept in the order of their names.
         let changes = JoinRowChanges(of: objects, deleting: !deleted.isEmpty) { _, own, target in SQLDialect.unquoted(own) < SQLDialect.unquoted(target) }
+        var released: [JoinRowsReleased] = []
         for change in changes.tables {
+            let sides = [(change.columns.0, change.replacedOwners.first, change.columns.1), (change.columns.1, change.replacedOwners.second, change.columns.0)]
+            for (column, owners, other) in sides where !owners.isEmpty {
+                var bindings = PostgresBindings()
+                bindings.append(owners)
+                var members: [Int64] = []
+                let sql = "DELETE FROM \(postgresQuoted(change.name)) WHERE \(postgresQuoted(column)) \(Self.idListClause) RETURNING \(postgresQuoted(other))"
+                for try await member in try await run(sql, bindings, on: connection).decode(Int64.self) { members.append(member) }
+                released.append(JoinRowsReleased(table: change.name, column: other, owners: members))
+            }
             try await removeJoinRows(change.removed, of: change, on: connection)
             if !change.added.isEmpty {
                 let (table, first, second) = (postgresQuoted(change.name), postgresQuoted(change.columns.0), postgresQuoted(change.columns.1))
@@ -545,7 +565,16 @@ public final class PostgresModelContext {
                 _ = try await run("INSERT INTO \(table) (\(first), \(second)) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING", bindings, on: connection).collect()
             }
         }
-        return (changes.written, changes.tables.filter { !$0.addedWithDeletedEnd.isEmpty })
+        return (changes.written, changes.tables.filter { !$0.addedWithDeletedEnd.isEmpty }, released)
+    }
+
+    /// The join rows of `table` (as the relationships' storage names it) that went with lists
+    /// replaced unread, by the ids in `column` of the owners on the other side: a bounded list of
+    /// theirs is counted again (`ModelCountCheck`).
+    private struct JoinRowsReleased {
+        var table: String
+        var column: String
+        var owners: [Int64]
     }
 
     /// Removes the join rows of `pairs` from `change`'s table (one statement; none for no pairs).
@@ -1297,9 +1326,24 @@ public final class PostgresModelContext {
         return .toOne(object)
     }
 
-    public func partnerTakenUnread(_ backing: ModelBackingData, through index: Int) {
-        guard let keyEntity = container.modelTypes[backing.entity.relationships[index].target]?.entity else { return }
+    /// The objects this context holds that the replaced relationship no longer refers to let go
+    /// of `backing`: where keys hold the links, at once and as they are read
+    /// (`PartnersTakenUnread`); where a join table does, those whose loaded list holds `backing`
+    /// (a look at each registered object of the target; lists loaded later read the unsaved rows,
+    /// which the save's replacement of the join rows is part of).
+    public func relationshipReplacedUnread(_ backing: ModelBackingData, through index: Int) {
+        let relationship = backing.entity.relationships[index]
+        guard let keyEntity = container.modelTypes[relationship.target]?.entity else { return }
         let registry = registries[ObjectIdentifier(keyEntity)] ?? [:]
+        if case .joinTable = relationship.storage {
+            guard let inverse = relationship.inverse.flatMap(keyEntity.relationshipIndex(named:)), let owner = backing.model,
+                  case let .toMany(list) = backing.relationship(index) else { return }
+            let kept = Set(list.objects.lazy.map { ObjectIdentifier($0.persistentBackingData) })
+            for member in registry.values.map(\.backing) where !kept.contains(ObjectIdentifier(member)) {
+                if case let .toMany(members) = member.relationship(inverse), members.objects.contains(where: { $0 === owner }) { member.letGoOfOwner(backing, through: inverse) }
+            }
+            return
+        }
         guard let (keyIndex, holders) = partnersTakenUnread.take(backing, through: index, keyEntity: keyEntity, registered: { registry[$0]?.backing },
                                                                   allRegistered: { registry.values.map(\.backing) }) else { return }
         for holder in holders { holder.letGoOfTakenPartner(keyIndex) }

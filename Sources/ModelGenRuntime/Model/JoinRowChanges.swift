@@ -25,6 +25,11 @@
         /// deleted meanwhile leaves them naming no row — changes of an object the save deletes,
         /// which refuse nothing.
         @_spi(Backend) public var addedWithDeletedEnd: [Pair] = []
+        /// The owners whose lists replace the members stored without having read them
+        /// (`ModelList.replacesStoredMembers`; only in a context that loads on request), by the
+        /// column holding their ids (the first of `columns`, or the second): a save removes every
+        /// join row of theirs before it writes the pairs, which hold all their members.
+        @_spi(Backend) public var replacedOwners: (first: [Int64], second: [Int64]) = ([], [])
     }
 
     /// The tables with changes, by name.
@@ -74,6 +79,9 @@
         for ((backing, index), (position, ownFirst)) in zip(written, destinations) {
             let id = backing.id!
             func pair(_ member: Int64) -> Pair { ownFirst ? Pair(first: id, second: member) : Pair(first: member, second: id) }
+            if backing.replacesStoredMembers(index) {
+                if ownFirst { tables[position].replacedOwners.first.append(id) } else { tables[position].replacedOwners.second.append(id) }
+            }
             let (current, saved) = backing.memberIDs(index)
             // With deletions, the members marked deleted (all of them when the list's owner is).
             let ownerDeleted = deleting && backing.isDeleted

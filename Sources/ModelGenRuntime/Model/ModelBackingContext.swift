@@ -14,12 +14,14 @@
     /// The app read relationship `index` of `backing`, which `load` could not give: stops with a
     /// message saying how to load it.
     func relationshipNotLoaded(_ index: Int, of backing: ModelBackingData) -> Never
-    /// Relationship `index` of `backing`, whose keys are in the partners' rows (the side of a
-    /// one-to-one, or a one-to-many), was not loaded (`load` gave nil) and now refers to other
-    /// objects or to none: the objects that held `backing` are not known. The context lets go of
-    /// those it no longer refers to, as a context that reads the relationship would: the objects it
-    /// holds whose key names `backing`, now, and at the save the rows that hold it then.
-    func partnerTakenUnread(_ backing: ModelBackingData, through index: Int)
+    /// Relationship `index` of `backing`, whose links are in the partners' rows or a join table
+    /// (the side of a one-to-one, a one-to-many, a many-to-many), was not loaded (`load` gave nil)
+    /// and now refers to other objects or to none: the objects that held `backing` are not known.
+    /// The context lets go of those it no longer refers to, as a context that reads the
+    /// relationship would: the objects it holds whose key or list names `backing`, now, and at the
+    /// save the rows that hold it then (a many-to-many's list replaced so saves its members anew:
+    /// `ModelList.replacesStoredMembers`).
+    func relationshipReplacedUnread(_ backing: ModelBackingData, through index: Int)
     /// The model of `backing`, registered under row `id`, is going away.
     func forget(_ backing: ModelBackingData, id: Int64)
     /// Whether `pendingValueChanged` has anything to do (some index of unsaved values exists).

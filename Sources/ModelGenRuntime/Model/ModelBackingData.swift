@@ -214,6 +214,10 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         /// loaded costs no second copy.
         @_spi(Backend) public var savedMembers: [any PersistentModel] = []
         @_spi(Backend) public var membersChanged = false
+        /// Whether the list was set without its members as stored being read (a context that
+        /// loads only on request): `savedMembers` is then empty, and a save removes every join row
+        /// of the owner before it writes the members.
+        @_spi(Backend) public var replacesStoredMembers = false
         /// Up to this many members, a search is cheaper than a set.
         private static let searchedCount = 16
 
@@ -397,7 +401,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         guard old !== newValue || !oldInMemory else { return }
         relationships[index] = .toOne(newValue)
         markRelationshipChanged(index)
-        if !oldInMemory, case .inverseColumn = entity.relationships[index].storage { context?.partnerTakenUnread(self, through: index) }
+        if !oldInMemory, case .inverseColumn = entity.relationships[index].storage { context?.relationshipReplacedUnread(self, through: index) }
         if let newValue { adoptRelated(newValue, through: index) }
         guard let inverse = inverseIndex(of: index, in: target) else { return }
         old?.persistentBackingData.removeInverse(inverse, self)
@@ -409,18 +413,21 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         var list = ModelList(eachOnce: newValue)
         var old: [any PersistentModel] = []
         // Not loaded, in a context that loads only on request: the old members are not known.
-        // Where their keys name this object (a one-to-many), the context lets go of them without
-        // reading them, as it does of a one-to-one's old partner; a join table's must be loaded.
+        // The context lets go of them without reading them, as it does of a one-to-one's old
+        // partner (where their keys name this object), and a save replaces the join rows (where a
+        // join table holds the links).
         let loaded = loadedRelationship(index)
-        if loaded == nil, case .joinTable = entity.relationships[index].storage { context!.relationshipNotLoaded(index, of: self) }
         if case let .toMany(previous) = loaded {
             old = previous.objects
             list.savedMembers = previous.savedMembers
+            list.replacesStoredMembers = previous.replacesStoredMembers
+        } else if loaded == nil, case .joinTable = entity.relationships[index].storage {
+            list.replacesStoredMembers = true
         }
         let removed = old.filter { !list.contains($0) }
         noteMembershipChange(index, in: &list)
         relationships[index] = .toMany(list)
-        if loaded == nil { context?.partnerTakenUnread(self, through: index) }
+        if loaded == nil { context?.relationshipReplacedUnread(self, through: index) }
         for object in list.objects { adoptRelated(object, through: index) }
         guard let inverse = inverseIndex(of: index, in: target) else { return }
         let oldIdentities = Set(old.lazy.map { ObjectIdentifier($0) })
@@ -621,8 +628,14 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
     }
 
+    /// The loaded list of many-to-many relationship `index` no longer holds `owner`, whose side
+    /// was replaced without being read (`relationshipReplacedUnread`).
+    @_spi(Backend) public func letGoOfOwner(_ owner: ModelBackingData, through index: Int) {
+        removeInverse(index, owner)
+    }
+
     /// To-one relationship `index`, whose key is in this row, no longer refers to the object it
-    /// named, which another object took as its one-to-one partner (`partnerTakenUnread`).
+    /// named, which another object took as its one-to-one partner (`relationshipReplacedUnread`).
     @_spi(Backend) public func letGoOfTakenPartner(_ index: Int) {
         relationships[index] = .toOne(nil)
         markRelationshipChanged(index)
@@ -648,7 +661,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             if !entity.relationships[index].isToMany {
                 relationships[index] = .toOne(ownerObject)
                 markRelationshipChanged(index)
-                if case .inverseColumn = entity.relationships[index].storage { context?.partnerTakenUnread(self, through: index) }
+                if case .inverseColumn = entity.relationships[index].storage { context?.relationshipReplacedUnread(self, through: index) }
             }
             return
         }
@@ -747,11 +760,18 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         return Set(list.objects.lazy.map(\.persistentBackingData).filter(\.isDeleted).compactMap(\.id))
     }
 
+    /// Whether the members of join-table relationship `index` replace those stored, which were
+    /// never read (`ModelList.replacesStoredMembers`).
+    @_spi(Backend) public func replacesStoredMembers(_ index: Int) -> Bool {
+        if case let .toMany(list) = relationship(index) { list.replacesStoredMembers } else { false }
+    }
+
     /// A save wrote the members of join-table relationship `index`: they are now the saved ones.
     @_spi(Backend) public func didSaveMembers(_ index: Int) {
         guard var list = takeList(index) else { return }
         list.savedMembers = list.objects
         list.membersChanged = false
+        list.replacesStoredMembers = false
         relationships[index] = .toMany(list)
     }
 

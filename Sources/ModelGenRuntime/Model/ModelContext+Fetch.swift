@@ -290,7 +290,7 @@ extension ModelContext {
 
     /// Never called: this context loads every relationship on access, so a partner's old partner
     /// is always read before it is let go of.
-    @_spi(Backend) public func partnerTakenUnread(_ backing: ModelBackingData, through index: Int) {
+    @_spi(Backend) public func relationshipReplacedUnread(_ backing: ModelBackingData, through index: Int) {
         preconditionFailure("\(backing.entity.name).\(backing.entity.relationships[index].name) was taken unread in a context that loads on access")
     }
 

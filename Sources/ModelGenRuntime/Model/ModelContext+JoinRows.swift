@@ -10,6 +10,8 @@ extension ModelContext {
     func writeJoinRows(of objects: some Sequence<any PersistentModel>) throws -> (written: [(ModelBackingData, Int)], withDeletedEnd: [JoinRowChanges.Table]) {
         let changes = try JoinRowChanges(of: objects, deleting: !deleted.isEmpty) { table, own, _ in try sortColumn(of: table) == SQLDialect.unquoted(own) }
         for table in changes.tables {
+            // This context reads a list as it is replaced: no list replaces members never read.
+            assert(table.replacedOwners == ([], []), "\(table.name): a list replaced unread")
             let (first, second) = table.columns
             try removeJoinRows(table.removed, of: table)
             try database.runEach("INSERT OR IGNORE INTO \(table.name) (\(first), \(second)) VALUES (?, ?)", table.added) { statement, pair in

@@ -50,9 +50,12 @@
 
     /// The checks a save of these changes needs, in the order of `entities` (the schema's) and
     /// of their relationships; none when the schema bounds no relationship. Objects inserted
-    /// must have their row ids.
+    /// must have their row ids. `leavingJoinRows`: owners that lost rows of a join table (as the
+    /// relationships' storage names it; their ids in its `column`) in ways the objects do not
+    /// show (lists replaced without being read, on PostgreSQL).
     public static func checks(inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel],
-                              entities: [EntityDescription]) -> [ModelCountCheck] {
+                              entities: [EntityDescription],
+                              leavingJoinRows: [(table: String, column: String, owners: [Int64])] = []) -> [ModelCountCheck] {
         let bounded = entities.flatMap { entity in entity.relationships.indices.filter { entity.relationships[$0].isBounded }.map { (entity, $0) } }
         guard !bounded.isEmpty else { return [] }
         let byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -93,6 +96,9 @@
             }
         }
         for index in checks.indices where checks[index].memberColumn != nil {
+            for rows in leavingJoinRows where checks[index].memberTable == rows.table && checks[index].ownerColumn == rows.column {
+                checks[index].ids.formUnion(rows.owners)
+            }
             let target = checks[index].description.target
             checks[index].deletedMembers = deleted.compactMap { object in
                 let backing = object.persistentBackingData
