@@ -143,9 +143,10 @@ public final class PostgresModelContext {
     /// Writes inserts, changes and deletions in one transaction, in a number of statements that
     /// depends on the schema, not on the number of objects: one to defer the checks of foreign keys
     /// to the commit (as a save on SQLite defers them); one per one-to-one or one-to-many whose
-    /// partners were given other holders with their side not loaded (`releasePartnersTakenUnread`); per entity, one to reserve
-    /// the ids of its new rows and one to insert them; one `UPDATE` per entity and set of changed columns;
-    /// two per join table; one safe-deletion call per entity deleted from (decided together:
+    /// partners were given other holders with their side not loaded (`releasePartnersTakenUnread`);
+    /// per entity, one to reserve the ids of its new rows and one to insert them; one `UPDATE` per
+    /// entity and set of changed columns; two per join table, and one per side of it whose lists
+    /// were replaced unread; one safe-deletion call per entity deleted from (decided together:
     /// `SaveDeletionOrder`). On failure nothing is written, the objects keep their unsaved
     /// changes, and the error says why (`ModelContextError`, `PostgresRetryableError`,
     /// `PostgresDeletionRefused`, else `PostgresDatabaseError` with the server's message and
