@@ -193,6 +193,45 @@ final class PostgresContextTests: XCTestCase {
         }
     }
 
+    /// A list replaced with its members never read holds, after the save, exactly the members it
+    /// was given, through keys and through a join table: a member another context added to its
+    /// owner in between goes too (the last save wins; SQLite, which reads the old members as the
+    /// list is replaced, keeps it: README).
+    func testAListReplacedUnreadHoldsExactlyItsNewMembersAfterTheSave() async throws {
+        try await PostgresTestServer.withClient { client in
+            let container = try await PostgresModelContainer(for: Catalog.self, client: client)
+            let setup = PostgresModelContext(container)
+            let sales = Department(title: "sales")
+            let ann = Employee(name: "ann", level: 1), bob = Employee(name: "bob", level: 2)
+            let apollo = Project(code: "apollo")
+            sales.staff = [ann, bob]
+            apollo.members = [ann, bob]
+            setup.insert(sales)
+            try await setup.save()
+
+            let context = PostgresModelContext(container)
+            let department = try await context.fetch(FetchDescriptor<Department>())[0]
+            let project = try await context.fetch(FetchDescriptor<Project>())[0]
+            let kept = try await context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "bob" }))
+            department.staff = kept
+            project.members = kept
+
+            let other = PostgresModelContext(container)
+            let cid = Employee(name: "cid", level: 1)
+            cid.department = try await other.fetch(FetchDescriptor<Department>())[0]
+            cid.projects = try await other.fetch(FetchDescriptor<Project>())
+            other.insert(cid)
+            try await other.save()
+
+            try await context.save()
+            let reader = PostgresModelContext(container)
+            var descriptor = FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])
+            descriptor.relationshipKeyPathsForPrefetching = [\.department, \.projects]
+            try await assertEqual(await reader.fetch(descriptor).map { "\($0.name):\($0.department?.title ?? "-"):\($0.projects.map(\.code))" },
+                                  ["ann:-:[]", "bob:sales:[\"apollo\"]", "cid:-:[]"])
+        }
+    }
+
     /// A save refused for a unique value, then `rollback()`, the usual way a server turns a
     /// request away: the objects take their saved values again, and those whose attributes alone
     /// changed keep the relationships they had loaded (they used to forget them all, and reading
