@@ -1158,8 +1158,20 @@ public final class PostgresModelContext {
                 // Members are grouped by the key they hold now (written into the rows just read).
                 let key = target.entity.relationshipIndex(keyedBy: column)
                 var byOwner: [Int64: [any PersistentModel]] = [:]
-                for member in try await found(where: "\(targetMapping.table).\(quote(column))", pending.compactMap(\.id), on: connection) {
+                let members = try await found(where: "\(targetMapping.table).\(quote(column))", pending.compactMap(\.id), on: connection)
+                for member in members {
                     if let key, let owner = member.persistentBackingData.foreignID(key) { byOwner[owner, default: []].append(member) }
+                }
+                // In the unsaved rows, the rows of objects the save will delete give up their
+                // unique values where another row takes one (`UniqueValuesSetAside`), a
+                // one-to-one's key among them; but until the save such an object still refers to
+                // its partner, as on SQLite: it joins the owner its key names now.
+                if let key, !deleted.isEmpty {
+                    let owners = Set(pending.compactMap(\.id)), read = Set(members.lazy.map { ObjectIdentifier($0) })
+                    for object in deleted where object.persistentBackingData.entity === target.entity && !read.contains(ObjectIdentifier(object)) {
+                        guard let owner = object.persistentBackingData.foreignID(key), owners.contains(owner) else { continue }
+                        byOwner[owner, default: []].append(object)
+                    }
                 }
                 states = pending.map { backing in
                     let list = backing.id.flatMap { byOwner[$0] } ?? []
