@@ -205,9 +205,9 @@ public final class PostgresModelContext {
     /// The bounded relationships a save of the unsaved changes must count (`ModelCountCheck`),
     /// with the owners that deleted objects' join rows leave, read before the deletions run.
     /// `released`: the owners on the other side that lost the join rows of lists replaced unread.
-    private func modelCountChecks(inserted newObjects: [any PersistentModel], released: [JoinRowsReleased], on connection: PostgresConnection) async throws -> [ModelCountCheck] {
+    private func modelCountChecks(inserted newObjects: [any PersistentModel], released: [ModelCountCheck.OwnersLeavingJoinRows], on connection: PostgresConnection) async throws -> [ModelCountCheck] {
         var checks = ModelCountCheck.checks(inserted: newObjects, changed: changed, deleted: deleted, entities: container.entities,
-                                            leavingJoinRows: released.map { ($0.table, $0.column, $0.owners) })
+                                            leavingJoinRows: released)
         for index in checks.indices {
             guard let sql = checks[index].leavingOwnersSQL(ids: Self.idListClause, quote: postgresQuoted) else { continue }
             var bindings = PostgresBindings()
@@ -243,7 +243,7 @@ public final class PostgresModelContext {
         /// Join rows added with an end the save deletes, removed once the deletions ran.
         var joinRowsWithDeletedEnd: [JoinRowChanges.Table] = []
         /// The owners on the other side of the lists replaced unread, which lost their join rows.
-        var joinRowsReleased: [JoinRowsReleased] = []
+        var joinRowsReleased: [ModelCountCheck.OwnersLeavingJoinRows] = []
         /// Values the store keeps differently (dates, to the microsecond).
         var storedValues: [(ModelBackingData, Int, SQLValue)] = []
     }
@@ -543,10 +543,10 @@ public final class PostgresModelContext {
     ///
     /// Returns the lists written, the tables' pairs added with an end the save deletes, and the
     /// owners on the other side whose rows so went.
-    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> ([(ModelBackingData, Int)], [JoinRowChanges.Table], [JoinRowsReleased]) {
+    private func writeJoinRows(of objects: [any PersistentModel], on connection: PostgresConnection) async throws -> ([(ModelBackingData, Int)], [JoinRowChanges.Table], [ModelCountCheck.OwnersLeavingJoinRows]) {
         // Both sides name the same two columns: pairs are kept in the order of their names.
         let changes = JoinRowChanges(of: objects, deleting: !deleted.isEmpty) { _, own, target in SQLDialect.unquoted(own) < SQLDialect.unquoted(target) }
-        var released: [JoinRowsReleased] = []
+        var released: [ModelCountCheck.OwnersLeavingJoinRows] = []
         for change in changes.tables {
             let sides = [(change.columns.0, change.replacedOwners.first, change.columns.1), (change.columns.1, change.replacedOwners.second, change.columns.0)]
             for (column, owners, other) in sides where !owners.isEmpty {
@@ -555,7 +555,7 @@ public final class PostgresModelContext {
                 var members: [Int64] = []
                 let sql = "DELETE FROM \(postgresQuoted(change.name)) WHERE \(postgresQuoted(column)) \(Self.idListClause) RETURNING \(postgresQuoted(other))"
                 for try await member in try await run(sql, bindings, on: connection).decode(Int64.self) { members.append(member) }
-                released.append(JoinRowsReleased(table: change.name, column: other, owners: members))
+                released.append(ModelCountCheck.OwnersLeavingJoinRows(table: change.name, column: other, owners: members))
             }
             try await removeJoinRows(change.removed, of: change, on: connection)
             if !change.added.isEmpty {
@@ -567,15 +567,6 @@ public final class PostgresModelContext {
             }
         }
         return (changes.written, changes.tables.filter { !$0.addedWithDeletedEnd.isEmpty }, released)
-    }
-
-    /// The join rows of `table` (as the relationships' storage names it) that went with lists
-    /// replaced unread, by the ids in `column` of the owners on the other side: a bounded list of
-    /// theirs is counted again (`ModelCountCheck`).
-    private struct JoinRowsReleased {
-        var table: String
-        var column: String
-        var owners: [Int64]
     }
 
     /// Removes the join rows of `pairs` from `change`'s table (one statement; none for no pairs).
@@ -1349,11 +1340,11 @@ public final class PostgresModelContext {
         guard let keyEntity = container.modelTypes[relationship.target]?.entity else { return }
         let registry = registries[ObjectIdentifier(keyEntity)] ?? [:]
         if case .joinTable = relationship.storage {
-            guard let inverse = relationship.inverse.flatMap(keyEntity.relationshipIndex(named:)), let owner = backing.model,
+            guard let inverse = relationship.inverse.flatMap(keyEntity.relationshipIndex(named:)),
                   case let .toMany(list) = backing.relationship(index) else { return }
             let kept = Set(list.objects.lazy.map { ObjectIdentifier($0.persistentBackingData) })
             for member in registry.values.map(\.backing) where !kept.contains(ObjectIdentifier(member)) {
-                if case let .toMany(members) = member.relationship(inverse), members.objects.contains(where: { $0 === owner }) { member.letGoOfOwner(backing, through: inverse) }
+                member.letGoOfOwner(backing, through: inverse)
             }
             return
         }

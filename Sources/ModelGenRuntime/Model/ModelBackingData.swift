@@ -628,8 +628,9 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
     }
 
-    /// The loaded list of many-to-many relationship `index` no longer holds `owner`, whose side
-    /// was replaced without being read (`relationshipReplacedUnread`).
+    /// Many-to-many relationship `index` no longer holds `owner`, whose side was replaced without
+    /// being read (`relationshipReplacedUnread`): a loaded list that holds it lets go of it; one
+    /// not loaded is the store's, which the save brings in step.
     @_spi(Backend) public func letGoOfOwner(_ owner: ModelBackingData, through index: Int) {
         removeInverse(index, owner)
     }

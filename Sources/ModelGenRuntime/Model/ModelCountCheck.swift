@@ -48,14 +48,25 @@
         }
     }
 
+    /// Owners that lost rows of a join table in ways the objects do not show (lists replaced
+    /// without being read, on PostgreSQL): the table as the relationships' storage names it, the
+    /// column holding the owners' ids, and those ids.
+    public struct OwnersLeavingJoinRows {
+        public var table: String
+        public var column: String
+        public var owners: [Int64]
+
+        public init(table: String, column: String, owners: [Int64]) {
+            (self.table, self.column, self.owners) = (table, column, owners)
+        }
+    }
+
     /// The checks a save of these changes needs, in the order of `entities` (the schema's) and
     /// of their relationships; none when the schema bounds no relationship. Objects inserted
-    /// must have their row ids. `leavingJoinRows`: owners that lost rows of a join table (as the
-    /// relationships' storage names it; their ids in its `column`) in ways the objects do not
-    /// show (lists replaced without being read, on PostgreSQL).
+    /// must have their row ids; `leavingJoinRows` are counted too.
     public static func checks(inserted: [any PersistentModel], changed: [any PersistentModel], deleted: [any PersistentModel],
                               entities: [EntityDescription],
-                              leavingJoinRows: [(table: String, column: String, owners: [Int64])] = []) -> [ModelCountCheck] {
+                              leavingJoinRows: [OwnersLeavingJoinRows] = []) -> [ModelCountCheck] {
         let bounded = entities.flatMap { entity in entity.relationships.indices.filter { entity.relationships[$0].isBounded }.map { (entity, $0) } }
         guard !bounded.isEmpty else { return [] }
         let byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
