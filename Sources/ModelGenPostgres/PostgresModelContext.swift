@@ -49,9 +49,10 @@ public final class PostgresModelContext {
     private var loadedWithUnsavedChanges: [WeakBacking] = []
     /// One-to-one partners given to another object without reading which object held them.
     private var partnersTakenUnread = PartnersTakenUnread()
-    /// While a query runs on the unsaved rows: the rows whose key to a taken partner was emptied
-    /// first (`releasePartnersTakenUnread`), by entity, with the key the store holds.
-    private var rowsReleasedForQuery: [ObjectIdentifier: [Int64: (keyIndex: Int, partnerID: Int64)]] = [:]
+    /// While a query runs on the unsaved rows: the rows whose keys to taken partners were emptied
+    /// first (`releasePartnersTakenUnread`), by entity and row id, with the keys the store holds
+    /// by relationship index (a row may hold several: a one-to-one's and a one-to-many's).
+    private var rowsReleasedForQuery: [ObjectIdentifier: [Int64: [Int: Int64]]] = [:]
 
     private struct WeakBacking {
         weak var backing: ModelBackingData?
@@ -348,14 +349,14 @@ public final class PostgresModelContext {
     ///            AS modelgen_released(row_id, partner_id)
     ///      WHERE "guest".id = modelgen_released.row_id RETURNING "guest".id, modelgen_released.partner_id
     @discardableResult
-    private func releasePartnersTakenUnread(on connection: PostgresConnection) async throws -> [ObjectIdentifier: [Int64: (keyIndex: Int, partnerID: Int64)]] {
+    private func releasePartnersTakenUnread(on connection: PostgresConnection) async throws -> [ObjectIdentifier: [Int64: [Int: Int64]]] {
         guard !partnersTakenUnread.isEmpty else { return [:] }
         var written: [ObjectIdentifier: [Int64]] = [:]
         for object in changed + deleted {
             let backing = object.persistentBackingData
             if let id = backing.id { written[ObjectIdentifier(backing.entity), default: []].append(id) }
         }
-        var released: [ObjectIdentifier: [Int64: (keyIndex: Int, partnerID: Int64)]] = [:]
+        var released: [ObjectIdentifier: [Int64: [Int: Int64]]] = [:]
         for release in partnersTakenUnread.releases(written: written) {
             var bindings = PostgresBindings()
             bindings.append(release.partnerIDs)
@@ -364,7 +365,7 @@ public final class PostgresModelContext {
             let sql = "UPDATE \(table) SET \(column) = NULL FROM (SELECT id, \(column) FROM \(table) WHERE \(column) \(Self.idListClause) AND NOT (id = ANY($2::bigint[]))) "
                 + "AS modelgen_released(row_id, partner_id) WHERE \(table).id = modelgen_released.row_id RETURNING \(table).id, modelgen_released.partner_id"
             for try await (id, partnerID) in try await run(sql, bindings, on: connection).decode((Int64, Int64).self) {
-                released[ObjectIdentifier(release.entity), default: [:]][id] = (release.keyIndex, partnerID)
+                released[ObjectIdentifier(release.entity), default: [:]][id, default: [:]][release.keyIndex] = partnerID
             }
         }
         return released
@@ -1075,11 +1076,11 @@ public final class PostgresModelContext {
                 values.append(try column.type.value(of: cells[position]))
                 position += 1
             }
-            // A key emptied for the query because its partner was taken: the store's key, let go of below.
+            // Keys emptied for the query because their partners were taken: the store's keys, let go of below.
             let released = rowsReleasedForQuery.isEmpty ? nil : rowsReleasedForQuery[ObjectIdentifier(entity)]?[id]
             for key in entity.foreignKeys {
-                if let released, released.keyIndex == key.index {
-                    values.append(.integer(released.partnerID))
+                if let partnerID = released?[key.index] {
+                    values.append(.integer(partnerID))
                 } else {
                     values.append(try cells[position].decode(Int64?.self).map(SQLValue.integer) ?? .null)
                 }

@@ -229,3 +229,49 @@ extension BothBackendsTests {
         }
     }
 }
+
+extension BothBackendsTests {
+    /// An object whose row names two owners whose lists were replaced unread (a manager's reports
+    /// and a department's staff emptied) and which the context reads only then lets go of both,
+    /// and a rollback gives both back (on PostgreSQL the fetch runs on the rows with both keys
+    /// emptied; it once restored only one of them to the object it made, so the other read as
+    /// saved nil, and the rollback left that link out).
+    func testARowNamingTwoOwnersReplacedUnreadLetsGoOfBothUntilTheRollback() async throws {
+        for saves in [false, true] {
+            try await onBothBackends(Catalog.self) { flow in
+                let about = "\(flow.name), \(saves ? "saved" : "rolled back")"
+                let setup = flow.makeContext()
+                let boss = Employee(name: "boss"), worker = Employee(name: "worker")
+                let department = Department(title: "works")
+                worker.manager = boss
+                worker.department = department
+                setup.insert(worker)
+                try await setup.save()
+
+                let context = flow.makeContext()
+                let bosses = try await context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "boss" }))
+                let departments = try await context.fetch(FetchDescriptor<Department>())
+                bosses[0].reports = []
+                departments[0].staff = []
+                let workers = try await context.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "worker" }))
+                XCTAssertNil(workers[0].manager, about)
+                XCTAssertNil(workers[0].department, about)
+                if saves {
+                    try await context.save()
+                    let reader = flow.makeContext()
+                    let stored = try await reader.fetch(FetchDescriptor<Employee>(predicate: #Predicate { $0.name == "worker" }))
+                    try await reader.load(\.manager, of: stored)
+                    try await reader.load(\.department, of: stored)
+                    XCTAssertNil(stored[0].manager, about)
+                    XCTAssertNil(stored[0].department, about)
+                } else {
+                    context.rollback()
+                    try await context.load(\.manager, of: workers)
+                    try await context.load(\.department, of: workers)
+                    XCTAssertEqual(workers[0].manager?.name, "boss", about)
+                    XCTAssertEqual(workers[0].department?.title, "works", about)
+                }
+            }
+        }
+    }
+}
