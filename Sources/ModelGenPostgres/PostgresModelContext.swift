@@ -1099,7 +1099,9 @@ public final class PostgresModelContext {
 
     /// Loads the relationship `keyPath` names for every object of `objects` that has not loaded
     /// it, in one query (two for a many-to-many relationship), unsaved changes included as a
-    /// fetch includes them (an object moved to another department in memory is in that one's staff):
+    /// context that loads on access shows them (an object moved to another department in memory is
+    /// in that one's staff; `UnsavedLinks`): the store's rows, corrected in memory, so a load
+    /// writes nothing and unsaved changes that break a constraint do not stop it:
     ///
     ///     SELECT "volume".id, … FROM "volume" WHERE "volume"."writer_id" = ANY($1::bigint[]) ORDER BY "volume".id
     public func load<Model: PersistentModel>(_ keyPath: PartialKeyPath<Model>, of objects: [Model]) async throws {
@@ -1115,6 +1117,9 @@ public final class PostgresModelContext {
         guard !pending.isEmpty, let target = container.modelTypes[entity.relationships[index].target] else { return }
         let relationship = entity.relationships[index]
         let targetMapping = container.mapping(for: target.entity)
+        let owners = Set(pending.compactMap(\.id))
+        // The objects of the other side whose unsaved changes may move links.
+        let unsaved = (inserted + changed).filter { $0.persistentBackingData.entity === target.entity }
         let quote = postgresQuoted
         func found(where condition: String, _ ids: some Sequence<Int64>, on connection: PostgresConnection) async throws -> [any PersistentModel] {
             var bindings = PostgresBindings()
@@ -1122,21 +1127,8 @@ public final class PostgresModelContext {
             let sql = targetMapping.selectSQL + " WHERE \(condition) \(Self.idListClause) ORDER BY \(targetMapping.table).id"
             return try await self.objects(target, targetMapping, sql, bindings, on: connection)
         }
-        func pairs(_ table: String, _ own: String, _ other: String, on connection: PostgresConnection) async throws -> [Int64: [Int64]] {
-            var bindings = PostgresBindings()
-            bindings.append(pending.compactMap(\.id))
-            var pairs: [Int64: [Int64]] = [:]
-            let sql = "SELECT \(quote(own)), \(quote(other)) FROM \(quote(table)) WHERE \(quote(own)) \(Self.idListClause) ORDER BY \(quote(other))"
-            for try await (owner, member) in try await run(sql, bindings, on: connection).decode((Int64, Int64).self) { pairs[owner, default: []].append(member) }
-            return pairs
-        }
-        // A join table's saved members (what a save compares with) are the stored pairs.
-        var storedPairs: [Int64: [Int64]]?
-        if case let .joinTable(table, own, other) = relationship.storage, hasChanges {
-            try await container.client.withConnection { connection in storedPairs = try await pairs(table, own, other, on: connection) }
-        }
-        var states: [ModelBackingData.RelationshipState?] = []
-        try await withUnsavedRows(if: true) { connection in
+        var states: [ModelBackingData.RelationshipState] = []
+        try await container.client.withConnection { connection in
             switch relationship.storage {
             case .column:
                 let foreignIDs = pending.map { backing -> Int64? in
@@ -1147,50 +1139,35 @@ public final class PostgresModelContext {
                                       uniquingKeysWith: { first, _ in first })
                 states = foreignIDs.map { .toOne($0.flatMap { byID[$0] }) }
             case let .inverseColumn(column):
-                // Members are grouped by the key they hold now (written into the rows just read).
-                let key = target.entity.relationshipIndex(keyedBy: column)
-                var byOwner: [Int64: [any PersistentModel]] = [:]
-                let members = try await found(where: "\(targetMapping.table).\(quote(column))", pending.compactMap(\.id), on: connection)
-                for member in members {
-                    if let key, let owner = member.persistentBackingData.foreignID(key) { byOwner[owner, default: []].append(member) }
-                }
-                // In the unsaved rows, the rows of objects the save will delete give up their
-                // unique values where another row takes one (`UniqueValuesSetAside`), a
-                // one-to-one's key among them; but until the save such an object still refers to
-                // its partner, as on SQLite: it joins the owner its key names now.
-                if let key, !deleted.isEmpty {
-                    let owners = Set(pending.compactMap(\.id)), read = Set(members.lazy.map { ObjectIdentifier($0) })
-                    for object in deleted where object.persistentBackingData.entity === target.entity && !read.contains(ObjectIdentifier(object)) {
-                        guard let owner = object.persistentBackingData.foreignID(key), owners.contains(owner) else { continue }
-                        byOwner[owner, default: []].append(object)
-                    }
-                }
+                guard let key = target.entity.relationshipIndex(keyedBy: column) else { return }
+                let stored = try await found(where: "\(targetMapping.table).\(quote(column))", owners, on: connection)
+                let byOwner = UnsavedLinks.membersByKey(stored: stored, unsaved: unsaved, key: key, owners: owners)
                 states = pending.map { backing in
-                    let list = backing.id.flatMap { byOwner[$0] } ?? []
+                    let list = byOwner[backing.id!] ?? []
                     return relationship.isToMany ? .toMany(ModelBackingData.ModelList(list)) : .toOne(list.first)
                 }
             case let .joinTable(table, own, other):
-                let current = try await pairs(table, own, other, on: connection)
-                let byID = Dictionary(try await found(where: "\(targetMapping.table).id", current.values.joined(), on: connection).map { ($0.persistentBackingData.id!, $0) },
+                var bindings = PostgresBindings()
+                bindings.append(owners.sorted())
+                var stored: [Int64: [Int64]] = [:]
+                let sql = "SELECT \(quote(own)), \(quote(other)) FROM \(quote(table)) WHERE \(quote(own)) \(Self.idListClause) ORDER BY \(quote(other))"
+                for try await (owner, member) in try await self.run(sql, bindings, on: connection).decode((Int64, Int64).self) { stored[owner, default: []].append(member) }
+                let inverse = relationship.inverse.flatMap(target.entity.relationshipIndex(named:))
+                let current = UnsavedLinks.joinTableMembers(stored: stored, unsaved: unsaved, inverse: inverse, owners: owners)
+                let byID = Dictionary(try await found(where: "\(targetMapping.table).id", [stored.values.joined(), current.ids.values.joined()].joined(), on: connection)
+                                          .map { ($0.persistentBackingData.id!, $0) },
                                       uniquingKeysWith: { first, _ in first })
                 states = pending.map { backing in
-                    let members = (backing.id.flatMap { current[$0] } ?? []).compactMap { byID[$0] }
+                    let members = (current.ids[backing.id!] ?? []).compactMap { byID[$0] } + (current.new[backing.id!] ?? [])
                     var list = ModelBackingData.ModelList(members)
-                    list.savedMembers = (backing.id.flatMap { (storedPairs ?? current)[$0] } ?? []).compactMap { byID[$0] ?? self.registeredObject(target.entity, $0) }
-                    list.membersChanged = MemberIDs(list.savedMembers) != MemberIDs(members)
+                    list.savedMembers = (stored[backing.id!] ?? []).compactMap { byID[$0] }
+                    list.membersChanged = MemberIDs(list.savedMembers) != MemberIDs(members) || current.new[backing.id!] != nil
                     return .toMany(list)
                 }
             }
         }
-        for (backing, state) in zip(pending, states) {
-            if let state { backing.setRelationship(index, state) }
-        }
+        for (backing, state) in zip(pending, states) { backing.setRelationship(index, state) }
         if hasChanges { loadedWithUnsavedChanges += pending.map { WeakBacking(backing: $0) } }
-    }
-
-    /// The object registered for row `id` of `entity`, if any.
-    private func registeredObject(_ entity: EntityDescription, _ id: Int64) -> (any PersistentModel)? {
-        registries[ObjectIdentifier(entity)]?[id]?.backing.model
     }
 
     /// Loads the relationship `keyPath` names for one object.
@@ -1334,8 +1311,8 @@ public final class PostgresModelContext {
     /// The objects this context holds that the replaced relationship no longer refers to let go
     /// of `backing`: where keys hold the links, at once and as they are read
     /// (`PartnersTakenUnread`); where a join table does, those whose loaded list holds `backing`
-    /// (a look at each registered object of the target; lists loaded later read the unsaved rows,
-    /// which the save's replacement of the join rows is part of).
+    /// (a look at each registered object of the target; lists loaded later leave it out, the
+    /// save's replacement of the join rows being an unsaved change).
     public func relationshipReplacedUnread(_ backing: ModelBackingData, through index: Int) {
         let relationship = backing.entity.relationships[index]
         guard let keyEntity = container.modelTypes[relationship.target]?.entity else { return }

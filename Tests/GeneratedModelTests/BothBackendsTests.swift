@@ -1351,3 +1351,58 @@ extension BothBackendsTests {
         }
     }
 }
+
+extension BothBackendsTests {
+    /// A load amid unsaved changes that a save would refuse (two projects holding one code) shows
+    /// the links as the objects hold them now, alike on both backends: PostgreSQL reads the
+    /// store's links and corrects them in memory (it wrote the unsaved rows and threw what the
+    /// save would); SQLite loads on access.
+    func testALoadAmidUnsavedChangesASaveWouldRefuseShowsTheLinksAsHeldNow() async throws {
+        try await onBothBackends(Catalog.self) { flow in
+            let setup = flow.makeContext()
+            let first = Department(title: "first"), second = Department(title: "second")
+            let apollo = Project(code: "apollo"), gemini = Project(code: "gemini")
+            let ann = Employee(name: "ann"), bob = Employee(name: "bob")
+            ann.department = first
+            bob.department = first
+            ann.projects = [apollo]
+            bob.projects = [apollo, gemini]
+            setup.insert(ann)
+            setup.insert(bob)
+            setup.insert(second)
+            try await setup.save()
+
+            let context = flow.makeContext()
+            let departments = try await context.fetch(FetchDescriptor<Department>(sortBy: [SortDescriptor(\.title)]))
+            let projects = try await context.fetch(FetchDescriptor<Project>(sortBy: [SortDescriptor(\.code)]))
+            let people = try await context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+            try await context.load(\.projects, of: [people[1]])
+            projects[1].code = "apollo"
+            people[1].department = departments[1]
+            people[1].projects = [projects[1]]
+            people[0].projects = []
+            let cy = Employee(name: "cy")
+            cy.department = departments[1]
+            cy.projects = [projects[0]]
+            context.insert(cy)
+            func shown() async throws -> String {
+                try await context.load(\.staff, of: departments)
+                try await context.load(\.members, of: projects)
+                return (departments.map { "\($0.title ?? "nil"): \($0.staff.map(\.name).sorted())" }
+                    + projects.map { "\($0.code): \($0.members.map(\.name).sorted())" }).joined(separator: "; ")
+            }
+            let unsaved = try await shown()
+            XCTAssertEqual(unsaved, #"first: ["ann"]; second: ["bob", "cy"]; apollo: ["cy"]; apollo: ["bob"]"#, flow.name)
+            do {
+                try await context.save()
+                XCTFail("\(flow.name): two projects coded apollo were saved")
+            } catch ModelContextError.uniqueViolation(entity: "Project", attribute: "code") {}
+            let kept = try await shown()
+            XCTAssertEqual(kept, unsaved, "\(flow.name): after the refused save")
+            projects[1].code = "gemini"
+            try await context.save()
+            let saved = try await shown()
+            XCTAssertEqual(saved, #"first: ["ann"]; second: ["bob", "cy"]; apollo: ["cy"]; gemini: ["bob"]"#, "\(flow.name): saved")
+        }
+    }
+}
