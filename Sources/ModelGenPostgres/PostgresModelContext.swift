@@ -49,6 +49,9 @@ public final class PostgresModelContext {
     private var loadedWithUnsavedChanges: [WeakBacking] = []
     /// One-to-one partners given to another object without reading which object held them.
     private var partnersTakenUnread = PartnersTakenUnread()
+    /// The registered objects whose lists of a many-to-many relationship hold an owner, for lists
+    /// of the other side replaced unread.
+    private var listsHoldingOwners = ListsHoldingOwners()
     /// While a query runs on the unsaved rows: the rows whose keys to taken partners were emptied
     /// first (`releasePartnersTakenUnread`), by entity and row id, with the keys the store holds
     /// by relationship index (a row may hold several: a one-to-one's and a one-to-many's).
@@ -136,6 +139,7 @@ public final class PostgresModelContext {
     private func clearPendingChanges() {
         loadedWithUnsavedChanges = []
         partnersTakenUnread.removeAll()
+        listsHoldingOwners.removeAll()
         pending.removeAll()
     }
 
@@ -1167,6 +1171,9 @@ public final class PostgresModelContext {
             }
         }
         for (backing, state) in zip(pending, states) { backing.setRelationship(index, state) }
+        if case .joinTable = relationship.storage, let inverse = relationship.inverse.flatMap(target.entity.relationshipIndex(named:)) {
+            listsHoldingOwners.noteLoaded(pending, index, otherSide: .init(target.entity, inverse))
+        }
         if hasChanges { loadedWithUnsavedChanges += pending.map { WeakBacking(backing: $0) } }
     }
 
@@ -1311,24 +1318,37 @@ public final class PostgresModelContext {
     /// The objects this context holds that the replaced relationship no longer refers to let go
     /// of `backing`: where keys hold the links, at once and as they are read
     /// (`PartnersTakenUnread`); where a join table does, those whose loaded list holds `backing`
-    /// (a look at each registered object of the target; lists loaded later leave it out, the
-    /// save's replacement of the join rows being an unsaved change).
+    /// (`ListsHoldingOwners`, and the inserted and changed objects of the target; lists loaded
+    /// later leave it out, the save's replacement of the join rows being an unsaved change).
     public func relationshipReplacedUnread(_ backing: ModelBackingData, through index: Int) {
         let relationship = backing.entity.relationships[index]
         guard let keyEntity = container.modelTypes[relationship.target]?.entity else { return }
         let registry = registries[ObjectIdentifier(keyEntity)] ?? [:]
         if case .joinTable = relationship.storage {
-            guard let inverse = relationship.inverse.flatMap(keyEntity.relationshipIndex(named:)),
+            guard let ownerID = backing.id, let inverse = relationship.inverse.flatMap(keyEntity.relationshipIndex(named:)),
                   case let .toMany(list) = backing.relationship(index) else { return }
             let kept = Set(list.objects.lazy.map { ObjectIdentifier($0.persistentBackingData) })
-            for member in registry.values.map(\.backing) where !kept.contains(ObjectIdentifier(member)) {
-                member.letGoOfOwner(backing, through: inverse)
+            let indexed = listsHoldingOwners.members(holding: ownerID, through: .init(backing.entity, index), inverse: inverse) {
+                registry.values.map(\.backing) + inserted.lazy.map(\.persistentBackingData).filter { $0.entity === keyEntity }
+            }
+            for entry in indexed {
+                let member: ModelBackingData? = switch entry {
+                case let .saved(id): registry[id]?.backing
+                case let .new(backing): backing
+                }
+                if let member, !kept.contains(ObjectIdentifier(member)) { member.letGoOfOwner(backing, through: inverse) }
             }
             return
         }
         guard let (keyIndex, holders) = partnersTakenUnread.take(backing, through: index, keyEntity: keyEntity, registered: { registry[$0]?.backing },
                                                                   allRegistered: { registry.values.map(\.backing) }) else { return }
         for holder in holders { holder.letGoOfTakenPartner(keyIndex) }
+    }
+
+    /// Noted where a list of `backing`'s side may be replaced unread later (`ListsHoldingOwners`).
+    public func listNotLoadedGained(_ member: ModelBackingData, _ backing: ModelBackingData, through index: Int) {
+        guard let ownerID = backing.id else { return }
+        listsHoldingOwners.noteJoined(member, owner: ownerID, through: .init(backing.entity, index))
     }
 
     public func relationshipNotLoaded(_ index: Int, of backing: ModelBackingData) -> Never {

@@ -275,3 +275,54 @@ extension BothBackendsTests {
         }
     }
 }
+
+extension BothBackendsTests {
+    /// Many-to-many lists replaced unread, one after another, leave every list that held their
+    /// owner, however that list came to hold it: a new object's, a list loaded before the first
+    /// replacement, one loaded after it, one that gained the owner in memory after it (on
+    /// PostgreSQL the context indexes the lists holding each owner at the first replacement and
+    /// keeps the index up to date: `ListsHoldingOwners`).
+    func testManyToManyListsReplacedUnreadOneAfterAnotherLeaveEveryListHoldingTheirOwner() async throws {
+        try await onBothBackends(Catalog.self) { flow in
+            let setup = flow.makeContext()
+            let names = ["ann", "bob", "cy"], codes = ["p1", "p2", "p3", "p4"]
+            let people = names.map { Employee(name: $0) }, projects = codes.map { Project(code: $0) }
+            for (person, project) in zip(people, projects) { person.projects = [project] }
+            people.forEach(setup.insert)
+            setup.insert(projects[3])
+            try await setup.save()
+
+            let context = flow.makeContext()
+            let employees = try await context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)]))
+            let held = try await context.fetch(FetchDescriptor<Project>(sortBy: [SortDescriptor(\.code)]))
+            let (ann, bob) = (employees[0], employees[1])
+            let (p1, p2, p3, p4) = (held[0], held[1], held[2], held[3])
+            let dan = Employee(name: "dan")
+            dan.projects = [p4]
+            context.insert(dan)
+            try await context.load(\.projects, of: [ann])
+            // The first replacement: a new object's list and a loaded one let go.
+            p4.members = []
+            p1.members = []
+            XCTAssertEqual(dan.projects.map(\.code), [], flow.name)
+            XCTAssertEqual(ann.projects.map(\.code), [], flow.name)
+            // A list loaded after it.
+            try await context.load(\.projects, of: [bob])
+            XCTAssertEqual(bob.projects.map(\.code), ["p2"], flow.name)
+            p2.members = []
+            XCTAssertEqual(bob.projects.map(\.code), [], flow.name)
+            // A list that gains an owner whose side is not loaded, after it.
+            ann.projects.append(p3)
+            dan.projects.append(p3)
+            p3.members = [employees[2]]
+            XCTAssertEqual(ann.projects.map(\.code), [], flow.name)
+            XCTAssertEqual(dan.projects.map(\.code), [], flow.name)
+
+            try await context.save()
+            let reader = flow.makeContext()
+            let stored = try await reader.fetch(FetchDescriptor<Project>(sortBy: [SortDescriptor(\.code)]))
+            try await reader.load(\.members, of: stored)
+            XCTAssertEqual(stored.map { "\($0.code): \($0.members.map(\.name).sorted())" }, [#"p1: []"#, #"p2: []"#, #"p3: ["cy"]"#, #"p4: []"#], flow.name)
+        }
+    }
+}

@@ -22,6 +22,10 @@
     /// save the rows that hold it then (a many-to-many's list replaced so saves its members anew:
     /// `ModelList.replacesStoredMembers`).
     func relationshipReplacedUnread(_ backing: ModelBackingData, through index: Int)
+    /// Relationship `index` of `backing`, a many-to-many list that was not loaded (`load` gave
+    /// nil), gained `member`: its list of the other side holds `backing` now. The context notes
+    /// it, should `backing`'s list be replaced unread later (`relationshipReplacedUnread`).
+    func listNotLoadedGained(_ member: ModelBackingData, _ backing: ModelBackingData, through index: Int)
     /// The model of `backing`, registered under row `id`, is going away.
     func forget(_ backing: ModelBackingData, id: Int64)
     /// Whether `pendingValueChanged` has anything to do (some index of unsaved values exists).

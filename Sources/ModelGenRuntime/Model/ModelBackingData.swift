@@ -663,6 +663,8 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
                 relationships[index] = .toOne(ownerObject)
                 markRelationshipChanged(index)
                 if case .inverseColumn = entity.relationships[index].storage { context?.relationshipReplacedUnread(self, through: index) }
+            } else if case .joinTable = entity.relationships[index].storage {
+                context?.listNotLoadedGained(owner, self, through: index)
             }
             return
         }

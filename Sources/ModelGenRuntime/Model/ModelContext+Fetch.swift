@@ -294,6 +294,11 @@ extension ModelContext {
         preconditionFailure("\(backing.entity.name).\(backing.entity.relationships[index].name) was taken unread in a context that loads on access")
     }
 
+    /// Never called: this context loads every list on access, so a list gains members loaded.
+    @_spi(Backend) public func listNotLoadedGained(_ member: ModelBackingData, _ backing: ModelBackingData, through index: Int) {
+        preconditionFailure("\(backing.entity.name).\(backing.entity.relationships[index].name) gained a member unloaded in a context that loads on access")
+    }
+
     /// The query that loads relationship `index` of `entity` for one object:
     ///
     ///     SELECT id, … FROM "volume" WHERE "writer_id" = ? ORDER BY id
