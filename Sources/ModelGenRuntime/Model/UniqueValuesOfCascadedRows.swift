@@ -25,8 +25,10 @@ import ModelGenSchema
         /// The values the save's new and changed rows take, one per column (none with a NULL,
         /// which never collides), each combination once.
         @_spi(Backend) public var taken: [[SQLiteValue]]
-        /// The rows of the save's own changed and deleted objects, which `UniqueValuesSetAside`
-        /// handles: a row found among them is not set aside here.
+        /// The rows that give up their values in the constraint in this save, which
+        /// `UniqueValuesSetAside` handles: those of the objects it deletes, and of those whose
+        /// values in the constraint change. A row found among them is not set aside here (a
+        /// changed object that keeps its values is: a cascade may remove its row too).
         @_spi(Backend) public var ownIDs: Set<Int64>
         /// The properties the constraint covers, as a refusal names them (`code`, `aisle, place`).
         @_spi(Backend) public var properties: String
@@ -57,7 +59,7 @@ import ModelGenSchema
                 queue.append(relationship.target)
             }
         }
-        var takers: [String: [ModelBackingData]] = [:], own: [String: Set<Int64>] = [:]
+        var takers: [String: [ModelBackingData]] = [:], deletedIDs: [String: Set<Int64>] = [:]
         for object in inserted + changed {
             let backing = object.persistentBackingData
             guard reached.contains(backing.entity.name), !backing.isMarkedDeleted else { continue }
@@ -65,7 +67,7 @@ import ModelGenSchema
         }
         for object in changed + deleted {
             let backing = object.persistentBackingData
-            if let id = backing.id { own[backing.entity.name, default: []].insert(id) }
+            if let id = backing.id, backing.isMarkedDeleted { deletedIDs[backing.entity.name, default: []].insert(id) }
         }
         for name in takers.keys.sorted() {
             let entity = byName[name]!, backings = takers[name]!
@@ -81,14 +83,15 @@ import ModelGenSchema
             for group in groups {
                 guard let setAside = group.first(where: { vacancies[$0] != nil }), group.allSatisfy({ slots[$0] != nil }) else { continue }
                 let members = group.map { slots[$0]! }
-                var taken: Set<[SQLiteValue]> = []
+                var taken: Set<[SQLiteValue]> = [], own = deletedIDs[name] ?? []
                 for backing in backings where backing.id == nil || members.contains(where: { backing.changes(slot: $0.slot) }) {
+                    if let id = backing.id { own.insert(id) }
                     let values = members.map { backing.value(slot: $0.slot) }
                     if !values.contains(.null) { taken.insert(values) }
                 }
                 guard !taken.isEmpty else { continue }
                 constraints.append(Constraint(entity: entity, columns: members.map(\.column), setAside: slots[setAside]!.column,
-                                              vacancy: vacancies[setAside]!, taken: Array(taken), ownIDs: own[name] ?? [],
+                                              vacancy: vacancies[setAside]!, taken: Array(taken), ownIDs: own,
                                               properties: members.map(\.property).joined(separator: ", ")))
             }
         }
