@@ -126,9 +126,14 @@ public struct DeletionSQLRenderer: Sendable {
         // table needs no detaching first. SQLite runs the actions row by row, recursively (a chain
         // deeper than its trigger depth would fail when enforcement is on), so its plans detach.
         // A required key (of a row referring to its own table) is pointed at its own row: a
-        // reference that no delete of another row acts on, and that goes with the row.
+        // reference that no delete of another row acts on, and that goes with the row. A unique
+        // one (a one-to-one) cannot be where the rows form a cycle, since SQLite checks uniqueness
+        // row by row and each row's id is the key of the row before it until that one moves: it is
+        // pointed below every id instead (each row at its own such value), at no row, which the
+        // executor runs with the check of keys deferred until the rows are gone.
         let detachments = plan.detachments.filter { dialect == .sqlite || $0.entity != $0.target }.map { foreignKey in
-            "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = \(foreignKey.isRequired ? "id" : "NULL") WHERE \(isCollected("id", foreignKey.entity)) AND \(isCollected(q(foreignKey.column), foreignKey.target))"
+            let value = !foreignKey.isRequired ? "NULL" : foreignKey.isUnique ? "2 * (SELECT min(id) FROM \(q(foreignKey.table))) - 1 - id" : "id"
+            return "UPDATE \(q(foreignKey.table)) SET \(q(foreignKey.column)) = \(value) WHERE \(isCollected("id", foreignKey.entity)) AND \(isCollected(q(foreignKey.column), foreignKey.target))"
         }
         let joinRowRemovals = plan.joinTables.map { joinTable in
             var conditions: [String] = []

@@ -151,7 +151,10 @@ public struct DeletionExecutor {
         // Detachments break key cycles inside the deleted set so that no single DELETE leaves a
         // reference dangling while enforcement watches; with enforcement off (a transaction of the
         // executor's own) every row they touch is deleted a moment later, so they are skipped.
-        if try database.scalar("PRAGMA foreign_keys") == 1 {
+        // A detached one-to-one key points at no row until its row goes: the keys are checked at
+        // the commit (as a save checks them anyway).
+        if try database.scalar("PRAGMA foreign_keys") == 1, !program.detachments.isEmpty {
+            try database.execute("PRAGMA defer_foreign_keys = ON")
             for sql in program.detachments { _ = try run(sql) }
         }
         for sql in program.joinRowRemovals { report.joinRowsRemoved += try run(sql) }
