@@ -58,7 +58,7 @@ final class PostgreSQLRaceTests: XCTestCase {
             let context = "round \(round), \(path.name), \(writerFirst ? "B" : "A") first, A deletes \(entity.name) \(ids), B: \(writes)\n\(yaml)"
 
             // The race on PostgreSQL.
-            try PostgresServer.psql(url, schema: Self.schemaName, compilation.postgreSQLDDL + "\n" + data)
+            try PostgresServer.psql(url, schema: Self.schemaName, compilation.postgreSQLDDL + "\n" + DifferentialDeletionTests.forPostgreSQL(data))
             let session = "SET search_path TO \(Self.schemaName);\nSET application_name = "
             let delete = """
                 \(path.setting)CREATE TEMP TABLE modelgen_outcome (result text);
