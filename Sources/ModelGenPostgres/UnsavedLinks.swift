@@ -18,15 +18,21 @@ enum UnsavedLinks {
     /// each owner's members come in id order, the new ones last, in the order they were inserted.
     static func membersByKey(stored: [any PersistentModel], unsaved: [any PersistentModel], key: Int,
                              owners: Set<Int64>) -> [Int64: [any PersistentModel]] {
-        var seen = Set<ObjectIdentifier>()
-        var saved: [any PersistentModel] = [], new: [any PersistentModel] = []
-        for object in [stored, unsaved].joined() where seen.insert(ObjectIdentifier(object)).inserted {
-            guard let owner = object.persistentBackingData.foreignID(key), owners.contains(owner) else { continue }
+        // The stored rows of unsaved objects are among those objects; with none, the stored rows
+        // are the members, in id order already.
+        let unsavedIdentities = Set(unsaved.lazy.map { ObjectIdentifier($0) })
+        var saved = unsavedIdentities.isEmpty ? stored : stored.filter { !unsavedIdentities.contains(ObjectIdentifier($0)) }
+        var new: [any PersistentModel] = []
+        let storedCount = saved.count
+        for object in unsaved {
             if object.persistentBackingData.id == nil { new.append(object) } else { saved.append(object) }
         }
-        saved.sort { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
+        if saved.count > storedCount { saved.sort { $0.persistentBackingData.id! < $1.persistentBackingData.id! } }
         var byOwner: [Int64: [any PersistentModel]] = [:]
-        for object in [saved, new].joined() { byOwner[object.persistentBackingData.foreignID(key)!, default: []].append(object) }
+        for object in [saved, new].joined() {
+            guard let owner = object.persistentBackingData.foreignID(key), owners.contains(owner) else { continue }
+            byOwner[owner, default: []].append(object)
+        }
         return byOwner
     }
 
@@ -59,6 +65,8 @@ enum UnsavedLinks {
                 }
             }
         }
+        // With nothing unsaved that moves links, the store's.
+        guard !added.isEmpty || !removed.isEmpty || !replaced.isEmpty else { return (stored, new) }
         var ids: [Int64: [Int64]] = [:]
         for owner in owners {
             let kept = (stored[owner] ?? []).filter { !replaced.contains($0) && !removed.contains(Pair(owner: owner, member: $0)) }
