@@ -49,8 +49,8 @@ public final class PostgresModelContext {
     private var loadedWithUnsavedChanges: [WeakBacking] = []
     /// One-to-one partners given to another object without reading which object held them.
     private var partnersTakenUnread = PartnersTakenUnread()
-    /// The registered objects whose lists of a many-to-many relationship hold an owner, for lists
-    /// of the other side replaced unread.
+    /// The objects whose loaded lists of a many-to-many relationship hold an owner, for lists of
+    /// the other side replaced unread.
     private var listsHoldingOwners = ListsHoldingOwners()
     /// While a query runs on the unsaved rows: the rows whose keys to taken partners were emptied
     /// first (`releasePartnersTakenUnread`), by entity and row id, with the keys the store holds
@@ -1318,8 +1318,9 @@ public final class PostgresModelContext {
     /// The objects this context holds that the replaced relationship no longer refers to let go
     /// of `backing`: where keys hold the links, at once and as they are read
     /// (`PartnersTakenUnread`); where a join table does, those whose loaded list holds `backing`
-    /// (`ListsHoldingOwners`, and the inserted and changed objects of the target; lists loaded
-    /// later leave it out, the save's replacement of the join rows being an unsaved change).
+    /// (`ListsHoldingOwners`: found in an index of the lists holding each owner, made once per
+    /// save or rollback; lists loaded later leave it out, the save's replacement of the join rows
+    /// being an unsaved change).
     public func relationshipReplacedUnread(_ backing: ModelBackingData, through index: Int) {
         let relationship = backing.entity.relationships[index]
         guard let keyEntity = container.modelTypes[relationship.target]?.entity else { return }
