@@ -1122,8 +1122,9 @@ public final class PostgresModelContext {
         let relationship = entity.relationships[index]
         let targetMapping = container.mapping(for: target.entity)
         let owners = Set(pending.compactMap(\.id))
-        // The objects of the other side whose unsaved changes may move links.
-        let unsaved = (inserted + changed).filter { $0.persistentBackingData.entity === target.entity }
+        let inverse = relationship.inverse.flatMap(target.entity.relationshipIndex(named:))
+        /// The objects of the other side whose unsaved changes may move links.
+        func unsaved() -> [any PersistentModel] { (inserted + changed).filter { $0.persistentBackingData.entity === target.entity } }
         let quote = postgresQuoted
         func found(where condition: String, _ ids: some Sequence<Int64>, on connection: PostgresConnection) async throws -> [any PersistentModel] {
             var bindings = PostgresBindings()
@@ -1145,7 +1146,7 @@ public final class PostgresModelContext {
             case let .inverseColumn(column):
                 guard let key = target.entity.relationshipIndex(keyedBy: column) else { return }
                 let stored = try await found(where: "\(targetMapping.table).\(quote(column))", owners, on: connection)
-                let byOwner = UnsavedLinks.membersByKey(stored: stored, unsaved: unsaved, key: key, owners: owners)
+                let byOwner = UnsavedLinks.membersByKey(stored: stored, unsaved: unsaved(), key: key, owners: owners)
                 states = pending.map { backing in
                     let list = byOwner[backing.id!] ?? []
                     return relationship.isToMany ? .toMany(ModelBackingData.ModelList(list)) : .toOne(list.first)
@@ -1156,8 +1157,7 @@ public final class PostgresModelContext {
                 var stored: [Int64: [Int64]] = [:]
                 let sql = "SELECT \(quote(own)), \(quote(other)) FROM \(quote(table)) WHERE \(quote(own)) \(Self.idListClause) ORDER BY \(quote(other))"
                 for try await (owner, member) in try await self.run(sql, bindings, on: connection).decode((Int64, Int64).self) { stored[owner, default: []].append(member) }
-                let inverse = relationship.inverse.flatMap(target.entity.relationshipIndex(named:))
-                let current = UnsavedLinks.joinTableMembers(stored: stored, unsaved: unsaved, inverse: inverse, owners: owners)
+                let current = UnsavedLinks.joinTableMembers(stored: stored, unsaved: unsaved(), inverse: inverse, owners: owners)
                 let byID = Dictionary(try await found(where: "\(targetMapping.table).id", [stored.values.joined(), current.ids.values.joined()].joined(), on: connection)
                                           .map { ($0.persistentBackingData.id!, $0) },
                                       uniquingKeysWith: { first, _ in first })
@@ -1171,7 +1171,7 @@ public final class PostgresModelContext {
             }
         }
         for (backing, state) in zip(pending, states) { backing.setRelationship(index, state) }
-        if case .joinTable = relationship.storage, let inverse = relationship.inverse.flatMap(target.entity.relationshipIndex(named:)) {
+        if case .joinTable = relationship.storage, let inverse {
             listsHoldingOwners.noteLoaded(pending, index, otherSide: .init(target.entity, inverse))
         }
         if hasChanges { loadedWithUnsavedChanges += pending.map { WeakBacking(backing: $0) } }

@@ -65,9 +65,9 @@ import ModelGenSchema
             guard reached.contains(backing.entity.name), !backing.isMarkedDeleted else { continue }
             takers[backing.entity.name, default: []].append(backing)
         }
-        for object in changed + deleted {
+        for object in deleted {
             let backing = object.persistentBackingData
-            if let id = backing.id, backing.isMarkedDeleted { deletedIDs[backing.entity.name, default: []].insert(id) }
+            if let id = backing.id { deletedIDs[backing.entity.name, default: []].insert(id) }
         }
         for name in takers.keys.sorted() {
             let entity = byName[name]!, backings = takers[name]!
