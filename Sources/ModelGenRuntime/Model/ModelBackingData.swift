@@ -202,12 +202,15 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     }
 
     /// The objects of a to-many relationship, in order. A long list, once asked about membership,
-    /// keeps its members' identities for constant-time answers: keeping an inverse in sync costs
-    /// the same for the first link as for the ten thousandth, and a list that is only read (most
-    /// loaded ones) costs no more than its array.
+    /// is indexed (`OrderedObjects`) for constant-time answers and removals: keeping an inverse in
+    /// sync costs the same for the first link as for the ten thousandth, and a list that is only
+    /// read (most loaded ones) costs no more than its array.
     @_spi(Backend) public struct ModelList {
-        @_spi(Backend) public private(set) var objects: [any PersistentModel]
-        private var identities: Set<ObjectIdentifier>?
+        private var members: OrderedObjects
+        /// The members, in order.
+        @_spi(Backend) public var objects: [any PersistentModel] { members.elements }
+        /// How many members the list has.
+        @_spi(Backend) public var count: Int { members.count }
         /// For a relationship stored in a join table: the members as last saved or loaded, and
         /// whether the members changed since (a save writes the difference of their ids). The
         /// array shares its storage with `objects` until the members change, so a list saved or
@@ -218,11 +221,11 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         /// loads only on request): `savedMembers` is then empty, and a save removes every join row
         /// of the owner before it writes the members.
         @_spi(Backend) public var replacesStoredMembers = false
-        /// Up to this many members, a search is cheaper than a set.
+        /// Up to this many members, a search is cheaper than an index.
         private static let searchedCount = 16
 
         @_spi(Backend) public init(_ objects: [any PersistentModel] = []) {
-            self.objects = objects
+            members = OrderedObjects(objects)
         }
 
         /// A list an app sets: each object once, where it first appears (a relationship holds an
@@ -230,27 +233,25 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         init(eachOnce objects: [any PersistentModel]) {
             if objects.count > Self.searchedCount {
                 var identities = Set<ObjectIdentifier>(minimumCapacity: objects.count)
-                self.objects = objects.filter { identities.insert(ObjectIdentifier($0)).inserted }
-                self.identities = identities
+                members = OrderedObjects(objects.filter { identities.insert(ObjectIdentifier($0)).inserted }, indexed: true)
             } else if objects.indices.contains(where: { index in objects[..<index].contains { $0 === objects[index] } }) {
                 var kept: [any PersistentModel] = []
                 for object in objects where !kept.contains(where: { $0 === object }) { kept.append(object) }
-                self.objects = kept
+                members = OrderedObjects(kept)
             } else {
-                self.objects = objects
+                members = OrderedObjects(objects)
             }
         }
 
         /// The members of a join-table relationship as the store holds them.
         @_spi(Backend) public init(saved objects: [any PersistentModel]) {
-            self.objects = objects
+            members = OrderedObjects(objects)
             savedMembers = objects
         }
 
         mutating func contains(_ object: AnyObject) -> Bool {
-            if identities == nil, objects.count > Self.searchedCount { identities = Set(objects.lazy.map { ObjectIdentifier($0) }) }
-            if let identities { return identities.contains(ObjectIdentifier(object)) }
-            return objects.contains { $0 === object }
+            if !members.isIndexed, members.count > Self.searchedCount { members.index() }
+            return members.contains(object)
         }
 
         /// Appends `object` unless it is a member; false when it was one.
@@ -263,23 +264,20 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
 
         /// Appends `object`, which is not a member.
         mutating func appendNew(_ object: any PersistentModel) {
-            objects.append(object)
-            identities?.insert(ObjectIdentifier(object))
+            members.appendNew(object)
         }
 
         mutating func remove(_ object: AnyObject) {
             guard contains(object) else { return }
-            identities?.remove(ObjectIdentifier(object))
-            objects.removeAll { $0 === object }
+            members.remove(object)
         }
 
         /// The list without objects whose rows are gone, as members and as saved members: their
         /// join rows went with their rows, so linking one again is a change a save writes.
         func removing(_ excluded: Set<ObjectIdentifier>) -> ModelList {
             var list = self
-            list.objects.removeAll { excluded.contains(ObjectIdentifier($0)) }
+            list.members.removeAll(in: excluded)
             list.savedMembers.removeAll { excluded.contains(ObjectIdentifier($0)) }
-            list.identities = nil
             return list
         }
 
@@ -515,7 +513,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             for index in states.indices {
                 guard case var .toMany(list) = states[index], case .joinTable = entity.relationships[index].storage else { continue }
                 list.savedMembers = []
-                list.membersChanged = !list.objects.isEmpty
+                list.membersChanged = list.count > 0
                 states[index] = .toMany(list)
             }
             relationshipStates = states
@@ -746,7 +744,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         guard let relationshipStates else { return }
         for index in relationshipStates.indices {
             guard case let .toMany(list) = relationshipStates[index], list.membersChanged else { continue }
-            try body(index, list.objects.count, list.savedMembers.count)
+            try body(index, list.count, list.savedMembers.count)
         }
     }
 

@@ -45,7 +45,7 @@ extension PendingChanges {
         if !joining.isEmpty {
             result = (result + joining).sorted { $0.persistentBackingData.id! < $1.persistentBackingData.id! }
         }
-        if new.count > 1 { new.sort { insertionOrder[ObjectIdentifier($0)] ?? 0 < insertionOrder[ObjectIdentifier($1)] ?? 0 } }
+        if new.count > 1 { new.sort { insertionPosition(of: $0) ?? 0 < insertionPosition(of: $1) ?? 0 } }
         if result.isEmpty { result = new } else if !new.isEmpty { result += new }
         if let limit, result.count > limit { result.removeSubrange(limit...) }
         return result

@@ -5,12 +5,13 @@ import Foundation
 /// so that tracking stays linear in the objects touched. The SQLite and PostgreSQL contexts keep
 /// their work in one.
 @_spi(Backend) public struct PendingChanges {
-    public private(set) var inserted: [any PersistentModel] = []
+    /// The inserted objects, in the order of insertion.
+    private var insertedObjects = OrderedObjects(indexed: true)
+    /// The objects marked deleted, in the order they were.
+    private var deletedObjects = OrderedObjects(indexed: true)
+    public var inserted: [any PersistentModel] { insertedObjects.elements }
     public private(set) var changed: [any PersistentModel] = []
-    public private(set) var deleted: [any PersistentModel] = []
-    /// Each inserted object's place in the order of insertion.
-    public private(set) var insertionOrder: [ObjectIdentifier: Int] = [:]
-    private var insertions = 0
+    public var deleted: [any PersistentModel] { deletedObjects.elements }
     /// Membership of `changed`.
     public private(set) var changedIdentities: Set<ObjectIdentifier> = []
     /// How many objects of each entity (by `ObjectIdentifier` of its description) are in `changed`.
@@ -22,26 +23,25 @@ import Foundation
 
     public init() {}
 
-    public var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deleted.isEmpty }
+    public var isEmpty: Bool { insertedObjects.isEmpty && changed.isEmpty && deletedObjects.isEmpty }
 
     /// Whether `model` is an inserted object.
-    public func isInserted(_ model: AnyObject) -> Bool { insertionOrder[ObjectIdentifier(model)] != nil }
+    public func isInserted(_ model: AnyObject) -> Bool { insertedObjects.contains(model) }
+
+    /// A number that sorts inserted objects in the order of insertion (nil for any other object).
+    func insertionPosition(of model: AnyObject) -> Int? { insertedObjects.position(of: model) }
 
     /// Adds an inserted object; false when it is one already.
     public mutating func insert(_ model: any PersistentModel) -> Bool {
-        guard insertionOrder[ObjectIdentifier(model)] == nil else { return false }
-        insertionOrder[ObjectIdentifier(model)] = insertions
+        guard !insertedObjects.contains(model) else { return false }
         lastSaveFailed = false
-        insertions += 1
-        inserted.append(model)
+        insertedObjects.appendNew(model)
         return true
     }
 
     /// Takes an inserted object back (deleted before it was saved); false when it is not one.
     public mutating func removeInserted(_ model: any PersistentModel) -> Bool {
-        guard insertionOrder.removeValue(forKey: ObjectIdentifier(model)) != nil else { return false }
-        inserted.removeAll { $0 === model }
-        return true
+        insertedObjects.remove(model)
     }
 
     /// Adds a saved object with a change; false when it is one already.
@@ -60,23 +60,21 @@ import Foundation
 
     /// Adds an object to delete at the save.
     public mutating func delete(_ model: any PersistentModel) {
-        deleted.append(model)
+        if !deletedObjects.contains(model) { deletedObjects.appendNew(model) }
         lastSaveFailed = false
     }
 
     /// Takes a deletion back (the object was inserted again before the save); false when the
     /// object is not to be deleted.
     public mutating func undelete(_ model: any PersistentModel) -> Bool {
-        guard let index = deleted.firstIndex(where: { $0 === model }) else { return false }
-        deleted.remove(at: index)
-        return true
+        deletedObjects.remove(model)
     }
 
     /// Objects whose rows a delete removed are no longer changed nor to be deleted.
     public mutating func forget(_ detached: Set<ObjectIdentifier>) {
         guard !detached.isEmpty else { return }
         changed.removeAll { detached.contains(ObjectIdentifier($0)) }
-        deleted.removeAll { detached.contains(ObjectIdentifier($0)) }
+        deletedObjects.removeAll(in: detached)
         changedIdentities.subtract(detached)
         changedCounts = changed.reduce(into: [:]) { counts, object in counts[ObjectIdentifier(object.persistentBackingData.entity), default: 0] += 1 }
     }

@@ -1,0 +1,78 @@
+/// Distinct objects in the order they were added (a to-many list, a context's inserted objects).
+/// Once indexed, membership, appending and removal take constant time: a removed object's slot
+/// stays in place and is skipped, and the slots are compacted when the removed ones outnumber
+/// the kept, so removing each of n objects costs O(n) in all (shifting the array at each removal
+/// cost O(n²)). Unindexed (a short list, or one never asked about membership), it is a plain
+/// array, searched.
+@_spi(Backend) public struct OrderedObjects {
+    /// The objects, and while `vacated` is not zero some removed ones, which `positions` no longer names.
+    private var slots: [any PersistentModel]
+    /// Each kept object's slot; nil while not indexed.
+    private var positions: [ObjectIdentifier: Int]?
+    /// How many slots hold removed objects (only while indexed).
+    private var vacated = 0
+
+    /// `objects`, which must be distinct, in their order; indexed or not.
+    @_spi(Backend) public init(_ objects: [any PersistentModel] = [], indexed: Bool = false) {
+        slots = objects
+        if indexed { index() }
+    }
+
+    /// The objects, in order.
+    @_spi(Backend) public var elements: [any PersistentModel] {
+        guard vacated > 0, let positions else { return slots }
+        return slots.indices.compactMap { positions[ObjectIdentifier(slots[$0])] == $0 ? slots[$0] : nil }
+    }
+
+    @_spi(Backend) public var count: Int { positions?.count ?? slots.count }
+    @_spi(Backend) public var isEmpty: Bool { count == 0 }
+    var isIndexed: Bool { positions != nil }
+
+    @_spi(Backend) public func contains(_ object: AnyObject) -> Bool {
+        if let positions { return positions[ObjectIdentifier(object)] != nil }
+        return slots.contains { $0 === object }
+    }
+
+    /// Where `object` comes in the order, as a number that sorts the kept objects in their order
+    /// (nil for an object not kept, or when not indexed).
+    func position(of object: AnyObject) -> Int? { positions?[ObjectIdentifier(object)] }
+
+    /// Indexes the objects: from now on membership and removal take constant time.
+    mutating func index() {
+        guard positions == nil else { return }
+        var positions = [ObjectIdentifier: Int](minimumCapacity: slots.count)
+        for (slot, object) in slots.enumerated() { positions[ObjectIdentifier(object)] = slot }
+        self.positions = positions
+    }
+
+    /// Appends `object`, which is not one of the objects.
+    mutating func appendNew(_ object: any PersistentModel) {
+        positions?[ObjectIdentifier(object)] = slots.count
+        slots.append(object)
+    }
+
+    /// Removes `object`; false when it is not one of the objects.
+    @discardableResult
+    mutating func remove(_ object: AnyObject) -> Bool {
+        guard positions != nil else {
+            guard let slot = slots.firstIndex(where: { $0 === object }) else { return false }
+            slots.remove(at: slot)
+            return true
+        }
+        guard positions?.removeValue(forKey: ObjectIdentifier(object)) != nil else { return false }
+        vacated += 1
+        if vacated > slots.count / 2 { compact() }
+        return true
+    }
+
+    /// Removes the objects `excluded` names.
+    mutating func removeAll(in excluded: Set<ObjectIdentifier>) {
+        guard !excluded.isEmpty else { return }
+        let indexed = isIndexed
+        self = OrderedObjects(elements.filter { !excluded.contains(ObjectIdentifier($0)) }, indexed: indexed)
+    }
+
+    private mutating func compact() {
+        self = OrderedObjects(elements, indexed: true)
+    }
+}
