@@ -37,8 +37,8 @@ if arguments.first == "--measure-runtime" {
 
 /// The options a run takes: flags, then options with a value (those in `integerLists` a list of
 /// whole numbers, `--repetitions`, `--per-object-up-to` and `--tree-size` one).
-let flags: Set = ["--skip-deletion", "--skip-generator", "--skip-runtime", "--skip-chains", "--skip-migration"]
-let integerLists: Set = ["--sizes", "--generator-sizes", "--runtime-sizes", "--chain-sizes", "--migration-sizes", "--postgres-profiles"]
+let flags: Set = ["--skip-deletion", "--skip-generator", "--skip-runtime", "--skip-chains", "--skip-churn", "--skip-migration"]
+let integerLists: Set = ["--sizes", "--generator-sizes", "--runtime-sizes", "--chain-sizes", "--churn-sizes", "--migration-sizes", "--postgres-profiles"]
 let valued: Set = integerLists.union(["--schema", "--repetitions", "--per-object-up-to", "--tree-size", "--postgres", "--scenarios"])
 
 /// Stops with the usage when the arguments are not a run's: an unknown option (`--help` among
@@ -50,8 +50,8 @@ func checkArguments() {
             modelgen-bench: \(problem)
             usage: modelgen-bench [--sizes 100,1000,3000] [--repetitions 5] [--scenarios A,B,C] [--per-object-up-to 1000]
                    [--generator-sizes 100,1000,10000] [--runtime-sizes 10000,80000] [--chain-sizes 1000,8000]
-                   [--migration-sizes 100,1000] [--schema Schemas/FitIQ.yaml]
-                   [--skip-deletion] [--skip-generator] [--skip-runtime] [--skip-chains] [--skip-migration]
+                   [--churn-sizes 10000,80000] [--migration-sizes 100,1000] [--schema Schemas/FitIQ.yaml]
+                   [--skip-deletion] [--skip-generator] [--skip-runtime] [--skip-chains] [--skip-churn] [--skip-migration]
                    [--postgres URL [--postgres-profiles 1000] [--tree-size 111111]]
             See BENCHMARKS.md.
 
@@ -149,6 +149,11 @@ if !arguments.contains("--skip-runtime") {
 
 if !arguments.contains("--skip-chains") {
     try RuntimeBenchmark.runChains(sizes: integers("--chain-sizes", default: [1_000, 8_000]), repetitions: repetitions, directory: workDirectory)
+}
+
+if !arguments.contains("--skip-churn") {
+    print()
+    try ChurnBenchmark.run(sizes: integers("--churn-sizes", default: [10_000, 80_000]), repetitions: repetitions, directory: workDirectory)
 }
 
 if let url = option("--postgres") {
