@@ -3,14 +3,15 @@
 /// stays in place and is skipped, and the slots are compacted when the removed ones outnumber
 /// the kept, so removing each of n objects costs O(n) in all (shifting the array at each removal
 /// cost O(n²)). Unindexed (a short list, or one never asked about membership), it is a plain
-/// array, searched.
+/// array, searched. Two words, as the array alone was: every object's relationship states hold
+/// one per to-many relationship.
 @_spi(Backend) public struct OrderedObjects {
-    /// The objects, and while `vacated` is not zero some removed ones, which `positions` no longer names.
+    /// The objects, and while indexed some removed ones, which `positions` no longer names.
     private var slots: [any PersistentModel]
     /// Each kept object's slot; nil while not indexed.
     private var positions: [ObjectIdentifier: Int]?
-    /// How many slots hold removed objects (only while indexed).
-    private var vacated = 0
+    /// How many slots hold removed objects (none while not indexed).
+    private var vacated: Int { positions.map { slots.count - $0.count } ?? 0 }
 
     /// `objects`, which must be distinct, in their order; indexed or not.
     @_spi(Backend) public init(_ objects: [any PersistentModel] = [], indexed: Bool = false) {
@@ -60,7 +61,6 @@
             return true
         }
         guard positions?.removeValue(forKey: ObjectIdentifier(object)) != nil else { return false }
-        vacated += 1
         if vacated > slots.count / 2 { compact() }
         return true
     }
