@@ -871,13 +871,13 @@ public final class PostgresModelContext {
     /// (whose objects may have unsaved changes of their own), and no row of the entity may hold a
     /// partner taken unread (which the unsaved rows let go of).
     private func matchesUnsavedByValue<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?) -> Bool {
-        descriptor.includePendingChanges && (!inserted.isEmpty || !changed.isEmpty) && !descriptor.readsRelationships(condition)
+        descriptor.includePendingChanges && pending.hasInsertedOrChanged && !descriptor.readsRelationships(condition)
             && !partnersTakenUnread.releasesRows(of: Model.entity)
     }
 
     /// The inserted and changed objects of `entity` not marked deleted.
     private func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
-        (inserted + changed).filter { $0.persistentBackingData.entity === entity && !$0.persistentBackingData.isMarkedDeleted }
+        pending.unsavedObjects(of: entity).filter { !$0.persistentBackingData.isMarkedDeleted }
     }
 
     /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that
@@ -885,7 +885,8 @@ public final class PostgresModelContext {
     /// (`PendingChanges.mergedInIDOrder`, as on SQLite).
     private func fetchMatchingUnsavedByValue<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?) async throws -> [Model] {
         let entity = Model.entity, mapping = container.mapping(for: entity)
-        let unsaved = unsavedObjects(of: entity)
+        // Those that can match: with an equality the predicate requires, only the objects holding its value.
+        let unsaved = pending.candidates(for: condition, of: entity).filter { !$0.persistentBackingData.isMarkedDeleted }
         let matching = try await unsavedMatching(unsaved, condition, mapping)
         var stored = descriptor
         stored.fetchLimit = pending.savedRowLimit(for: descriptor.fetchLimit, of: entity)
@@ -1013,7 +1014,7 @@ public final class PostgresModelContext {
     /// emptied (`releasePartnersTakenUnread`): a query of rows that may hold such a partner is not
     /// refused for what the other unsaved rows would break.
     private func withUnsavedRows<T>(if needed: Bool, orReleasedRowsIf releasedNeeded: Bool = false, _ body: (PostgresConnection) async throws -> T) async throws -> T {
-        let writesAll = needed && (!inserted.isEmpty || !changed.isEmpty)
+        let writesAll = needed && pending.hasInsertedOrChanged
         guard writesAll || releasedNeeded && !partnersTakenUnread.isEmpty else {
             return try await container.client.withConnection { connection in try await body(connection) }
         }
@@ -1362,7 +1363,9 @@ public final class PostgresModelContext {
         if registries[ObjectIdentifier(backing.entity)]?[id]?.backing === backing { registries[ObjectIdentifier(backing.entity)]?[id] = nil }
     }
 
-    public var indexesPendingValues: Bool { false }
+    public var indexesPendingValues: Bool { pending.indexesValues }
 
-    public func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLValue) {}
+    public func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLValue) {
+        pending.valueChanged(backing, attribute: attribute, from: old)
+    }
 }

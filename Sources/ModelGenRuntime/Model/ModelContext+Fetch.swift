@@ -77,11 +77,6 @@ extension ModelContext {
         }
     }
 
-    /// The inserted and changed objects of `entity` (changed ones may also be marked deleted).
-    func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
-        (inserted + changed).filter { $0.persistentBackingData.entity === entity }
-    }
-
     /// The ids of the objects of `entity` deleted but not yet saved.
     private func pendingDeletionIDs(of entity: EntityDescription) -> [Int64] {
         deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
@@ -107,13 +102,7 @@ extension ModelContext {
         var stored = descriptor
         stored.fetchLimit = pending.savedRowLimit(for: descriptor.fetchLimit, of: entity)
         let saved = try storedMatches(stored, condition, excluding: deletedIDs)
-        let candidates: [any PersistentModel]
-        if let term = condition?.requiredEquality,
-           PendingValueIndex.indexes(term.kind), let attribute = entity.attributeIndex(ofColumn: term.column) {
-            candidates = pendingIndex(entity, attribute).objects(withValue: term.value)
-        } else {
-            candidates = unsavedObjects(of: entity)
-        }
+        let candidates = pending.candidates(for: condition, of: entity)
         return try pending.mergedInIDOrder(saved: saved, candidates: candidates, limit: descriptor.fetchLimit, matches: matches)
     }
 
@@ -214,7 +203,7 @@ extension ModelContext {
         guard descriptor.includePendingChanges, hasChanges else { return try storedCount(descriptor, condition) }
         guard descriptor.fetchLimit == nil, descriptor.fetchOffset == nil, !descriptor.readsRelationships(condition) else { return try fetch(descriptor).count }
         let entity = Model.entity
-        let unsaved = unsavedObjects(of: entity).filter { !$0.persistentBackingData.isDeleted }
+        let unsaved = pending.unsavedObjects(of: entity).filter { !$0.persistentBackingData.isDeleted }
         let deletedIDs = pendingDeletionIDs(of: entity)
         let test = UnsavedRowTest(condition, entity: entity)
         let matching = try unsaved.filter { try test?.matches($0.persistentBackingData, in: database) ?? true }

@@ -180,13 +180,6 @@ public final class ModelContext {
     var inserted: [any PersistentModel] { pending.inserted }
     var changed: [any PersistentModel] { pending.changed }
     var deleted: [any PersistentModel] { pending.deleted }
-    /// Unsaved objects by entity and attribute value, for fetches that ask for one value.
-    private var pendingIndexes: [PendingIndexKey: PendingValueIndex] = [:]
-
-    private struct PendingIndexKey: Hashable {
-        var entity: ObjectIdentifier
-        var attribute: Int
-    }
     /// SwiftData saves on its own run loop; here `autosaveEnabled` makes every `insert` and
     /// `delete` save at once, and the context saves what it holds unsaved before it goes.
     public var autosaveEnabled = false
@@ -248,7 +241,6 @@ public final class ModelContext {
         guard backing.mayJoin(self), pending.insert(model) else { return }
         backing.object = model
         backing.context = self
-        indexPending(model)
         backing.reattachToRelated()
         backing.forEachLoadedRelatedObject(insertGraph)
     }
@@ -258,9 +250,6 @@ public final class ModelContext {
     public func delete<Model: PersistentModel>(_ model: Model) {
         let backing = model.persistentBackingData
         if pending.removeInserted(model) {
-            for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(backing.entity) {
-                index.remove(model, value: backing.storedValue(index.attribute))
-            }
             let cascaded = backing.unsavedCascadeTargets
             backing.detachFromRelated()
             backing.context = nil
@@ -303,33 +292,16 @@ public final class ModelContext {
     }
 
     @_spi(Backend) public func didChange(_ backing: ModelBackingData) {
-        guard backing.id != nil, let object = backing.object, pending.change(object) else { return }
-        indexPending(object)
+        guard backing.id != nil, let object = backing.object else { return }
+        _ = pending.change(object)
     }
 
     /// Whether some fetch indexed unsaved objects by an attribute's value (see `pendingValueChanged`).
-    @_spi(Backend) public var indexesPendingValues: Bool { !pendingIndexes.isEmpty }
+    @_spi(Backend) public var indexesPendingValues: Bool { pending.indexesValues }
 
     /// An unsaved object's attribute changed from `old`: the indexes of that attribute follow.
     @_spi(Backend) public func pendingValueChanged(_ backing: ModelBackingData, attribute: Int, from old: SQLiteValue) {
-        guard let object = backing.object, let index = pendingIndexes[PendingIndexKey(entity: ObjectIdentifier(backing.entity), attribute: attribute)],
-              pending.isInserted(object) || pending.changedIdentities.contains(ObjectIdentifier(object)) else { return }
-        index.move(object, from: old)
-    }
-
-    /// A newly unsaved object joins the indexes of its entity.
-    private func indexPending(_ object: any PersistentModel) {
-        guard !pendingIndexes.isEmpty else { return }
-        for (key, index) in pendingIndexes where key.entity == ObjectIdentifier(object.persistentBackingData.entity) { index.add(object) }
-    }
-
-    /// The index of the unsaved objects of `entity` by `attribute`, made on first use.
-    func pendingIndex(_ entity: EntityDescription, _ attribute: Int) -> PendingValueIndex {
-        let key = PendingIndexKey(entity: ObjectIdentifier(entity), attribute: attribute)
-        if let index = pendingIndexes[key] { return index }
-        let index = PendingValueIndex(attribute: attribute, objects: unsavedObjects(of: entity))
-        pendingIndexes[key] = index
-        return index
+        pending.valueChanged(backing, attribute: attribute, from: old)
     }
 
     // MARK: - Save and rollback
@@ -388,7 +360,7 @@ public final class ModelContext {
             backing.isDeleted = false
             backing.context = nil
         }
-        clearPendingChanges()
+        pending.removeAll()
         if !deletedIdentities.isEmpty { try refreshAfterDeletion(RefreshAfterDeletion(rowsBefore: rowsBeforeDeletion, written: newObjects, deletedObjects: deletedIdentities)) }
     }
 
@@ -550,12 +522,7 @@ public final class ModelContext {
         for object in inserted { object.persistentBackingData.context = nil }
         for object in changed + deleted { object.persistentBackingData.revert() }
         for object in registeredObjects { object.persistentBackingData.revert() }
-        clearPendingChanges()
-    }
-
-    private func clearPendingChanges() {
         pending.removeAll()
-        pendingIndexes = [:]
     }
 
     /// Gives new objects row ids (`newIDs`), in the order they were inserted.
@@ -790,10 +757,7 @@ public final class ModelContext {
             }
         }
         refresh.apply(inserted: inserted)
-        if !refresh.detached.isEmpty {
-            pending.forget(refresh.detached)
-            pendingIndexes = [:]
-        }
+        pending.forget(refresh.detached)
     }
 
     /// Forgets every registered object and the unsaved changes, whose rows are gone (after
@@ -804,7 +768,7 @@ public final class ModelContext {
         for object in registeredObjects { object.persistentBackingData.context = nil }
         registries = [:]
         forgetting = nil
-        clearPendingChanges()
+        pending.removeAll()
     }
 
     // MARK: - Identity

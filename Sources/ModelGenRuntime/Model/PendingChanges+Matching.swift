@@ -10,7 +10,7 @@ extension PendingChanges {
     /// id), so a fetch of one entity is not refused for what the unsaved rows of another would
     /// break (a unique value two of them hold) — alike on both backends.
     public func fetchNeedsUnsavedRows(of entity: EntityDescription, readsRelationships: Bool) -> Bool {
-        if readsRelationships { return !inserted.isEmpty || !changed.isEmpty }
+        if readsRelationships { return hasInsertedOrChanged }
         func isUnsaved(_ object: any PersistentModel) -> Bool { object.persistentBackingData.entity === entity && !object.persistentBackingData.isDeleted }
         return inserted.contains(where: isUnsaved) || changed.contains(where: isUnsaved)
     }

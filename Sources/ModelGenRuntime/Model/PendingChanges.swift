@@ -16,6 +16,9 @@ import Foundation
     public private(set) var changedIdentities: Set<ObjectIdentifier> = []
     /// How many objects of each entity (by `ObjectIdentifier` of its description) are in `changed`.
     public private(set) var changedCounts: [ObjectIdentifier: Int] = [:]
+    /// The inserted and changed objects by entity and attribute value, for the fetches that ask
+    /// for one value (`PendingChanges+ValueIndexes`).
+    var valueIndexes: [ValueIndexKey: PendingValueIndex] = [:]
 
     /// Whether the last save of this work threw, and nothing was added to the work since: the
     /// app was told the work is not saved, so a context dropped then says nothing more.
@@ -24,6 +27,9 @@ import Foundation
     public init() {}
 
     public var isEmpty: Bool { insertedObjects.isEmpty && changed.isEmpty && deletedObjects.isEmpty }
+
+    /// Whether some object is inserted or changed (deleted ones aside).
+    public var hasInsertedOrChanged: Bool { !insertedObjects.isEmpty || !changed.isEmpty }
 
     /// Whether `model` is an inserted object.
     public func isInserted(_ model: AnyObject) -> Bool { insertedObjects.contains(model) }
@@ -36,12 +42,15 @@ import Foundation
         guard !insertedObjects.contains(model) else { return false }
         lastSaveFailed = false
         insertedObjects.appendNew(model)
+        addToValueIndexes(model)
         return true
     }
 
     /// Takes an inserted object back (deleted before it was saved); false when it is not one.
     public mutating func removeInserted(_ model: any PersistentModel) -> Bool {
-        insertedObjects.remove(model)
+        guard insertedObjects.remove(model) else { return false }
+        removeFromValueIndexes(model)
+        return true
     }
 
     /// Adds a saved object with a change; false when it is one already.
@@ -50,6 +59,7 @@ import Foundation
         changed.append(model)
         lastSaveFailed = false
         changedCounts[ObjectIdentifier(model.persistentBackingData.entity), default: 0] += 1
+        addToValueIndexes(model)
         return true
     }
 
@@ -76,6 +86,7 @@ import Foundation
         changed.removeAll { detached.contains(ObjectIdentifier($0)) }
         deletedObjects.removeAll(in: detached)
         changedIdentities.subtract(detached)
+        valueIndexes = [:]
         changedCounts = changed.reduce(into: [:]) { counts, object in counts[ObjectIdentifier(object.persistentBackingData.entity), default: 0] += 1 }
     }
 
