@@ -839,9 +839,11 @@ public final class PostgresModelContext {
         let mapping = container.mapping(for: Model.entity)
         let condition = try condition(of: descriptor)
         if matchesUnsavedByValue(descriptor, condition), descriptor.fetchLimit == nil, descriptor.fetchOffset == nil {
-            let unsaved = unsavedObjects(of: Model.entity)
-            let matching = try await unsavedMatching(unsaved, condition, mapping)
-            let (clauses, bindings) = try sqlClauses(descriptor, condition, alsoExcluding: unsaved.compactMap(\.persistentBackingData.id))
+            // The saved rows of changed objects count by the objects' values now; only the unsaved
+            // objects that can match are sent (with an equality required, those holding its value).
+            let candidates = pending.candidates(for: condition, of: Model.entity).filter { !$0.persistentBackingData.isMarkedDeleted }
+            let matching = try await unsavedMatching(candidates, condition, mapping)
+            let (clauses, bindings) = try sqlClauses(descriptor, condition, alsoExcluding: pending.changedIDs(of: Model.entity))
             let count = try await container.client.withConnection { connection in
                 try await self.count(mapping, clauses, bindings, on: connection)
             }
@@ -873,11 +875,6 @@ public final class PostgresModelContext {
     private func matchesUnsavedByValue<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?) -> Bool {
         descriptor.includePendingChanges && pending.hasInsertedOrChanged && !descriptor.readsRelationships(condition)
             && !partnersTakenUnread.releasesRows(of: Model.entity)
-    }
-
-    /// The inserted and changed objects of `entity` not marked deleted.
-    private func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
-        pending.unsavedObjects(of: entity).filter { !$0.persistentBackingData.isMarkedDeleted }
     }
 
     /// A fetch in id order whose predicate reads only the entity's columns: the saved rows that

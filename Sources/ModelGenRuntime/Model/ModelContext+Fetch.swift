@@ -196,18 +196,18 @@ extension ModelContext {
 
     /// How many objects match the descriptor (its limit and offset apply), unsaved changes
     /// included as `fetch` includes them; without a limit or offset, and with a predicate on the
-    /// entity's own attributes, the saved rows are counted in SQL and only the unsaved objects
-    /// are looked at in memory.
+    /// entity's own attributes, the saved rows but those of changed objects are counted in SQL and
+    /// the unsaved objects that can match (`PendingChanges.candidates`) are tested in memory.
     public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
         let condition = try descriptor.loweredPredicate()
         guard descriptor.includePendingChanges, hasChanges else { return try storedCount(descriptor, condition) }
         guard descriptor.fetchLimit == nil, descriptor.fetchOffset == nil, !descriptor.readsRelationships(condition) else { return try fetch(descriptor).count }
         let entity = Model.entity
-        let unsaved = pending.unsavedObjects(of: entity).filter { !$0.persistentBackingData.isDeleted }
-        let deletedIDs = pendingDeletionIDs(of: entity)
         let test = UnsavedRowTest(condition, entity: entity)
-        let matching = try unsaved.filter { try test?.matches($0.persistentBackingData, in: database) ?? true }
-        return try storedCount(descriptor, condition, excluding: deletedIDs + unsaved.compactMap(\.persistentBackingData.id)) + matching.count
+        let matching = try pending.candidates(for: condition, of: entity).filter { object in
+            try !object.persistentBackingData.isDeleted && test?.matches(object.persistentBackingData, in: database) ?? true
+        }
+        return try storedCount(descriptor, condition, excluding: pendingDeletionIDs(of: entity) + pending.changedIDs(of: entity)) + matching.count
     }
 
     /// How many saved rows but `excluded` match the descriptor (its predicate lowered: `condition`).

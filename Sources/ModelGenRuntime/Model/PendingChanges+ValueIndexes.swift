@@ -12,8 +12,14 @@ extension PendingChanges {
     }
 
     /// The inserted and changed objects of `entity` (changed ones may also be marked deleted).
-    public func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
+    func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
         (inserted + changed).filter { $0.persistentBackingData.entity === entity }
+    }
+
+    /// The row ids of the changed objects of `entity`: rows a count amid unsaved changes leaves to
+    /// the objects' values now.
+    public func changedIDs(of entity: EntityDescription) -> [Int64] {
+        changed.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
     }
 
     /// The unsaved objects of `entity` that can match `condition`: those holding the value it
