@@ -971,7 +971,7 @@ public final class PostgresModelContext {
     /// lowered by `condition(of:)` (once per fetch: `condition`); when unsaved
     /// changes count, the rows of objects deleted but not saved are left out.
     private func sqlClauses<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>, _ condition: QueryCondition?, alsoExcluding others: [Int64] = []) throws -> (String, PostgresBindings) {
-        let excluded = descriptor.includePendingChanges ? deleted.compactMap { $0.persistentBackingData.entity === Model.entity ? $0.persistentBackingData.id : nil } : []
+        let excluded = descriptor.includePendingChanges ? pending.deletedIDs(of: Model.entity) : []
         let clauses = try descriptor.sqlClauses(condition, dialect: .postgresql, excluding: excluded + others)
         var bindings = PostgresBindings()
         try bind(clauses.bindings, clauses.kinds, into: &bindings)

@@ -23,7 +23,7 @@ extension ModelContext {
         if !descriptor.includePendingChanges || !hasChanges {
             result = try storedMatches(descriptor, condition)
         } else {
-            let deletedIDs = pendingDeletionIDs(of: entity)
+            let deletedIDs = pending.deletedIDs(of: entity)
             // Through a relationship, any unsaved object may change what matches or the order.
             let readsRelationships = descriptor.readsRelationships(condition)
             if descriptor.sortBy.isEmpty, descriptor.fetchOffset == nil, !readsRelationships {
@@ -75,11 +75,6 @@ extension ModelContext {
             }
             try prefetch(index, of: objects.map(\.persistentBackingData))
         }
-    }
-
-    /// The ids of the objects of `entity` deleted but not yet saved.
-    private func pendingDeletionIDs(of entity: EntityDescription) -> [Int64] {
-        deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
     }
 
     /// The rows matching the descriptor (its predicate lowered: `condition`), but `excluded`, as objects.
@@ -207,7 +202,7 @@ extension ModelContext {
         let matching = try pending.candidates(for: condition, of: entity).filter { object in
             try !object.persistentBackingData.isDeleted && test?.matches(object.persistentBackingData, in: database) ?? true
         }
-        return try storedCount(descriptor, condition, excluding: pendingDeletionIDs(of: entity) + pending.changedIDs(of: entity)) + matching.count
+        return try storedCount(descriptor, condition, excluding: pending.deletedIDs(of: entity) + pending.changedIDs(of: entity)) + matching.count
     }
 
     /// How many saved rows but `excluded` match the descriptor (its predicate lowered: `condition`).

@@ -1,8 +1,26 @@
-/// The parts of a fetch amid unsaved changes that both contexts share: whether the unsaved rows
-/// must be written for it, and, when it matches the unsaved objects by the values those hold (a
+/// The parts of a fetch amid unsaved changes that both contexts share: the unsaved objects of an
+/// entity and the rows of its changed and deleted ones, whether the unsaved rows must be written
+/// for it, and, when it matches the unsaved objects by the values those hold (a
 /// fetch in id order whose predicate reads only the entity's own columns), how many saved rows to
 /// read and how the saved rows and the unsaved objects make one result.
 extension PendingChanges {
+    /// The inserted and changed objects of `entity` (changed ones may also be marked deleted).
+    func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
+        (inserted + changed).filter { $0.persistentBackingData.entity === entity }
+    }
+
+    /// The row ids of the changed objects of `entity`: rows a count amid unsaved changes leaves to
+    /// the objects' values now.
+    public func changedIDs(of entity: EntityDescription) -> [Int64] {
+        changed.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
+    }
+
+    /// The row ids of the objects of `entity` marked deleted: rows a fetch or count amid unsaved
+    /// changes leaves out.
+    public func deletedIDs(of entity: EntityDescription) -> [Int64] {
+        deleted.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
+    }
+
     /// Whether a fetch of `entity` that does not match the unsaved objects by their values must
     /// run on their rows written (in a transaction then rolled back). Through a relationship
     /// (`readsRelationships`) any unsaved change may change what matches or the order; otherwise

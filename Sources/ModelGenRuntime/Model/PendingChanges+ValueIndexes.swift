@@ -11,17 +11,6 @@ extension PendingChanges {
         var attribute: Int
     }
 
-    /// The inserted and changed objects of `entity` (changed ones may also be marked deleted).
-    func unsavedObjects(of entity: EntityDescription) -> [any PersistentModel] {
-        (inserted + changed).filter { $0.persistentBackingData.entity === entity }
-    }
-
-    /// The row ids of the changed objects of `entity`: rows a count amid unsaved changes leaves to
-    /// the objects' values now.
-    public func changedIDs(of entity: EntityDescription) -> [Int64] {
-        changed.compactMap { $0.persistentBackingData.entity === entity ? $0.persistentBackingData.id : nil }
-    }
-
     /// The unsaved objects of `entity` that can match `condition`: those holding the value it
     /// requires an attribute to equal (for the kinds of values compared as stored), else all of
     /// them. A superset of the matches: the fetch still tests each one.
