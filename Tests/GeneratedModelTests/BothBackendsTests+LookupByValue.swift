@@ -78,4 +78,105 @@ extension BothBackendsTests {
             context.rollback()
         }
     }
+
+    /// Find-or-create by a value of any kind. A fetch whose predicate requires an attribute to
+    /// equal a value looks only at the unsaved objects holding it when the value's kind compares
+    /// as stored (integers, booleans, texts, UUIDs, bytes: `PendingValueIndex.indexes`), and on
+    /// SQLite decides a lone such equality without the store. On both backends, random work on
+    /// samples whose attributes take values from small pools (canonically equivalent texts, UUIDs
+    /// that differ in one digit, empty and zero bytes, `0.0` and `-0.0`, `1` and `1.0` as
+    /// `Decimal`s) is followed after each step by a lookup, alone or under `&&` after a term no
+    /// index serves, which must select and count what the same test written so that no index
+    /// applies (`a || a`) selects, with and without a limit of 1; and before each save, what it
+    /// selects must be what a new context reads from the store once the save is done.
+    func testLookupsOfEveryKindOfValueAmidUnsavedChangesSelectWhatTheStoreWill() async throws {
+        let texts = ["a", "\u{E9}", "e\u{301}", "", "K", "\u{212A}"], ints = [0, 1, -1], flags = [false, true]
+        let uuids = ["00000000-0000-0000-0000-000000000001", "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "E621E1F8-C36C-495A-93FC-0C247A3E6E50"].map { UUID(uuidString: $0)! }
+        let bytes = [Data(), Data([0]), Data([0, 0]), Data([1])]
+        let doubles = [0.0, -0.0, 1.5], amounts = [Decimal(1), Decimal(string: "1.0")!, Decimal(string: "0.5")!]
+        let tiers = [Tier.basic, .gold], links = [URL(string: "https://a.example")!, URL(string: "https://a.example/")!]
+        func pick<Value>(_ values: [Value], _ random: inout SeededRandom) -> Value { values[random.below(values.count)] }
+        /// Sets attribute `which` (0 to 8) of `sample` to a value from its pool.
+        func set(_ which: Int, of sample: Sample, _ random: inout SeededRandom) {
+            switch which {
+            case 0: sample.text = pick(texts, &random)
+            case 1: sample.int = pick(ints, &random)
+            case 2: sample.uuid = pick(uuids, &random)
+            case 3: sample.bytes = pick(bytes, &random)
+            case 4: sample.flag = pick(flags, &random)
+            case 5: sample.tier = pick(tiers, &random)
+            case 6: sample.link = pick(links, &random)
+            case 7: sample.double = pick(doubles, &random)
+            default: sample.amount = pick(amounts, &random)
+            }
+        }
+        /// A lookup, by attribute `which` (as `set` numbers them) or, for 9 and 10, by several: its
+        /// name, its predicate, and the same test that no index serves.
+        func lookup(_ which: Int, _ random: inout SeededRandom) -> (String, Predicate<Sample>, Predicate<Sample>) {
+            let text = pick(texts, &random), int = pick(ints, &random), uuid = pick(uuids, &random), data = pick(bytes, &random)
+            let flag = pick(flags, &random), tier = pick(tiers, &random), link = pick(links, &random)
+            let double = pick(doubles, &random), amount = pick(amounts, &random)
+            let lookups: [(String, Predicate<Sample>, Predicate<Sample>)] = [
+                ("text == \(text.unicodeScalars.map { $0.value })", #Predicate { $0.text == text }, #Predicate { $0.text == text || $0.text == text }),
+                ("int == \(int)", #Predicate { $0.int == int }, #Predicate { $0.int == int || $0.int == int }),
+                ("uuid == \(uuid)", #Predicate { $0.uuid == uuid }, #Predicate { $0.uuid == uuid || $0.uuid == uuid }),
+                ("bytes == \(Array(data))", #Predicate { $0.bytes == data }, #Predicate { $0.bytes == data || $0.bytes == data }),
+                ("flag == \(flag)", #Predicate { $0.flag == flag }, #Predicate { $0.flag == flag || $0.flag == flag }),
+                ("tier == \(tier)", #Predicate { $0.tier == tier }, #Predicate { $0.tier == tier || $0.tier == tier }),
+                ("link == \(link)", #Predicate { $0.link == link }, #Predicate { $0.link == link || $0.link == link }),
+                ("double == \(double)", #Predicate { $0.double == double }, #Predicate { $0.double == double || $0.double == double }),
+                ("amount == \(amount)", #Predicate { $0.amount == amount }, #Predicate { $0.amount == amount || $0.amount == amount }),
+                ("double == \(double) && uuid == \(uuid)", #Predicate { $0.double == double && $0.uuid == uuid },
+                 #Predicate { ($0.double == double && $0.uuid == uuid) || ($0.double == double && $0.uuid == uuid) }),
+                ("amount == \(amount) && (flag == \(flag) && bytes == \(Array(data)))", #Predicate { $0.amount == amount && ($0.flag == flag && $0.bytes == data) },
+                 #Predicate { ($0.amount == amount && $0.flag == flag && $0.bytes == data) || ($0.amount == amount && $0.flag == flag && $0.bytes == data) }),
+            ]
+            return lookups[which]
+        }
+        try await onBothBackends(Catalog.self, seeds: 1...8) { seed, backend in
+            var random = SeededRandom(seed: seed)
+            let context = backend.makeContext()
+            // The samples the app sees (inserted or saved, not deleted), and those the store holds.
+            var living: [Sample] = [], saved: [Sample] = []
+            // The attributes this seed changes and looks up by, so that an index, once made, sees
+            // changes of the values it indexes.
+            let focus = [random.below(9), random.below(9)]
+            for step in 0..<60 {
+                let label = "\(backend.name), seed \(seed), step \(step)"
+                let (name, predicate, unindexed) = lookup(random.below(4) == 0 ? 9 + random.below(2) : focus[random.below(2)], &random)
+                switch random.below(20) {
+                case 0..<6:
+                    let sample = Sample.random(&random, withNUL: false, withNaN: false)
+                    for which in 0..<9 { set(which, of: sample, &random) }
+                    context.insert(sample)
+                    living.append(sample)
+                case 6..<14 where !living.isEmpty:
+                    set(random.below(3) == 0 ? random.below(9) : focus[random.below(2)], of: living[random.below(living.count)], &random)
+                case 14...15 where !living.isEmpty:
+                    context.delete(living.remove(at: random.below(living.count)))
+                case 16, 17:
+                    let before = try await context.fetch(FetchDescriptor(predicate: predicate))
+                    try await context.save()
+                    saved = living
+                    let after = try await backend.makeContext().fetch(FetchDescriptor(predicate: predicate))
+                    XCTAssertEqual(Set(before.map(\.persistentModelID)), Set(after.map(\.persistentModelID)), "\(label): \(name) before the save and from the store after it")
+                case 18:
+                    context.rollback()
+                    living = saved
+                default:
+                    break
+                }
+                let expected = Set(try await context.fetch(FetchDescriptor(predicate: unindexed)).map(ObjectIdentifier.init))
+                let found = Set(try await context.fetch(FetchDescriptor(predicate: predicate)).map(ObjectIdentifier.init))
+                XCTAssertEqual(found, expected, "\(label): the samples with \(name)")
+                var first = FetchDescriptor(predicate: predicate)
+                first.fetchLimit = 1
+                let one = Set(try await context.fetch(first).map(ObjectIdentifier.init))
+                XCTAssertTrue(one.count == min(1, expected.count) && one.isSubset(of: expected), "\(label): the first sample with \(name)")
+                try await assertEqual(await context.fetchCount(FetchDescriptor(predicate: predicate)), expected.count, "\(label): the count with \(name)")
+                if testRun?.failureCount ?? 0 > 0 { return }
+            }
+            context.rollback()
+        }
+    }
 }

@@ -13,15 +13,16 @@ import ModelGenQuery
 /// objects before a save than after it. Keys of partners not yet saved, and the id of an object
 /// not yet saved, are bound as a value that equals no id and is not NULL.
 ///
-/// A condition that is one equality of an attribute with an integer or a text — the commonest
-/// fetch with unsaved objects, find-or-create — is decided without SQLite, as the store's `IS`
-/// decides it: integers by value, texts byte for byte.
+/// A condition that is one equality of an attribute with a value compared as stored (an integer,
+/// a boolean, a text, a UUID, bytes: `PendingValueIndex.indexes`) — the commonest fetch with
+/// unsaved objects, find-or-create — is decided without SQLite, as the store's `=` decides it:
+/// integers by value, texts and bytes byte for byte (`SQLValue`'s `==`).
 struct UnsavedRowTest {
     private let entity: EntityDescription
     private let kind: Kind
 
     private enum Kind {
-        /// An attribute's value (its index) must be this integer or text.
+        /// An attribute's value (its index) must be this value (not NULL).
         case equality(Int, SQLiteValue)
         /// The statement, and the condition's bindings (the row's values follow them).
         case statement(String, [SQLiteValue])
@@ -31,9 +32,8 @@ struct UnsavedRowTest {
     init?(_ condition: QueryCondition?, entity: EntityDescription) {
         guard let condition else { return nil }
         self.entity = entity
-        if case .comparison(_, .equal, _) = condition, let term = condition.requiredEquality, term.kind == .integer || term.kind == .text, term.value != .null,
-           let attribute = entity.attributeIndex(ofColumn: term.column) {
-            kind = .equality(attribute, term.value)
+        if case .comparison(_, .equal, _) = condition, let (attribute, value) = condition.indexableEquality(on: entity), value != .null {
+            kind = .equality(attribute, value)
             return
         }
         var renderer = PredicateSQLRenderer(dialect: .sqlite, table: entity.tableName)
@@ -51,11 +51,7 @@ struct UnsavedRowTest {
     func matches(_ backing: ModelBackingData, in database: SQLiteDatabase) throws -> Bool {
         switch kind {
         case let .equality(attribute, wanted):
-            switch (backing.storedValue(attribute), wanted) {
-            case let (.integer(held), .integer(wanted)): return held == wanted
-            case let (.text(held), .text(wanted)): return held.utf8.elementsEqual(wanted.utf8)
-            default: return false
-            }
+            return backing.storedValue(attribute) == wanted
         case let .statement(sql, conditionBindings):
             var row = conditionBindings
             row.reserveCapacity(conditionBindings.count + entity.columns.count)

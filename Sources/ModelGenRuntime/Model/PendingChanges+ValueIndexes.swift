@@ -12,16 +12,15 @@ extension PendingChanges {
     }
 
     /// The unsaved objects of `entity` that can match `condition`: those holding the value it
-    /// requires an attribute to equal (for the kinds of values compared as stored), else all of
-    /// them. A superset of the matches: the fetch still tests each one.
+    /// requires an attribute to equal (the first such term whose kind of values compares as
+    /// stored: integers, booleans, texts, UUIDs, bytes), else all of them. A superset of the matches: the fetch still tests each one.
     public mutating func candidates(for condition: QueryCondition?, of entity: EntityDescription) -> [any PersistentModel] {
-        guard let term = condition?.requiredEquality, PendingValueIndex.indexes(term.kind),
-              let attribute = entity.attributeIndex(ofColumn: term.column) else { return unsavedObjects(of: entity) }
+        guard let (attribute, value) = condition?.indexableEquality(on: entity) else { return unsavedObjects(of: entity) }
         let key = ValueIndexKey(entity: ObjectIdentifier(entity), attribute: attribute)
-        if let index = valueIndexes[key] { return index.objects(withValue: term.value) }
+        if let index = valueIndexes[key] { return index.objects(withValue: value) }
         let index = PendingValueIndex(attribute: attribute, objects: unsavedObjects(of: entity))
         valueIndexes[key] = index
-        return index.objects(withValue: term.value)
+        return index.objects(withValue: value)
     }
 
     /// Whether some fetch indexed unsaved objects by an attribute's value (`valueChanged` has

@@ -17,11 +17,14 @@ final class PendingValueIndex {
         for object in objects { add(object) }
     }
 
-    /// Whether values of this kind that the store finds equal are equal as `SQLValue`s.
+    /// Whether values of this kind that the store finds equal are equal as `SQLValue`s, on both
+    /// backends: integers and booleans by value, texts (UUIDs among them, always written in one
+    /// spelling) and bytes byte for byte. Not reals and dates (a store may hold `1` where the
+    /// object holds `1.0`), nor `Decimal` digits (compared through a collation: `1.0` is `1`).
     static func indexes(_ kind: QueryValueKind) -> Bool {
         switch kind {
-        case .integer, .text: return true
-        case .real, .bool, .blob, .date, .decimal, .uuid: return false
+        case .integer, .bool, .text, .uuid, .blob: return true
+        case .real, .date, .decimal: return false
         }
     }
 
@@ -47,16 +50,26 @@ final class PendingValueIndex {
 }
 
 extension QueryCondition {
-    /// A term the condition requires, `column == value` on the root row, if it has one.
-    var requiredEquality: (column: String, value: SQLValue, kind: QueryValueKind)? {
+    /// The terms the condition requires, `column == value` on the root row, in the order written
+    /// (those of an `and`, at any depth; none of an `or` or a `not`).
+    var requiredEqualities: [(column: String, value: SQLValue, kind: QueryValueKind)] {
         switch self {
         case let .comparison(.path(path), .equal, .value(value, kind)) where path.hops.isEmpty,
              let .comparison(.value(value, kind), .equal, .path(path)) where path.hops.isEmpty:
-            return (path.column, value, kind)
+            return [(path.column, value, kind)]
         case let .and(conditions):
-            return conditions.lazy.compactMap(\.requiredEquality).first
+            return conditions.flatMap(\.requiredEqualities)
         default:
-            return nil
+            return []
         }
+    }
+
+    /// The first term the condition requires whose kind `PendingValueIndex` indexes, on an
+    /// attribute of `entity`: the attribute's index and the value.
+    func indexableEquality(on entity: EntityDescription) -> (attribute: Int, value: SQLValue)? {
+        for term in requiredEqualities where PendingValueIndex.indexes(term.kind) {
+            if let attribute = entity.attributeIndex(ofColumn: term.column) { return (attribute, term.value) }
+        }
+        return nil
     }
 }
