@@ -982,7 +982,7 @@ public final class PostgresModelContext {
     ///
     ///     SELECT "animal".id, … FROM "animal" WHERE "animal".id = $1
     public func model(for identifier: PersistentIdentifier) async throws -> (any PersistentModel)? {
-        guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
+        guard let id = identifier.id else { return pending.insertedObject(for: identifier) }
         guard let type = container.modelTypes[identifier.entity] else { return nil }
         if let object = registries[ObjectIdentifier(type.entity)]?[id]?.backing.model { return object }
         let mapping = container.mapping(for: type.entity)
@@ -999,7 +999,7 @@ public final class PostgresModelContext {
 
     /// The object this context holds for the identifier, if any (SwiftData's `registeredModel(for:)`).
     public func registeredModel<Model: PersistentModel>(for identifier: PersistentIdentifier) -> Model? {
-        guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } as? Model }
+        guard let id = identifier.id else { return pending.insertedObject(for: identifier) as? Model }
         guard let type = container.modelTypes[identifier.entity] else { return nil }
         return registries[ObjectIdentifier(type.entity)]?[id]?.backing.model as? Model
     }

@@ -810,7 +810,7 @@ public final class ModelContext {
     /// The object this context has registered for the identifier, if any (SwiftData's
     /// `registeredModel(for:)`); an inserted object is found by its temporary identifier.
     public func registeredModel<Model: PersistentModel>(for identifier: PersistentIdentifier) -> Model? {
-        guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } as? Model }
+        guard let id = identifier.id else { return pending.insertedObject(for: identifier) as? Model }
         guard let type = modelTypes[identifier.entity] else { return nil }
         return registries[ObjectIdentifier(type.entity)]?[id]?.object as? Model
     }
@@ -820,7 +820,7 @@ public final class ModelContext {
     ///
     ///     SELECT id, … FROM "animal" WHERE id = ?
     public func model(for identifier: PersistentIdentifier) throws -> (any PersistentModel)? {
-        guard let id = identifier.id else { return inserted.first { $0.persistentModelID == identifier } }
+        guard let id = identifier.id else { return pending.insertedObject(for: identifier) }
         guard let type = modelTypes[identifier.entity] else { return nil }
         if let object = registries[ObjectIdentifier(type.entity)]?[id]?.object { return object }
         var found: (any PersistentModel)?

@@ -34,6 +34,12 @@
         return slots.contains { $0 === object }
     }
 
+    /// The object `identity` names, if it is one of the objects (constant time once indexed).
+    func element(identifiedBy identity: ObjectIdentifier) -> (any PersistentModel)? {
+        if let positions { return positions[identity].map { slots[$0] } }
+        return slots.first { ObjectIdentifier($0) == identity }
+    }
+
     /// Where `object` comes in the order, as a number that sorts the kept objects in their order
     /// (nil for an object not kept, or when not indexed).
     func position(of object: AnyObject) -> Int? { positions?[ObjectIdentifier(object)] }

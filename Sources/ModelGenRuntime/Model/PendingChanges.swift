@@ -34,6 +34,15 @@ import Foundation
     /// Whether `model` is an inserted object.
     public func isInserted(_ model: AnyObject) -> Bool { insertedObjects.contains(model) }
 
+    /// The inserted object whose temporary identifier is `identifier` (nil for any other
+    /// identifier), in constant time: an app that looks each new object up by the identifier it
+    /// kept does not search them all.
+    public func insertedObject(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        guard let temporary = identifier.temporary, let object = insertedObjects.element(identifiedBy: temporary),
+              object.persistentModelID == identifier else { return nil }
+        return object
+    }
+
     /// A number that sorts inserted objects in the order of insertion (nil for any other object).
     func insertionPosition(of model: AnyObject) -> Int? { insertedObjects.position(of: model) }
 

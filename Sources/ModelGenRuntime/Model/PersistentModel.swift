@@ -73,7 +73,7 @@ extension PersistentModel {
     /// The object's identity (SwiftData's `persistentModelID`).
     public var persistentModelID: PersistentIdentifier {
         let backing = persistentBackingData
-        return PersistentIdentifier(entity: Self.entity.name, id: backing.id, temporary: backing.id == nil ? ObjectIdentifier(backing) : nil)
+        return PersistentIdentifier(entity: Self.entity.name, id: backing.id, temporary: backing.id == nil ? ObjectIdentifier(self) : nil)
     }
 
     /// The context managing the object; nil before `insert` and after its deletion is saved.
