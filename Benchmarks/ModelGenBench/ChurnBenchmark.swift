@@ -13,6 +13,9 @@ enum ChurnBenchmark {
         case discard
         /// N saved books with one tag, whose `volumes` are loaded, each untagged (`book.tags = []`), one save.
         case untag
+        /// N new books appended one at a time to a saved writer's loaded books (`writer.books.append(book)`:
+        /// the list got, then set with one more), one save.
+        case append
     }
 
     static func run(sizes: [Int], repetitions: Int, directory: URL) throws {
@@ -40,12 +43,17 @@ enum ChurnBenchmark {
         let context = container.mainContext
         let writer = Writer(name: "first"), other = Writer(name: "second"), tag = Label(name: "tag")
         let books = (0..<size).map { Volume(title: "book\($0)", price: Double($0 % 100)) }
-        for book in books {
+        if workload == .append {
+            context.insert(writer)
+            try context.save()
+            precondition(writer.books.isEmpty)
+        }
+        for book in books where workload != .append {
             book.writer = writer
             if workload == .untag { book.tags = [tag] }
             context.insert(book)
         }
-        if workload != .discard {
+        if workload != .discard, workload != .append {
             try context.save()
             precondition(writer.books.count == size && (workload != .untag || tag.volumes.count == size))
         }
@@ -59,6 +67,9 @@ enum ChurnBenchmark {
         case .untag:
             for book in books { book.tags = [] }
             try context.save()
+        case .append:
+            for book in books { writer.books.append(book) }
+            try context.save()
         }
         let seconds = Measure.elapsed(since: start)
         switch workload {
@@ -67,6 +78,7 @@ enum ChurnBenchmark {
             precondition(writer.books.isEmpty && context.insertedModelsArray.count == 1)
             context.rollback()
         case .untag: precondition(tag.volumes.isEmpty)
+        case .append: precondition(writer.books.count == size && books.allSatisfy { $0.writer === writer } && context.insertedModelsArray.isEmpty)
         }
         return seconds
     }

@@ -202,11 +202,13 @@ struct ContextPropertyRun {
             case 7:
                 // The to-many side of a to-one: the employee leaves its old department.
                 guard let person = pick(objects.people), let department = pick(objects.departments) else { continue }
-                // An object already in a to-many relationship appended again stays there once.
+                // An object already in a to-many relationship appended again, or appended twice at
+                // once, stays there once (the list's setter links only the objects after its members).
                 try await context.load(\.staff, of: [objects.departments[department]!])
-                objects.departments[department]!.staff.append(objects.people[person]!)
-                current.people[person]!.department = department
-                log.append("\(department).staff.append(\(person))")
+                let joining = [person] + (0..<Int.random(in: 0...2, using: &random)).compactMap { _ in pick(objects.people) }
+                objects.departments[department]!.staff.append(contentsOf: joining.map { objects.people[$0]! })
+                for joiner in joining { current.people[joiner]!.department = department }
+                log.append("\(department).staff.append(contentsOf: \(joining))")
             case 8:
                 guard let manager = pick(objects.people), let person = pick(objects.people), person != manager else { continue }
                 try await context.load(\.reports, of: [objects.people[manager]!])

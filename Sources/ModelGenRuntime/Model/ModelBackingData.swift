@@ -408,6 +408,10 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
 
     /// To-many relationship `index` (to `target`'s objects) takes `newValue`; the inverses follow.
     @usableFromInline func setToManyObjects(_ index: Int, _ newValue: [any PersistentModel], target: EntityDescription) {
+        if let kept = loadedMembersBeginning(index, newValue) {
+            appendMembers(index, newValue[kept...], target: target)
+            return
+        }
         var list = ModelList(eachOnce: newValue)
         var old: [any PersistentModel] = []
         // Not loaded, in a context that loads only on request: the old members are not known.
@@ -435,6 +439,35 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         for added in list.objects where !oldIdentities.contains(ObjectIdentifier(added)) {
             added.persistentBackingData.addInverse(inverse, self)
         }
+    }
+
+    /// How many members loaded to-many relationship `index` has, when `newValue` holds them, in
+    /// their order, and more objects after them: the list an append gives its setter
+    /// (`department.staff.append(employee)`). Nil for any other list, or one not loaded. The
+    /// members are compared by identity, a pointer each; no copy of the list is kept once this
+    /// returns, so the list changes in place after.
+    private func loadedMembersBeginning(_ index: Int, _ newValue: [any PersistentModel]) -> Int? {
+        guard case let .toMany(list) = relationship(index), newValue.count > list.count else { return nil }
+        let members = list.objects
+        for position in members.indices where members[position] !== newValue[position] { return nil }
+        return members.count
+    }
+
+    /// Appends `objects` to loaded to-many relationship `index` (to `target`'s objects), each that
+    /// is not a member yet, once; the inverses of those follow. As setting the whole list would,
+    /// but only the new members are looked at: appending each of n objects in turn costs n²/2
+    /// pointer comparisons (`loadedMembersBeginning`) besides the copies of the list the getter
+    /// and the setter make, where setting the list made and searched a set of every member, and
+    /// linked each, every time.
+    private func appendMembers(_ index: Int, _ objects: ArraySlice<any PersistentModel>, target: EntityDescription) {
+        guard var list = takeList(index) else { return }
+        var added: [any PersistentModel] = []
+        for object in objects where list.append(object) { added.append(object) }
+        noteMembershipChange(index, in: &list)
+        relationships[index] = .toMany(list)
+        for object in added { adoptRelated(object, through: index) }
+        guard let inverse = inverseIndex(of: index, in: target) else { return }
+        for object in added { object.persistentBackingData.addInverse(inverse, self) }
     }
 
     /// Two objects became related through relationship `index`: when one is in a context and the
