@@ -839,6 +839,15 @@ public final class PostgresModelContext {
         let mapping = container.mapping(for: Model.entity)
         let condition = try condition(of: descriptor)
         if matchesUnsavedByValue(descriptor, condition), descriptor.fetchLimit == nil, descriptor.fetchOffset == nil {
+            // Without a predicate every object counts: the stored rows but the deleted ones, and
+            // the inserted objects (a count after each insert does not look at those inserted before).
+            if condition == nil {
+                let (clauses, bindings) = try sqlClauses(descriptor, nil)
+                let count = try await container.client.withConnection { connection in
+                    try await self.count(mapping, clauses, bindings, on: connection)
+                }
+                return count + pending.insertedCount(of: Model.entity)
+            }
             // The saved rows of changed objects count by the objects' values now; only the unsaved
             // objects that can match are sent (with an equality required, those holding its value).
             let candidates = pending.candidates(for: condition, of: Model.entity).filter { !$0.persistentBackingData.isMarkedDeleted }

@@ -12,6 +12,8 @@ import Foundation
     public var inserted: [any PersistentModel] { insertedObjects.elements }
     public private(set) var changed: [any PersistentModel] = []
     public var deleted: [any PersistentModel] { deletedObjects.elements }
+    /// How many objects of each entity (by `ObjectIdentifier` of its description) are inserted.
+    private var insertedCounts: [ObjectIdentifier: Int] = [:]
     /// Membership of `changed`.
     public private(set) var changedIdentities: Set<ObjectIdentifier> = []
     /// How many objects of each entity (by `ObjectIdentifier` of its description) are in `changed`.
@@ -43,6 +45,9 @@ import Foundation
         return object
     }
 
+    /// How many objects of `entity` are inserted (in constant time).
+    public func insertedCount(of entity: EntityDescription) -> Int { insertedCounts[ObjectIdentifier(entity), default: 0] }
+
     /// A number that sorts inserted objects in the order of insertion (nil for any other object).
     func insertionPosition(of model: AnyObject) -> Int? { insertedObjects.position(of: model) }
 
@@ -51,6 +56,7 @@ import Foundation
         guard !insertedObjects.contains(model) else { return false }
         lastSaveFailed = false
         insertedObjects.appendNew(model)
+        insertedCounts[ObjectIdentifier(model.persistentBackingData.entity), default: 0] += 1
         addToValueIndexes(model)
         return true
     }
@@ -58,6 +64,7 @@ import Foundation
     /// Takes an inserted object back (deleted before it was saved); false when it is not one.
     public mutating func removeInserted(_ model: any PersistentModel) -> Bool {
         guard insertedObjects.remove(model) else { return false }
+        insertedCounts[ObjectIdentifier(model.persistentBackingData.entity), default: 0] -= 1
         removeFromValueIndexes(model)
         return true
     }
