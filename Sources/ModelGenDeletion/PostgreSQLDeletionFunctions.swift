@@ -340,8 +340,20 @@ public struct PostgreSQLDeletionFunctions: Sendable {
         guard relocks else {
             collect(analysis: .always, indent: "")
             lock(indent: "")
-            emitChecksAndChanges(path, indent: indent, emitLine)
+            emitChecksAndChanges(path, indent: indent, refusalRecollects: false, recollect: { _ in }, emitLine: emitLine)
             return
+        }
+        // Empties the closure but the objects asked for, which `collectRoot` reads again.
+        func emptyClosures(indent: String) {
+            for target in program.targets {
+                let closure = target.closureTable
+                if !isSmall {
+                    line(indent + "DELETE FROM \(closure);")
+                } else if target.entity != program.root.entity {
+                    // The root's arrays are made anew by `collectRoot`.
+                    for (array, _, type) in renderer.arrayColumns { line(indent + "\(closure)_\(array) := '{}'::\(type);") }
+                }
+            }
         }
         // Otherwise the closure is collected, then locked with the join rows it was collected
         // through (deleting a join row locks neither row it links), in a loop that collects once
@@ -380,21 +392,26 @@ public struct PostgreSQLDeletionFunctions: Sendable {
             let closure = target.closureTable
             if isSmall {
                 line("        \(closure)_locked := \(closure)_id;")
-                // The root's arrays are made anew by `collectRoot`.
-                if target.entity != program.root.entity {
-                    for (array, _, type) in renderer.arrayColumns { line("        \(closure)_\(array) := '{}'::\(type);") }
-                }
             } else {
                 let locked = Self.lockedTable(position)
                 line("        DELETE FROM \(locked);")
                 line("        INSERT INTO \(locked) (id) SELECT id FROM \(closure);")
-                line("        DELETE FROM \(closure);")
             }
         }
+        emptyClosures(indent: "        ")
         collectRoot(indent: "        ")
         line("    END IF;")
         line("END LOOP;")
-        emitChecksAndChanges(path, indent: indent, emitLine)
+        // A row keeps the cascade path of the turn that first collected it: one collected before
+        // another session committed a shorter way to it (a link to an object asked for) keeps the
+        // longer one. A refusal collects the closure once more, under the locks held (no row can
+        // join or leave it now), so that each blocker's path is the one a serial run names.
+        func recollect(_ extra: String) {
+            emptyClosures(indent: extra)
+            collectRoot(indent: extra)
+            collect(analysis: isSmall ? .never : .always, indent: extra)
+        }
+        emitChecksAndChanges(path, indent: indent, refusalRecollects: true, recollect: recollect, emitLine: emitLine)
     }
 
     /// How a general path's collection statements give their closure table statistics.
@@ -405,8 +422,10 @@ public struct PostgreSQLDeletionFunctions: Sendable {
     }
 
     /// The rest of a path, once its closure is collected and locked: the checks, the
-    /// nullifications, detachments and deletions, and the report.
-    private func emitChecksAndChanges(_ path: Path, indent: String, _ emitLine: (String) -> Void) {
+    /// nullifications, detachments and deletions, and the report. When `refusalRecollects`, a
+    /// refusal collects the closure again (`recollect` emits that, at the extra indent it is
+    /// given) before it walks the blockers' cascade paths.
+    private func emitChecksAndChanges(_ path: Path, indent: String, refusalRecollects: Bool, recollect: (String) -> Void, emitLine: (String) -> Void) {
         let program = path.program, renderer = path.renderer, isSmall = path.storage == .arrays
         func line(_ text: String) { emitLine(indent + text) }
         // Every check's blockers first; then, once for all of them, the cascade path that reached
@@ -427,6 +446,11 @@ public struct PostgreSQLDeletionFunctions: Sendable {
             line("END LOOP;")
         }
         if !program.checks.isEmpty {
+            if refusalRecollects, !program.edges.isEmpty {
+                line("IF coalesce(array_length(blocked_ids, 1), 0) > 0 THEN")
+                recollect("    ")
+                line("END IF;")
+            }
             line("FOR blocked IN 1..coalesce(array_length(blocked_ids, 1), 0) LOOP")
             line("    path := blocked_entities[blocked] || '#' || blocked_ids[blocked];")
             // Without cascade edges every blocker is one of the ids given: its path is itself.

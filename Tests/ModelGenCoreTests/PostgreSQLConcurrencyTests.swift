@@ -210,6 +210,51 @@ final class PostgreSQLConcurrencyTests: XCTestCase {
         }
     }
 
+    /// A refusal names each blocker with the cascade path a delete run after the other session's
+    /// would name. Shelf#1 holds Book#1, whose part Book#2 has a review (deny); another session
+    /// puts Book#2 on Shelf#1 too while the delete of Shelf#1 runs. The delete collected Book#2
+    /// through Book#1 before that link was committed, waits for it, and refuses; the path it names
+    /// is the one the store holds now, the shorter: `Shelf#1 → books (cascade) → Book#2`.
+    func testABlockerReachedAnotherWayWhileTheDeleteWaitsIsNamedByThePathItHasNow() throws {
+        let url = try PostgresServer.requireURL()
+        let yaml = """
+            schema: Parts
+            entities:
+              Shelf:
+                attributes:
+                  name: String
+                relationships:
+                  books: { type: "[Book]", inverse: shelves, deleteRule: cascade }
+              Book:
+                attributes:
+                  title: String
+                relationships:
+                  shelves: { type: "[Shelf]", inverse: books }
+                  whole: { type: Book?, inverse: parts }
+                  parts: { type: "[Book]", inverse: whole, deleteRule: cascade }
+                  reviews: { type: "[Review]", inverse: book, deleteRule: deny }
+              Review:
+                attributes:
+                  text: String
+                relationships:
+                  book: { type: Book?, inverse: reviews }
+            """
+        try onEachPath(url, schema: "mg_parts", yaml: yaml, rows: """
+            INSERT INTO shelf (id, name) VALUES (1, 'one');
+            INSERT INTO book (id, title, whole_id) VALUES (1, 'whole', NULL), (2, 'part', 1);
+            INSERT INTO book_shelves (book_id, shelf_id) VALUES (1, 1);
+            INSERT INTO review (id, text, book_id) VALUES (1, 'kept', 2);
+            """) { path in
+            let delete = try race(url, schema: "mg_parts", writer: "INSERT INTO book_shelves (book_id, shelf_id) VALUES (2, 1);",
+                                  delete: "\(path.setting)SELECT shelf_safe_delete(ARRAY[1]::bigint[]);")
+            XCTAssertNotEqual(delete.status, 0, "\(path.name): the delete went through although Review#1 refers to Book#2")
+            XCTAssertTrue(delete.error.contains("Shelf#1 → books (cascade) → Book#2 cannot be deleted: Book.reviews (deny) still refers to Review#1"),
+                          "\(path.name): \(delete.error)")
+            let left = try PostgresServer.psqlRaw(url, "SELECT (SELECT count(*) FROM mg_parts.book) || ' ' || (SELECT count(*) FROM mg_parts.book_shelves);")
+            XCTAssertEqual(left.trimmingCharacters(in: .whitespacesAndNewlines), "2 2", "\(path.name): nothing changed")
+        }
+    }
+
     /// A required one-to-one whose key is on the deleted side (person.passport_id; Passport.holder is
     /// required): another session links Person#1 to Passport#7 while the delete of Person#1 runs.
     /// The delete waits for that row, sees the link and refuses (the passport would lose its required
