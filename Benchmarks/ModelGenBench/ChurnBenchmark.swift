@@ -48,15 +48,16 @@ enum ChurnBenchmark {
             context.insert(writer)
             try context.save()
             precondition(writer.books.isEmpty)
-        }
-        for book in books where workload != .append {
-            book.writer = writer
-            if workload == .untag { book.tags = [tag] }
-            context.insert(book)
-        }
-        if workload != .discard, workload != .append {
-            try context.save()
-            precondition(writer.books.count == size && (workload != .untag || tag.volumes.count == size))
+        } else {
+            for book in books {
+                book.writer = writer
+                if workload == .untag { book.tags = [tag] }
+                context.insert(book)
+            }
+            if workload != .discard {
+                try context.save()
+                precondition(writer.books.count == size && (workload != .untag || tag.volumes.count == size))
+            }
         }
         let start = DispatchTime.now()
         switch workload {

@@ -198,12 +198,13 @@ extension ModelContext {
         guard descriptor.includePendingChanges, hasChanges else { return try storedCount(descriptor, condition) }
         guard descriptor.fetchLimit == nil, descriptor.fetchOffset == nil, !descriptor.readsRelationships(condition) else { return try fetch(descriptor).count }
         let entity = Model.entity
-        // Without a predicate every object counts: the stored rows but the deleted ones, and the
-        // inserted objects (a count after each insert does not look at the objects inserted before).
-        guard condition != nil else { return try storedCount(descriptor, nil, excluding: pending.deletedIDs(of: entity)) + pending.insertedCount(of: entity) }
-        let test = UnsavedRowTest(condition, entity: entity)
+        // Without a predicate (no test) every object counts: the stored rows but the deleted ones,
+        // and the inserted objects (a count after each insert does not look at those inserted before).
+        guard let test = UnsavedRowTest(condition, entity: entity) else {
+            return try storedCount(descriptor, nil, excluding: pending.deletedIDs(of: entity)) + pending.insertedCount(of: entity)
+        }
         let matching = try pending.candidates(for: condition, of: entity).filter { object in
-            try !object.persistentBackingData.isDeleted && test?.matches(object.persistentBackingData, in: database) ?? true
+            try !object.persistentBackingData.isDeleted && test.matches(object.persistentBackingData, in: database)
         }
         return try storedCount(descriptor, condition, excluding: pending.deletedIDs(of: entity) + pending.changedIDs(of: entity)) + matching.count
     }

@@ -13,7 +13,8 @@ extension PendingChanges {
 
     /// The unsaved objects of `entity` that can match `condition`: those holding the value it
     /// requires an attribute to equal (the first such term whose kind of values compares as
-    /// stored: integers, booleans, texts, UUIDs, bytes), else all of them. A superset of the matches: the fetch still tests each one.
+    /// stored: integers, booleans, texts, UUIDs, bytes), else all of them. A superset of the
+    /// matches: the fetch still tests each one.
     public mutating func candidates(for condition: QueryCondition?, of entity: EntityDescription) -> [any PersistentModel] {
         guard let (attribute, value) = condition?.indexableEquality(on: entity) else { return unsavedObjects(of: entity) }
         let key = ValueIndexKey(entity: ObjectIdentifier(entity), attribute: attribute)
