@@ -36,6 +36,9 @@ public final class {{swiftName}}: ModelGenRuntime.PersistentModel {
     public var {{swiftName}}: {{swiftType}} {
         get { persistentBackingData.{{getter}}({{index}}) }
         set { persistentBackingData.{{setter}}({{index}}, newValue) }
+{{#isToMany}}
+        _modify { yield &persistentBackingData[toMany: {{index}}] }
+{{/isToMany}}
     }
 {{/relationships}}
 

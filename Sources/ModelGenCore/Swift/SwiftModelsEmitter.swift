@@ -67,6 +67,7 @@ public struct SwiftModelsEmitter {
                 "swiftType": .text(swiftType),
                 "getter": .text(relationship.isToMany ? "toMany" : "toOne"),
                 "setter": .text(relationship.isToMany ? "setToMany" : "setToOne"),
+                "isToMany": .bool(relationship.isToMany),
                 "inverseDescription": .text(relationship.inverse.map { "`\(relationship.target).\($0)`" } ?? "none"),
                 "deleteRule": .text(relationship.deleteRule.rawValue),
                 "bounds": Self.bounds(relationship).map(TemplateValue.text) ?? .bool(false),

@@ -206,7 +206,12 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// sync costs the same for the first link as for the ten thousandth, and a list that is only
     /// read (most loaded ones) costs no more than its array.
     @_spi(Backend) public struct ModelList {
-        private var members: OrderedObjects
+        private var members: OrderedObjects {
+            didSet { typedMembers = nil }
+        }
+        /// The members as a generated accessor last set them (a `TypedMembers`), while the list
+        /// holds exactly those: any change to the members lets go of it.
+        private(set) var typedMembers: AnyObject?
         /// The members, in order.
         @_spi(Backend) public var objects: [any PersistentModel] { members.elements }
         /// How many members the list has.
@@ -272,6 +277,23 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
             members.remove(object)
         }
 
+        /// The members, in order, the slots removals vacated compacted away first.
+        mutating func compactedObjects() -> [any PersistentModel] {
+            if members.hasVacatedSlots { members.compact() }
+            return members.elements
+        }
+
+        /// Keeps `typed`, a `TypedMembers` holding exactly the members in their order.
+        mutating func keepTypedMembers(_ typed: AnyObject) { typedMembers = typed }
+
+        /// The `TypedMembers` kept, which the list no longer keeps, when the list held the only
+        /// reference to it (a copy of the list that shares it gets nil, so that no other list
+        /// sees its array change).
+        mutating func takeTypedMembers() -> AnyObject? {
+            defer { typedMembers = nil }
+            return isKnownUniquelyReferenced(&typedMembers) ? typedMembers : nil
+        }
+
         /// The list without objects whose rows are gone, as members and as saved members: their
         /// join rows went with their rows, so linking one again is a change a save writes.
         func removing(_ excluded: Set<ObjectIdentifier>) -> ModelList {
@@ -284,6 +306,22 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         /// Whether any of `others` is a member, or a saved member.
         func containsAny(of others: Set<ObjectIdentifier>) -> Bool {
             objects.contains { others.contains(ObjectIdentifier($0)) } || savedMembers.contains { others.contains(ObjectIdentifier($0)) }
+        }
+    }
+
+    /// The members of a to-many list as the array a generated accessor reads and sets (`[Book]`),
+    /// kept with the list (`ModelList.typedMembers`) so that the accessor hands it out without
+    /// making it anew from the list's objects.
+    @usableFromInline final class TypedMembers<Target: PersistentModel> {
+        @usableFromInline var objects: [Target]
+
+        @usableFromInline init(_ objects: [Target]) { self.objects = objects }
+
+        /// The objects, which this no longer holds: the array returned is then the only reference
+        /// to its storage, and changes in place.
+        @inlinable func take() -> [Target] {
+            defer { objects = [] }
+            return objects
         }
     }
 
@@ -364,8 +402,9 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
 
     @inlinable
     public func toMany<Target: PersistentModel>(_ index: Int, as type: Target.Type = Target.self) -> [Target] {
+        if let kept = loadedTypedMembers(index) as? TypedMembers<Target> { return kept.objects }
         // Generated accessors name the relationship's target class, whose objects alone the list holds.
-        toManyObjects(index).map { unsafeDowncast($0, to: Target.self) }
+        return toManyObjects(index).map { unsafeDowncast($0, to: Target.self) }
     }
 
     @inlinable
@@ -375,7 +414,37 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
 
     @inlinable
     public func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) {
-        setToManyObjects(index, newValue.map { $0 }, target: Target.entity)
+        setToMany(index, newValue, keepingArray: false)
+    }
+
+    /// `setToMany`; with `keepingArray`, when `newValue` is the list as loaded with objects
+    /// appended, `newValue` is kept with the list (`TypedMembers`) for the next change in place.
+    /// Only then: an array an app sets is often a literal, and keeping it would cost an allocation
+    /// per list set (a tenth of an insert's memory, where every new object sets a list).
+    @inlinable
+    func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target], keepingArray: Bool) {
+        if let kept = loadedMembersBeginning(index, newValue) {
+            appendMembers(index, newValue[kept...].map { $0 }, target: Target.entity, typed: keepingArray ? TypedMembers(newValue) : nil)
+        } else {
+            setToManyObjects(index, newValue.map { $0 }, target: Target.entity)
+        }
+    }
+
+    /// To-many relationship `index` for a change in place, as generated accessors' `_modify`
+    /// hands it on (`author.books.append(book)`, `author.books.removeAll { … }`): read as the
+    /// getter does, then set as the setter does. The members as last set by a generated accessor
+    /// are moved out of the list, not copied (`TypedMembers`), so an append changes the array in
+    /// place: appending each of n objects in turn costs n²/2 pointer comparisons
+    /// (`loadedMembersBeginning`) besides constant work per object, where a getter and a setter
+    /// copied the whole list twice per append.
+    @inlinable
+    public subscript<Target: PersistentModel>(toMany index: Int) -> [Target] {
+        get { toMany(index) }
+        _modify {
+            var members: [Target] = if let kept = takeTypedMembers(index) as? TypedMembers<Target> { kept.take() } else { toMany(index) }
+            defer { setToMany(index, members, keepingArray: true) }
+            yield &members
+        }
     }
 
     /// The object to-one relationship `index` refers to, loaded if need be.
@@ -408,10 +477,6 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
 
     /// To-many relationship `index` (to `target`'s objects) takes `newValue`; the inverses follow.
     @usableFromInline func setToManyObjects(_ index: Int, _ newValue: [any PersistentModel], target: EntityDescription) {
-        if let kept = loadedMembersBeginning(index, newValue) {
-            appendMembers(index, newValue[kept...], target: target)
-            return
-        }
         var list = ModelList(eachOnce: newValue)
         var old: [any PersistentModel] = []
         // Not loaded, in a context that loads only on request: the old members are not known.
@@ -446,23 +511,46 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// (`department.staff.append(employee)`). Nil for any other list, or one not loaded. The
     /// members are compared by identity, a pointer each; no copy of the list is kept once this
     /// returns, so the list changes in place after.
-    private func loadedMembersBeginning(_ index: Int, _ newValue: [any PersistentModel]) -> Int? {
-        guard case let .toMany(list) = relationship(index), newValue.count > list.count else { return nil }
-        let members = list.objects
+    @inlinable
+    func loadedMembersBeginning<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) -> Int? {
+        guard let members = loadedMembers(index), newValue.count > members.count else { return nil }
         for position in members.indices where members[position] !== newValue[position] { return nil }
         return members.count
     }
 
+    /// The members of to-many relationship `index`, in order, when it is loaded (nil otherwise):
+    /// the list's own array, compacted first if removals left vacated slots in it.
+    @usableFromInline func loadedMembers(_ index: Int) -> [any PersistentModel]? {
+        guard case .toMany = relationship(index), var list = takeList(index) else { return nil }
+        defer { relationships[index] = .toMany(list) }
+        return list.compactedObjects()
+    }
+
+    /// The members of to-many relationship `index` as a generated accessor last set them
+    /// (`TypedMembers`), if the list still holds exactly those; loaded if need be.
+    @usableFromInline func loadedTypedMembers(_ index: Int) -> AnyObject? {
+        if case let .toMany(list) = loadRelationship(index) { list.typedMembers } else { nil }
+    }
+
+    /// `loadedTypedMembers(index)`, taken out of the list, when nothing else refers to it: the
+    /// caller may take its array (`TypedMembers.take()`), which then changes in place.
+    @usableFromInline func takeTypedMembers(_ index: Int) -> AnyObject? {
+        guard case .toMany = loadRelationship(index), var list = takeList(index) else { return nil }
+        defer { relationships[index] = .toMany(list) }
+        return list.takeTypedMembers()
+    }
+
     /// Appends `objects` to loaded to-many relationship `index` (to `target`'s objects), each that
     /// is not a member yet, once; the inverses of those follow. As setting the whole list would,
-    /// but only the new members are looked at: appending each of n objects in turn costs n²/2
-    /// pointer comparisons (`loadedMembersBeginning`) besides the copies of the list the getter
-    /// and the setter make, where setting the list made and searched a set of every member, and
-    /// linked each, every time.
-    private func appendMembers(_ index: Int, _ objects: ArraySlice<any PersistentModel>, target: EntityDescription) {
+    /// but only the new members are looked at, where setting the list made and searched a set of
+    /// every member, and linked each, every time. `typed`, the members after the append as a
+    /// generated accessor holds them, is kept with the list when each of `objects` was added
+    /// (none was a member, none came twice).
+    @usableFromInline func appendMembers(_ index: Int, _ objects: [any PersistentModel], target: EntityDescription, typed: AnyObject? = nil) {
         guard var list = takeList(index) else { return }
         var added: [any PersistentModel] = []
         for object in objects where list.append(object) { added.append(object) }
+        if added.count == objects.count, let typed { list.keepTypedMembers(typed) }
         noteMembershipChange(index, in: &list)
         relationships[index] = .toMany(list)
         for object in added { adoptRelated(object, through: index) }

@@ -12,6 +12,8 @@
     private var positions: [ObjectIdentifier: Int]?
     /// How many slots hold removed objects (none while not indexed).
     private var vacated: Int { positions.map { slots.count - $0.count } ?? 0 }
+    /// Whether some slots hold removed objects (`compact()` drops them).
+    var hasVacatedSlots: Bool { vacated > 0 }
 
     /// `objects`, which must be distinct, in their order; indexed or not.
     @_spi(Backend) public init(_ objects: [any PersistentModel] = [], indexed: Bool = false) {
@@ -78,7 +80,8 @@
         self = OrderedObjects(elements.filter { !excluded.contains(ObjectIdentifier($0)) }, indexed: indexed)
     }
 
-    private mutating func compact() {
+    /// Drops the slots of removed objects.
+    mutating func compact() {
         self = OrderedObjects(elements, indexed: true)
     }
 }

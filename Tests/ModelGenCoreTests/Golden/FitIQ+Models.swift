@@ -35,24 +35,28 @@ public final class SDUserProfile: ModelGenRuntime.PersistentModel {
     public var progressEntries: [SDProgressEntry] {
         get { persistentBackingData.toMany(1) }
         set { persistentBackingData.setToMany(1, newValue) }
+        _modify { yield &persistentBackingData[toMany: 1] }
     }
 
     /// Relationship `sleepSessions: [SDSleepSession]`, inverse `SDSleepSession.userProfile`, delete rule `cascade`.
     public var sleepSessions: [SDSleepSession] {
         get { persistentBackingData.toMany(2) }
         set { persistentBackingData.setToMany(2, newValue) }
+        _modify { yield &persistentBackingData[toMany: 2] }
     }
 
     /// Relationship `activitySnapshots: [SDActivitySnapshot]`, inverse `SDActivitySnapshot.userProfile`, delete rule `cascade`.
     public var activitySnapshots: [SDActivitySnapshot] {
         get { persistentBackingData.toMany(3) }
         set { persistentBackingData.setToMany(3, newValue) }
+        _modify { yield &persistentBackingData[toMany: 3] }
     }
 
     /// Relationship `physicalAttributes: [SDPhysicalAttribute]`, inverse `SDPhysicalAttribute.userProfile`, delete rule `cascade`.
     public var physicalAttributes: [SDPhysicalAttribute] {
         get { persistentBackingData.toMany(4) }
         set { persistentBackingData.setToMany(4, newValue) }
+        _modify { yield &persistentBackingData[toMany: 4] }
     }
 
     /// Creates a new `SDUserProfile`; insert it into a `ModelContext` to save it.
@@ -267,6 +271,7 @@ public final class SDSleepSession: ModelGenRuntime.PersistentModel {
     public var stages: [SDSleepStage] {
         get { persistentBackingData.toMany(1) }
         set { persistentBackingData.setToMany(1, newValue) }
+        _modify { yield &persistentBackingData[toMany: 1] }
     }
 
     /// Creates a new `SDSleepSession`; insert it into a `ModelContext` to save it.

@@ -45,12 +45,14 @@ public final class Order: ModelGenRuntime.PersistentModel {
     public var select: [Select] {
         get { persistentBackingData.toMany(0) }
         set { persistentBackingData.setToMany(0, newValue) }
+        _modify { yield &persistentBackingData[toMany: 0] }
     }
 
     /// Relationship `tags: [Table]`, inverse `Table.orders`, delete rule `nullify`.
     public var tags: [Table] {
         get { persistentBackingData.toMany(1) }
         set { persistentBackingData.setToMany(1, newValue) }
+        _modify { yield &persistentBackingData[toMany: 1] }
     }
 
     /// Creates a new `Order`; insert it into a `ModelContext` to save it.
@@ -154,6 +156,7 @@ public final class Table: ModelGenRuntime.PersistentModel {
     public var orders: [Order] {
         get { persistentBackingData.toMany(0) }
         set { persistentBackingData.setToMany(0, newValue) }
+        _modify { yield &persistentBackingData[toMany: 0] }
     }
 
     /// Creates a new `Table`; insert it into a `ModelContext` to save it.

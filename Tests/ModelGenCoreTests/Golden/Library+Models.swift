@@ -23,6 +23,7 @@ public final class Author: ModelGenRuntime.PersistentModel {
     public var books: [Book] {
         get { persistentBackingData.toMany(0) }
         set { persistentBackingData.setToMany(0, newValue) }
+        _modify { yield &persistentBackingData[toMany: 0] }
     }
 
     /// Relationship `portrait: Portrait?`, inverse `Portrait.author`, delete rule `cascade`.
@@ -169,18 +170,21 @@ public final class Book: ModelGenRuntime.PersistentModel {
     public var favoritedBy: [Author] {
         get { persistentBackingData.toMany(1) }
         set { persistentBackingData.setToMany(1, newValue) }
+        _modify { yield &persistentBackingData[toMany: 1] }
     }
 
     /// Relationship `loans: [Loan]`, inverse `Loan.book`, delete rule `deny`.
     public var loans: [Loan] {
         get { persistentBackingData.toMany(2) }
         set { persistentBackingData.setToMany(2, newValue) }
+        _modify { yield &persistentBackingData[toMany: 2] }
     }
 
     /// Relationship `shelves: [Shelf]`, inverse `Shelf.books`, delete rule `nullify`.
     public var shelves: [Shelf] {
         get { persistentBackingData.toMany(3) }
         set { persistentBackingData.setToMany(3, newValue) }
+        _modify { yield &persistentBackingData[toMany: 3] }
     }
 
     /// Relationship `sequel: Book?`, inverse `Book.prequel`, delete rule `nullify`.
@@ -328,6 +332,7 @@ public final class Shelf: ModelGenRuntime.PersistentModel {
     public var books: [Book] {
         get { persistentBackingData.toMany(0) }
         set { persistentBackingData.setToMany(0, newValue) }
+        _modify { yield &persistentBackingData[toMany: 0] }
     }
 
     /// Relationship `parent: Shelf?`, inverse `Shelf.children`, delete rule `nullify`.
@@ -340,6 +345,7 @@ public final class Shelf: ModelGenRuntime.PersistentModel {
     public var children: [Shelf] {
         get { persistentBackingData.toMany(2) }
         set { persistentBackingData.setToMany(2, newValue) }
+        _modify { yield &persistentBackingData[toMany: 2] }
     }
 
     /// Creates a new `Shelf`; insert it into a `ModelContext` to save it.

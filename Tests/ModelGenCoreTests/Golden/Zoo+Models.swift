@@ -27,6 +27,7 @@ public final class AnimalCategory: ModelGenRuntime.PersistentModel {
     public var animals: [Animal] {
         get { persistentBackingData.toMany(0) }
         set { persistentBackingData.setToMany(0, newValue) }
+        _modify { yield &persistentBackingData[toMany: 0] }
     }
 
     /// Creates a new `AnimalCategory`; insert it into a `ModelContext` to save it.
