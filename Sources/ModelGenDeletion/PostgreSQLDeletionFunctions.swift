@@ -79,6 +79,13 @@ public struct PostgreSQLDeletionFunctions: Sendable {
     public static let arrayClosureLimitSetting = "modelgen.array_closure_limit"
     /// The bound when the setting is not set.
     public static let defaultArrayClosureLimit = 1_000
+    /// The functions' `random_page_cost` (PostgreSQL's default is 4): the cost the planner gives a
+    /// page read out of order, against 1 for one read in sequence. A function reads the rows it
+    /// deletes by their keys' indexes just after it collected and locked them, so their pages are
+    /// in memory, where PostgreSQL's documentation suggests a value near 1. With 4, a delete of a
+    /// few thousand collected rows (the temporary-table path) scans whole child tables instead of
+    /// probing their indexes: 40 FitIQ profiles took 2.5× PostgreSQL's own cascade.
+    static let randomPageCost = "1.1"
 
     /// The label of the small path's loop, which it leaves for the general path.
     private static let smallPath = "modelgen_small_delete"
@@ -207,7 +214,7 @@ public struct PostgreSQLDeletionFunctions: Sendable {
         -- \(Self.arrayClosureLimitSetting) changes the bound), in temporary tables past it.
         DROP FUNCTION IF EXISTS \(Self.functionName(for: entity))(bigint[]);
         CREATE OR REPLACE FUNCTION \(Self.functionName(for: entity))(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-        LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS \(tag)
+        LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = \(Self.randomPageCost) AS \(tag)
         #variable_conflict use_column
         DECLARE
         \(declarations(small: small, hasCycles: hasCycles, relocks: relocks))BEGIN

@@ -14,7 +14,7 @@ CREATE TABLE country (
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS country_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION country_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;

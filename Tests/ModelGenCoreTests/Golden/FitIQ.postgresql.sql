@@ -84,7 +84,7 @@ CREATE INDEX sd_physical_attribute_user_profile_id_idx ON sd_physical_attribute 
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_user_profile_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_user_profile_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -183,7 +183,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_dietary_and_activity_preferences_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_dietary_and_activity_preferences_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -238,7 +238,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_progress_entry_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_progress_entry_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -293,7 +293,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_sleep_session_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_sleep_session_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -356,7 +356,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_sleep_stage_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_sleep_stage_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -411,7 +411,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_activity_snapshot_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_activity_snapshot_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -466,7 +466,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_physical_attribute_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_physical_attribute_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -521,7 +521,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS sd_outbox_event_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION sd_outbox_event_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;

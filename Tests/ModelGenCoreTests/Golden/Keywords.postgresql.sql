@@ -37,7 +37,7 @@ CREATE INDEX order_tags_table_id_idx ON order_tags (table_id);
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS order_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION order_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -102,7 +102,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS select_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION select_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -157,7 +157,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS table_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION table_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;

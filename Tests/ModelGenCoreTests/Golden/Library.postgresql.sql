@@ -67,7 +67,7 @@ CREATE INDEX book_shelves_shelf_id_idx ON book_shelves (shelf_id);
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS author_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION author_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -232,7 +232,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS portrait_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION portrait_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -287,7 +287,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS book_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION book_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -390,7 +390,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS loan_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION loan_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -445,7 +445,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS shelves_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION shelves_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;

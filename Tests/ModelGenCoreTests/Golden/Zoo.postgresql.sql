@@ -22,7 +22,7 @@ CREATE INDEX animal_category_id_idx ON animal (category_id);
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS animal_category_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION animal_category_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
@@ -85,7 +85,7 @@ $modelgen$;
 -- modelgen.array_closure_limit changes the bound), in temporary tables past it.
 DROP FUNCTION IF EXISTS animal_safe_delete(bigint[]);
 CREATE OR REPLACE FUNCTION animal_safe_delete(ids bigint[], dry_run boolean DEFAULT false) RETURNS jsonb
-LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT AS $modelgen$
+LANGUAGE plpgsql SET client_min_messages = warning SET search_path FROM CURRENT SET random_page_cost = 1.1 AS $modelgen$
 #variable_conflict use_column
 DECLARE
     report jsonb;
