@@ -16,6 +16,9 @@ enum ChurnBenchmark {
         /// N new books appended one at a time to a saved writer's loaded books (`writer.books.append(book)`,
         /// the list changed in place through the accessor's `_modify`), one save.
         case append
+        /// N saved books of one writer (its `books` loaded), each taken off the end of the list in turn
+        /// (`writer.books.removeLast()`: the book's writer becomes nil), one save.
+        case detach
     }
 
     static func run(sizes: [Int], repetitions: Int, directory: URL) throws {
@@ -71,6 +74,9 @@ enum ChurnBenchmark {
         case .append:
             for book in books { writer.books.append(book) }
             try context.save()
+        case .detach:
+            for _ in books { writer.books.removeLast() }
+            try context.save()
         }
         let seconds = Measure.elapsed(since: start)
         switch workload {
@@ -80,6 +86,7 @@ enum ChurnBenchmark {
             context.rollback()
         case .untag: precondition(tag.volumes.isEmpty)
         case .append: precondition(writer.books.count == size && books.allSatisfy { $0.writer === writer } && context.insertedModelsArray.isEmpty)
+        case .detach: precondition(writer.books.isEmpty && books.allSatisfy { $0.writer == nil } && !context.hasChanges)
         }
         return seconds
     }

@@ -425,6 +425,8 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target], keepingArray: Bool) {
         if let kept = loadedMembersBeginning(index, newValue) {
             appendMembers(index, newValue[kept...].map { $0 }, target: Target.entity, typed: keepingArray ? TypedMembers(newValue) : nil)
+        } else if let removed = loadedMembersLeftOut(index, newValue) {
+            removeMembers(index, removed, target: Target.entity, typed: keepingArray ? TypedMembers(newValue) : nil)
         } else {
             setToManyObjects(index, newValue.map { $0 }, target: Target.entity)
         }
@@ -518,6 +520,21 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         return members.count
     }
 
+    /// The members of loaded to-many relationship `index` that `newValue` leaves out, when
+    /// `newValue` is the members in their order with some left out: the list a removal gives its
+    /// setter (`department.staff.remove(at: 3)`, `removeAll { … }`). Nil for any other list, or
+    /// one not loaded. One walk comparing pointers, as `loadedMembersBeginning` does.
+    @inlinable
+    func loadedMembersLeftOut<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) -> [any PersistentModel]? {
+        guard let members = loadedMembers(index), newValue.count < members.count else { return nil }
+        var leftOut: [any PersistentModel] = []
+        var next = 0
+        for member in members {
+            if next < newValue.count, member === newValue[next] { next += 1 } else { leftOut.append(member) }
+        }
+        return next == newValue.count ? leftOut : nil
+    }
+
     /// The members of to-many relationship `index`, in order, when it is loaded (nil otherwise):
     /// the list's own array, compacted first if removals left vacated slots in it.
     @usableFromInline func loadedMembers(_ index: Int) -> [any PersistentModel]? {
@@ -556,6 +573,19 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         for object in added { adoptRelated(object, through: index) }
         guard let inverse = inverseIndex(of: index, in: target) else { return }
         for object in added { object.persistentBackingData.addInverse(inverse, self) }
+    }
+
+    /// Removes `objects`, members of loaded to-many relationship `index` (to `target`'s objects);
+    /// their inverses follow. As setting the list without them would, but only they are looked at.
+    /// `typed`, the members after the removal as a generated accessor holds them, is kept with the list.
+    @usableFromInline func removeMembers(_ index: Int, _ objects: [any PersistentModel], target: EntityDescription, typed: AnyObject? = nil) {
+        guard var list = takeList(index) else { return }
+        for object in objects { list.remove(object) }
+        if let typed { list.keepTypedMembers(typed) }
+        noteMembershipChange(index, in: &list)
+        relationships[index] = .toMany(list)
+        guard let inverse = inverseIndex(of: index, in: target) else { return }
+        for object in objects { object.persistentBackingData.removeInverse(inverse, self) }
     }
 
     /// Two objects became related through relationship `index`: when one is in a context and the

@@ -68,8 +68,15 @@
             slots.remove(at: slot)
             return true
         }
-        guard positions?.removeValue(forKey: ObjectIdentifier(object)) != nil else { return false }
-        if vacated > slots.count / 2 { compact() }
+        guard let slot = positions?.removeValue(forKey: ObjectIdentifier(object)) else { return false }
+        if slot == slots.count - 1 {
+            // The last object: its slot goes, and those of objects removed before it that are now
+            // last, so that taking objects off the end leaves nothing to compact.
+            slots.removeLast()
+            while let last = slots.last, positions?[ObjectIdentifier(last)] != slots.count - 1 { slots.removeLast() }
+        } else if vacated > slots.count / 2 {
+            compact()
+        }
         return true
     }
 
