@@ -92,11 +92,7 @@ final class PostgreSQLPlanTests: XCTestCase {
         // Their statements name the arrays (`modelgen_closure_<n>_id`); the general path names tables.
         let smallPath = plans.filter { $0.contains("modelgen_closure_") }
         XCTAssertGreaterThan(smallPath.count, 6 * 4, "auto_explain showed the small path's statements of every call")
-        for plan in smallPath {
-            for table in ["item", "part", "note"] {
-                XCTAssertFalse(plan.contains("Seq Scan on \(table) "), "the small path scans \(table):\n\(plan)")
-            }
-        }
+        assertNoSequentialScanOfItemsPartsOrNotes(in: smallPath, "the small path scans")
     }
 
     /// The general path (ids in temporary tables) probes the indexes of large tables too when it
@@ -115,9 +111,14 @@ final class PostgreSQLPlanTests: XCTestCase {
         XCTAssertTrue(output.contains("\"Item\": 2000") && output.contains("\"Part\": 4000"), "the call deletes 2,000 items and 4,000 parts: \(output)")
         let generalPath = plans.filter { $0.contains("pg_temp.modelgen_delete_") }
         XCTAssertGreaterThan(generalPath.count, 4, "auto_explain showed the general path's statements")
-        for plan in generalPath {
+        assertNoSequentialScanOfItemsPartsOrNotes(in: generalPath, "the general path, deleting a fiftieth of it, scans")
+    }
+
+    /// No plan of `plans` reads the large tables of `mg_probe` (items, parts, notes) from end to end.
+    private func assertNoSequentialScanOfItemsPartsOrNotes(in plans: [String], _ message: String, line: UInt = #line) {
+        for plan in plans {
             for table in ["item", "part", "note"] {
-                XCTAssertFalse(plan.contains("Seq Scan on \(table) "), "the general path scans \(table) to delete a fiftieth of it:\n\(plan)")
+                XCTAssertFalse(plan.contains("Seq Scan on \(table) "), "\(message) \(table):\n\(plan)", line: line)
             }
         }
     }

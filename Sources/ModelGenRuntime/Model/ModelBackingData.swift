@@ -423,11 +423,12 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// per list set (a tenth of an insert's memory, where every new object sets a list).
     @inlinable
     func setToMany<Target: PersistentModel>(_ index: Int, _ newValue: [Target], keepingArray: Bool) {
-        if let kept = loadedMembersBeginning(index, newValue) {
+        switch loadedMembersChange(index, to: newValue) {
+        case let .appended(after: kept):
             appendMembers(index, newValue[kept...].map { $0 }, target: Target.entity, typed: keepingArray ? TypedMembers(newValue) : nil)
-        } else if let removed = loadedMembersLeftOut(index, newValue) {
+        case let .leftOut(removed):
             removeMembers(index, removed, target: Target.entity, typed: keepingArray ? TypedMembers(newValue) : nil)
-        } else {
+        case .other:
             setToManyObjects(index, newValue.map { $0 }, target: Target.entity)
         }
     }
@@ -437,7 +438,7 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
     /// getter does, then set as the setter does. The members as last set by a generated accessor
     /// are moved out of the list, not copied (`TypedMembers`), so an append changes the array in
     /// place: appending each of n objects in turn costs n²/2 pointer comparisons
-    /// (`loadedMembersBeginning`) besides constant work per object, where a getter and a setter
+    /// (`loadedMembersChange`) besides constant work per object, where a getter and a setter
     /// copied the whole list twice per append.
     @inlinable
     public subscript<Target: PersistentModel>(toMany index: Int) -> [Target] {
@@ -508,31 +509,35 @@ public final class ModelBackingData: ManagedBuffer<ModelBackingData.State, SQLit
         }
     }
 
-    /// How many members loaded to-many relationship `index` has, when `newValue` holds them, in
-    /// their order, and more objects after them: the list an append gives its setter
-    /// (`department.staff.append(employee)`). Nil for any other list, or one not loaded. The
-    /// members are compared by identity, a pointer each; no copy of the list is kept once this
-    /// returns, so the list changes in place after.
+    /// How a list a setter gets differs from loaded to-many relationship `index`, when an append
+    /// or a removal gives it: its members in their order and more objects after them
+    /// (`department.staff.append(employee)`), or its members in their order with some left out
+    /// (`remove(at:)`, `removeAll { … }`). `.other` for any other list, or one not loaded. One
+    /// walk comparing pointers; no copy of the members is kept once this returns, so the list
+    /// changes in place after.
     @inlinable
-    func loadedMembersBeginning<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) -> Int? {
-        guard let members = loadedMembers(index), newValue.count > members.count else { return nil }
-        for position in members.indices where members[position] !== newValue[position] { return nil }
-        return members.count
-    }
-
-    /// The members of loaded to-many relationship `index` that `newValue` leaves out, when
-    /// `newValue` is the members in their order with some left out: the list a removal gives its
-    /// setter (`department.staff.remove(at: 3)`, `removeAll { … }`). Nil for any other list, or
-    /// one not loaded. One walk comparing pointers, as `loadedMembersBeginning` does.
-    @inlinable
-    func loadedMembersLeftOut<Target: PersistentModel>(_ index: Int, _ newValue: [Target]) -> [any PersistentModel]? {
-        guard let members = loadedMembers(index), newValue.count < members.count else { return nil }
+    func loadedMembersChange<Target: PersistentModel>(_ index: Int, to newValue: [Target]) -> LoadedMembersChange {
+        guard let members = loadedMembers(index) else { return .other }
+        if newValue.count > members.count {
+            for position in members.indices where members[position] !== newValue[position] { return .other }
+            return .appended(after: members.count)
+        }
+        guard newValue.count < members.count else { return .other }
         var leftOut: [any PersistentModel] = []
         var next = 0
         for member in members {
             if next < newValue.count, member === newValue[next] { next += 1 } else { leftOut.append(member) }
         }
-        return next == newValue.count ? leftOut : nil
+        return next == newValue.count ? .leftOut(leftOut) : .other
+    }
+
+    /// What `loadedMembersChange` finds.
+    @usableFromInline enum LoadedMembersChange {
+        /// The members, then objects after them from this position on.
+        case appended(after: Int)
+        /// The members but these, the others in their order.
+        case leftOut([any PersistentModel])
+        case other
     }
 
     /// The members of to-many relationship `index`, in order, when it is loaded (nil otherwise):
